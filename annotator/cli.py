@@ -1,0 +1,386 @@
+"""The ``qrels`` command: set up the database, import versions, report status, run the demo.
+
+Commands parse arguments, open one transaction and call ``storage`` functions; what they
+print comes from ``storage.i18n`` so it reads in English or Chinese (``--lang`` or
+``QRELS_LANG``).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from importlib.resources import files
+from pathlib import Path
+
+import click
+
+from annotator.rubric import current_version
+from storage import catalog, imports
+from storage.catalog import NotFound
+from storage.db import (
+    DatabaseError,
+    check_schema,
+    current_revision,
+    database_url,
+    make_engine,
+    session_scope,
+    upgrade,
+)
+from storage.i18n import LANGUAGES, t
+from storage.readers import InputError
+
+DEMO_CORPUS_VERSION = "demo-corpus-v1"
+DEMO_QUERY_SET = "demo-queries-v1"
+DEMO_CHUNK_SIZE, DEMO_CHUNK_OVERLAP = 300, 60
+
+
+class QrelsError(click.ClickException):
+    """An error for the user: printed as ``error: message`` in their language, exit code 1."""
+
+    def show(self, file=None) -> None:
+        click.echo(f"{t('error')}: {self.message}", err=True)
+
+
+class _Group(click.Group):
+    """Turns the errors users cause into one clear line instead of a traceback."""
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except (InputError, NotFound, DatabaseError, ValueError) as exc:
+            raise QrelsError(str(exc)) from exc
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.option(
+    "--db",
+    "db_url",
+    metavar="URL",
+    help="Database URL (default: $QRELS_DATABASE_URL, else sqlite:///qrels.db).",
+)
+@click.option("--lang", type=click.Choice(LANGUAGES), help="Language of messages (en or zh).")
+@click.pass_context
+def cli(ctx: click.Context, db_url: str | None, lang: str | None) -> None:
+    """qrels-studio: build versioned, trustworthy relevance judgments for RAG retrieval."""
+    if lang:
+        os.environ["QRELS_LANG"] = lang
+    ctx.obj = {"db": db_url}
+
+
+def _engine(ctx: click.Context, *, require_schema: bool = True):
+    engine = make_engine(ctx.obj["db"])
+    if require_schema:
+        check_schema(engine)
+    return engine
+
+
+@cli.command()
+@click.pass_context
+def init(ctx: click.Context) -> None:
+    """Create the database schema, or upgrade it to this release (judgments are kept)."""
+    engine = _engine(ctx, require_schema=False)
+    head = upgrade(engine)
+    click.echo(t("init_done", url=engine.url.render_as_string(hide_password=True), head=head))
+
+
+# -- import -----------------------------------------------------------------------------
+
+
+@cli.group("import")
+def import_() -> None:
+    """Import a corpus version, a query set, a run or judgments (each one transaction)."""
+
+
+def _report(result: imports.ImportResult, message: str, kind: str | None = None) -> None:
+    if result.created:
+        counts = {k: _number(v) if isinstance(v, int) else v for k, v in result.counts.items()}
+        click.echo(t(message, name=result.name, **counts))
+    elif kind is None:
+        click.echo(t("judgments_unchanged", annotator=result.name))
+    else:
+        click.echo(t("unchanged", kind=t(kind), name=result.name))
+
+
+existing_file = click.Path(dir_okay=False, path_type=Path)
+
+
+@import_.command("corpus")
+@click.argument("file", type=existing_file)
+@click.option("--corpus-version", required=True, help="Name of the new corpus version.")
+@click.option("--chunk-size", type=click.IntRange(min=1), help="Split documents (characters).")
+@click.option("--chunk-overlap", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option("--allow-empty", is_flag=True, help="Keep documents whose text is empty.")
+@click.pass_context
+def import_corpus(
+    ctx: click.Context,
+    file: Path,
+    corpus_version: str,
+    chunk_size: int | None,
+    chunk_overlap: int,
+    allow_empty: bool,
+) -> None:
+    """Import a BEIR corpus.jsonl (_id, title, text, optional doc_id/parent_id, metadata)."""
+    with session_scope(_engine(ctx)) as session:
+        result = imports.import_corpus(
+            file,
+            session=session,
+            version=corpus_version,
+            chunk_size=chunk_size,
+            chunk_overlap=chunk_overlap,
+            allow_empty=allow_empty,
+        )
+        cv = catalog.resolve_corpus_version(corpus_version, session=session)
+    result.counts["chunking"] = _chunking_label(cv.chunking)
+    _report(result, "imported_corpus", "kind_corpus_version")
+
+
+def _chunking_label(chunking: dict) -> str:
+    if chunking.get("method") == "characters":
+        return f"{chunking['size']}/{chunking['overlap']}"
+    return chunking.get("method", "none")
+
+
+@import_.command("queries")
+@click.argument("file", type=existing_file)
+@click.option("--query-set", required=True, help="Name of the new query set version.")
+@click.option(
+    "--default-split",
+    type=click.Choice(["dev", "test"]),
+    default="test",
+    show_default=True,
+    help="Split of queries whose line has none.",
+)
+@click.pass_context
+def import_queries(ctx: click.Context, file: Path, query_set: str, default_split: str) -> None:
+    """Import a BEIR queries.jsonl (_id, text, optional slices, split, answerable, notes)."""
+    with session_scope(_engine(ctx)) as session:
+        result = imports.import_queries(
+            file, session=session, name=query_set, default_split=default_split
+        )
+    _report(result, "imported_queries", "kind_query_set")
+
+
+version_options = [
+    click.option("--query-set", help="Query set the file refers to (needed if several)."),
+    click.option("--corpus-version", help="Corpus version the file refers to (needed if several)."),
+]
+
+
+def _with_versions(command):
+    for option in reversed(version_options):
+        command = option(command)
+    return command
+
+
+@import_.command("run")
+@click.argument("file", type=existing_file)
+@click.option("--system", required=True, help="Name of the system that produced the run.")
+@_with_versions
+@click.pass_context
+def import_run(
+    ctx: click.Context,
+    file: Path,
+    system: str,
+    query_set: str | None,
+    corpus_version: str | None,
+) -> None:
+    """Import a TREC run (qid Q0 docid rank score tag) as an external system."""
+    with session_scope(_engine(ctx)) as session:
+        result = imports.import_run(
+            file,
+            session=session,
+            system=system,
+            query_set=query_set,
+            corpus_version=corpus_version,
+        )
+    _report(result, "imported_run", "kind_run")
+
+
+@import_.command("judgments")
+@click.argument("file", type=existing_file)
+@click.option("--annotator", required=True, help="Whose judgments these are.")
+@click.option(
+    "--kind",
+    type=click.Choice(["human", "model"]),
+    default="human",
+    show_default=True,
+    help="model: an automatic judge, kept apart from human judgments.",
+)
+@click.option("--rubric-version", help="Rubric the grades were made under (default: current).")
+@_with_versions
+@click.pass_context
+def import_judgments(
+    ctx: click.Context,
+    file: Path,
+    annotator: str,
+    kind: str,
+    rubric_version: str | None,
+    query_set: str | None,
+    corpus_version: str | None,
+) -> None:
+    """Import judgments: TREC qrels, BEIR qrels TSV or JSONL, told from the content."""
+    with session_scope(_engine(ctx)) as session:
+        result = imports.import_judgments(
+            file,
+            session=session,
+            annotator=annotator,
+            kind=kind,
+            rubric_version=rubric_version or current_version(),
+            query_set=query_set,
+            corpus_version=corpus_version,
+        )
+        qs = catalog.resolve_query_set(query_set, session=session)
+        cv = catalog.resolve_corpus_version(corpus_version, session=session)
+    if result.counts.pop("user_created") and result.created:
+        click.echo(t("user_created", name=annotator, kind=kind))
+    if result.created:
+        click.echo(
+            t(
+                "imported_judgments",
+                annotator=annotator,
+                query_set=qs.name,
+                corpus_version=cv.name,
+                **result.counts,
+            )
+        )
+    else:
+        _report(result, "imported_judgments")
+
+
+# -- status and demo --------------------------------------------------------------------
+
+
+@cli.command()
+@click.pass_context
+def status(ctx: click.Context) -> None:
+    """Print what the database holds: versions, counts, systems, pools, progress."""
+    engine = _engine(ctx)
+    with session_scope(engine) as session:
+        summary = catalog.status(session=session)
+    _print_status(summary, engine)
+
+
+def _number(value: int) -> str:
+    return f"{value:,}"
+
+
+def _print_status(summary: catalog.Status, engine) -> None:
+    url = engine.url.render_as_string(hide_password=True)
+    click.echo(t("status_database", url=url, schema=current_revision(engine)))
+    if not summary.corpus_versions and not summary.query_sets:
+        click.echo(t("status_empty"))
+        return
+    none = "  " + t("status_none")
+    click.echo("\n" + t("status_corpus_versions"))
+    for cv in summary.corpus_versions:
+        line = t(
+            "status_corpus_line",
+            name=cv.name,
+            documents=_number(cv.documents),
+            chunks=_number(cv.chunks),
+            chunking=_chunking_label(cv.chunking),
+        )
+        click.echo(f"  {line}")
+    if not summary.corpus_versions:
+        click.echo(none)
+    click.echo("\n" + t("status_query_sets"))
+    for qs in summary.query_sets:
+        line = t(
+            "status_query_line",
+            name=qs.name,
+            queries=_number(qs.queries),
+            dev=_number(qs.dev),
+            test=_number(qs.test),
+            unanswerable=_number(qs.unanswerable),
+            judgments=_number(qs.judgments),
+            judged=_number(qs.judged_queries),
+        )
+        click.echo(f"  {line}")
+        if qs.slices:
+            slices = ", ".join(f"{k} {v}" for k, v in qs.slices.items())
+            click.echo("    " + t("status_slices", slices=slices))
+        if qs.judgments_by_annotator:
+            people = ", ".join(f"{k} {_number(v)}" for k, v in qs.judgments_by_annotator.items())
+            click.echo("    " + t("status_by_annotator", people=people))
+    if not summary.query_sets:
+        click.echo(none)
+    click.echo("\n" + t("status_systems"))
+    for name, kind, entries in summary.systems:
+        click.echo("  " + t("status_system_line", name=name, kind=kind, entries=_number(entries)))
+    if not summary.systems:
+        click.echo(none)
+    click.echo("\n" + t("status_pools"))
+    for pool in summary.pools:
+        percent = f"{pool.complete / pool.candidates:.0%}" if pool.candidates else "-"
+        line = t(
+            "status_pool_line",
+            name=pool.name,
+            query_set=pool.query_set,
+            corpus_version=pool.corpus_version,
+            candidates=_number(pool.candidates),
+            complete=_number(pool.complete),
+            overlap=pool.overlap,
+            percent=percent,
+        )
+        click.echo(f"  {line}")
+    if not summary.pools:
+        click.echo(none)
+    click.echo(
+        "\n"
+        + t(
+            "status_users",
+            leads=summary.users.get("lead", 0),
+            annotators=summary.users.get("annotator", 0),
+        )
+    )
+
+
+@cli.command()
+@click.option(
+    "--dir",
+    "folder",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("qrels-demo"),
+    show_default=True,
+    help="Folder of its own for the demo database.",
+)
+@click.option("--reset", is_flag=True, help="Delete the demo folder first and start afresh.")
+def demo(folder: Path, reset: bool) -> None:
+    """Load the bundled bilingual demo collection into a fresh SQLite database."""
+    if reset and folder.exists():
+        shutil.rmtree(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    url = f"sqlite:///{(folder / 'qrels.db').resolve()}"
+    engine = make_engine(url)
+    upgrade(engine)
+    data = files("annotator") / "demo"
+    with session_scope(engine) as session:
+        corpus = imports.import_corpus(
+            Path(str(data / "corpus.jsonl")),
+            session=session,
+            version=DEMO_CORPUS_VERSION,
+            chunk_size=DEMO_CHUNK_SIZE,
+            chunk_overlap=DEMO_CHUNK_OVERLAP,
+        )
+        queries = imports.import_queries(
+            Path(str(data / "queries.jsonl")), session=session, name=DEMO_QUERY_SET
+        )
+    corpus.counts["chunking"] = f"{DEMO_CHUNK_SIZE}/{DEMO_CHUNK_OVERLAP}"
+    _report(corpus, "imported_corpus", "kind_corpus_version")
+    _report(queries, "imported_queries", "kind_query_set")
+    with session_scope(engine) as session:
+        summary = catalog.status(session=session)
+    click.echo("")
+    _print_status(summary, engine)
+    click.echo("\n" + t("demo_loaded", path=folder / "qrels.db"))
+    click.echo(f"  export QRELS_DATABASE_URL={database_url(url)}")
+
+
+def main() -> None:
+    """Entry point of the ``qrels`` console script."""
+    cli(prog_name="qrels")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,56 @@
+"""The grading rubric, one folder per version under ``rubrics/``, one file per language."""
+
+from __future__ import annotations
+
+import re
+import sys
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+_HEADING = re.compile(r"^## ([0-3]) — (.+)$", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class Rubric:
+    """A rubric in one language: its version, its full Markdown text and the grade labels."""
+
+    version: str
+    lang: str
+    text: str
+    labels: dict[int, str]
+
+
+def rubric_dir() -> Path:
+    """``rubrics/`` beside the packages (a checkout), else where the wheel installed it."""
+    for candidate in (
+        Path(__file__).resolve().parent.parent / "rubrics",
+        Path(sys.prefix) / "share" / "qrels-studio" / "rubrics",
+    ):
+        if candidate.is_dir():
+            return candidate
+    raise FileNotFoundError("rubrics/ not found beside the packages or in share/qrels-studio")
+
+
+def _version_key(name: str) -> tuple:
+    return tuple(int(p) if p.isdigit() else p for p in re.split(r"(\d+)", name))
+
+
+def versions() -> list[str]:
+    """All rubric versions, oldest first."""
+    return sorted((p.name for p in rubric_dir().iterdir() if p.is_dir()), key=_version_key)
+
+
+def current_version() -> str:
+    """The newest rubric version: the one new judgments are made under."""
+    return versions()[-1]
+
+
+@cache
+def load_rubric(lang: str = "en", version: str | None = None) -> Rubric:
+    """The rubric ``version`` (default: current) in ``lang`` (``en`` or ``zh``).
+    Raises ``FileNotFoundError`` when that version or language does not exist."""
+    version = version or current_version()
+    text = (rubric_dir() / version / f"{lang}.md").read_text(encoding="utf-8")
+    labels = {int(grade): label.strip() for grade, label in _HEADING.findall(text)}
+    return Rubric(version=version, lang=lang, text=text, labels=labels)

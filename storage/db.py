@@ -1,0 +1,131 @@
+"""The one place that makes engines and sessions, and keeps the schema current.
+
+SQLite is the embedded default (WAL so that the app and the CLI can read while one of them
+writes, foreign keys on, a busy timeout instead of instant "database is locked"); PostgreSQL
+is the multi-user deployment. Schema changes only ever go through Alembic migrations.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from alembic import command
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy import event
+from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.exc import OperationalError
+from sqlmodel import Session, create_engine
+
+from storage.i18n import t
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_URL = "sqlite:///qrels.db"
+URL_VARIABLE = "QRELS_DATABASE_URL"
+SQLITE_BUSY_TIMEOUT_MS = 30_000
+MIGRATIONS = Path(__file__).parent / "migrations"
+
+
+class DatabaseError(RuntimeError):
+    """The database cannot be used as it is (unreachable, not initialised, outdated)."""
+
+
+def database_url(explicit: str | None = None) -> str:
+    """The URL to use: ``explicit`` (from ``--db``), else ``$QRELS_DATABASE_URL``, else
+    ``sqlite:///qrels.db`` in the working directory. ``postgresql://`` URLs get psycopg 3."""
+    url = explicit or os.environ.get(URL_VARIABLE) or DEFAULT_URL
+    parsed = make_url(url)
+    if parsed.drivername in ("postgresql", "postgres"):
+        parsed = parsed.set(drivername="postgresql+psycopg")
+    return parsed.render_as_string(hide_password=False)
+
+
+def _on_sqlite_connect(dbapi_connection, _record) -> None:
+    # Take transaction control from pysqlite (it defers BEGIN), so that "begin" below runs.
+    dbapi_connection.isolation_level = None
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.close()
+
+
+def _on_sqlite_begin(connection) -> None:
+    # IMMEDIATE takes the write lock up front: a transaction that reads and then writes
+    # waits for the busy timeout instead of failing with "database is locked" midway.
+    connection.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+def make_engine(url: str | None = None) -> Engine:
+    """An engine for ``database_url(url)``, configured for SQLite or PostgreSQL."""
+    url = database_url(url)
+    if make_url(url).get_backend_name() == "sqlite":
+        engine = create_engine(
+            url, connect_args={"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000, "check_same_thread": False}
+        )
+        event.listen(engine, "connect", _on_sqlite_connect)
+        event.listen(engine, "begin", _on_sqlite_begin)
+        return engine
+    return create_engine(url, pool_pre_ping=True)
+
+
+@contextmanager
+def session_scope(engine: Engine) -> Iterator[Session]:
+    """A session whose work is one transaction: committed on success, rolled back on error."""
+    with Session(engine, expire_on_commit=False) as session:
+        try:
+            yield session
+            session.commit()
+        except BaseException:
+            session.rollback()
+            raise
+
+
+def _alembic_config(engine: Engine) -> Config:
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    config.attributes["engine"] = engine
+    return config
+
+
+def head_revision() -> str:
+    """The schema revision this release of the tool expects."""
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    return ScriptDirectory.from_config(config).get_current_head()
+
+
+def current_revision(engine: Engine) -> str | None:
+    """The schema revision the database is at, or None when it has no schema yet."""
+    try:
+        with engine.connect() as connection:
+            return MigrationContext.configure(connection).get_current_revision()
+    except OperationalError as exc:
+        raise DatabaseError(t("db_unreachable", url=_safe(engine), detail=exc.orig)) from exc
+
+
+def upgrade(engine: Engine) -> str:
+    """Create the schema or bring it up to date; returns the revision reached."""
+    current_revision(engine)  # a clear error when the database cannot be reached
+    command.upgrade(_alembic_config(engine), "head")
+    return head_revision()
+
+
+def check_schema(engine: Engine) -> None:
+    """Raise ``DatabaseError`` unless the database is at the revision this release expects."""
+    current, head = current_revision(engine), head_revision()
+    if current is None:
+        raise DatabaseError(t("db_not_initialised", url=_safe(engine)))
+    if current != head:
+        raise DatabaseError(t("db_outdated", url=_safe(engine), current=current, head=head))
+
+
+def _safe(engine: Engine) -> str:
+    return engine.url.render_as_string(hide_password=True)

@@ -1,0 +1,247 @@
+"""User-facing messages in English and Chinese.
+
+Every message a user can see is looked up here by key, so that the CLI, the app and the
+errors raised by imports speak the same language. The language comes from ``QRELS_LANG``
+(``en`` or ``zh``), else from the locale variables, else English.
+"""
+
+from __future__ import annotations
+
+import os
+
+LANGUAGES = ("en", "zh")
+
+MESSAGES: dict[str, dict[str, str]] = {
+    # -- where an input error happened
+    "at_file": {"en": "{file}", "zh": "{file}"},
+    "at_line": {"en": "{file}, line {line}", "zh": "{file} 第 {line} 行"},
+    "at_field": {
+        "en": "{file}, line {line}, field '{field}'",
+        "zh": "{file} 第 {line} 行，字段“{field}”",
+    },
+    # -- input errors
+    "file_not_found": {"en": "file not found", "zh": "找不到文件"},
+    "file_empty": {"en": "the file holds no records", "zh": "文件中没有任何记录"},
+    "not_utf8": {
+        "en": "not valid UTF-8 text ({detail})",
+        "zh": "不是有效的 UTF-8 文本（{detail}）",
+    },
+    "bad_json": {"en": "not valid JSON: {detail}", "zh": "不是有效的 JSON：{detail}"},
+    "not_object": {
+        "en": "expected a JSON object, found {found}",
+        "zh": "应为 JSON 对象，实际为 {found}",
+    },
+    "missing_field": {"en": "required field is missing", "zh": "缺少必填字段"},
+    "empty_value": {"en": "must not be empty", "zh": "不能为空"},
+    "empty_text": {
+        "en": "text is empty (to keep empty documents as they are, use --allow-empty)",
+        "zh": "文本为空（如需原样保留空文档，请使用 --allow-empty）",
+    },
+    "wrong_type": {
+        "en": "expected {expected}, found {found}",
+        "zh": "应为{expected}，实际为 {found}",
+    },
+    "bad_choice": {
+        "en": "'{value}' is not one of: {choices}",
+        "zh": "“{value}”不是可选值之一：{choices}",
+    },
+    "duplicate_id": {
+        "en": "duplicate id '{value}' (first seen on line {first})",
+        "zh": "重复的 id“{value}”（首次出现在第 {first} 行）",
+    },
+    "duplicate_pair": {
+        "en": "duplicate entry for query '{query}' and chunk '{chunk}' "
+        "(first seen on line {first})",
+        "zh": "查询“{query}”与片段“{chunk}”的记录重复（首次出现在第 {first} 行）",
+    },
+    "unknown_query": {
+        "en": "query id '{value}' is not in query set '{query_set}'",
+        "zh": "查询集“{query_set}”中没有查询 id“{value}”",
+    },
+    "unknown_chunk": {
+        "en": "chunk id '{value}' is not in corpus version '{corpus_version}'",
+        "zh": "语料版本“{corpus_version}”中没有片段 id“{value}”",
+    },
+    "grade_range": {
+        "en": "grade '{value}' is outside 0–3",
+        "zh": "等级“{value}”不在 0–3 范围内",
+    },
+    "not_integer": {"en": "'{value}' is not an integer", "zh": "“{value}”不是整数"},
+    "not_number": {"en": "'{value}' is not a finite number", "zh": "“{value}”不是有限数值"},
+    "column_count": {
+        "en": "expected {expected} whitespace-separated columns, found {found}",
+        "zh": "应有 {expected} 列（以空白分隔），实际为 {found} 列",
+    },
+    "tsv_column_count": {
+        "en": "expected 3 tab-separated columns (query-id, corpus-id, score), found {found}",
+        "zh": "应有 3 列（以制表符分隔：query-id、corpus-id、score），实际为 {found} 列",
+    },
+    "unknown_judgment_format": {
+        "en": "cannot tell the format: expected TREC qrels (4 columns), "
+        "BEIR qrels TSV (header 'query-id corpus-id score') or JSONL",
+        "zh": "无法识别格式：应为 TREC qrels（4 列）、"
+        "BEIR qrels TSV（表头 query-id corpus-id score）或 JSONL",
+    },
+    "unsure_with_grade": {
+        "en": "an unsure judgment has no grade; found grade '{value}'",
+        "zh": "标为不确定的标注不应有等级，实际为“{value}”",
+    },
+    "chunk_params": {
+        "en": "chunk overlap ({overlap}) must be at least 0 and smaller than chunk size ({size})",
+        "zh": "片段重叠（{overlap}）必须不小于 0 且小于片段长度（{size}）",
+    },
+    # -- version and database errors
+    "version_changed": {
+        "en": "{kind} '{name}' already exists with different content; "
+        "a version never changes meaning: import it under a new version name",
+        "zh": "{kind}“{name}”已存在且内容不同；版本一旦发布含义不变，请使用新的版本名导入",
+    },
+    "version_unknown": {
+        "en": "{kind} '{name}' does not exist (known: {known})",
+        "zh": "{kind}“{name}”不存在（已有：{known}）",
+    },
+    "version_ambiguous": {
+        "en": "the database holds several of {kind} ({known}); name one with {option}",
+        "zh": "数据库中有多个{kind}（{known}），请用 {option} 指定",
+    },
+    "version_none": {
+        "en": "the database holds no {kind}; import one first",
+        "zh": "数据库中还没有{kind}，请先导入",
+    },
+    "system_kind_conflict": {
+        "en": "system '{name}' already exists as kind '{kind}'",
+        "zh": "系统“{name}”已存在，类型为“{kind}”",
+    },
+    "user_kind_conflict": {
+        "en": "annotator '{name}' already exists as kind '{kind}'",
+        "zh": "标注者“{name}”已存在，类型为“{kind}”",
+    },
+    "db_not_initialised": {
+        "en": "the database at {url} has no qrels-studio schema; run `qrels init` first",
+        "zh": "数据库 {url} 尚未建立 qrels-studio 表结构，请先运行 `qrels init`",
+    },
+    "db_outdated": {
+        "en": "the database at {url} has schema {current}, this release needs {head}; "
+        "run `qrels init` to upgrade (judgments are kept)",
+        "zh": "数据库 {url} 的表结构版本为 {current}，本版本需要 {head}；"
+        "请运行 `qrels init` 升级（已有标注会保留）",
+    },
+    "db_unreachable": {
+        "en": "cannot connect to the database at {url}: {detail}",
+        "zh": "无法连接数据库 {url}：{detail}",
+    },
+    # -- kinds, as named in messages
+    "kind_corpus_version": {"en": "corpus version", "zh": "语料版本"},
+    "kind_query_set": {"en": "query set", "zh": "查询集"},
+    "kind_run": {"en": "run of system", "zh": "系统运行结果"},
+    # -- type names used in wrong_type
+    "type_string": {"en": "a string", "zh": "字符串"},
+    "type_object": {"en": "an object", "zh": "对象"},
+    "type_bool": {"en": "true or false", "zh": "true 或 false"},
+    "type_string_list": {"en": "a list of strings", "zh": "字符串列表"},
+    "type_number": {"en": "a number", "zh": "数值"},
+    # -- CLI reports
+    "error": {"en": "error", "zh": "错误"},
+    "init_done": {
+        "en": "database ready at {url} (schema {head})",
+        "zh": "数据库已就绪：{url}（表结构 {head}）",
+    },
+    "imported_corpus": {
+        "en": "imported corpus version '{name}': {documents} documents, {chunks} chunks "
+        "({empty} empty; chunking: {chunking})",
+        "zh": "已导入语料版本“{name}”：{documents} 篇文档，{chunks} 个片段"
+        "（空文本 {empty} 个；切分：{chunking}）",
+    },
+    "imported_queries": {
+        "en": "imported query set '{name}': {queries} queries ({dev} dev, {test} test, "
+        "{unanswerable} unanswerable)",
+        "zh": "已导入查询集“{name}”：{queries} 条查询（dev {dev} 条，test {test} 条，"
+        "无答案 {unanswerable} 条）",
+    },
+    "imported_run": {
+        "en": "imported run of system '{name}': {entries} results for {queries} queries",
+        "zh": "已导入系统“{name}”的运行结果：{queries} 条查询共 {entries} 条结果",
+    },
+    "imported_judgments": {
+        "en": "imported {judgments} judgments by '{annotator}' ({format}) "
+        "for query set '{query_set}' and corpus version '{corpus_version}'",
+        "zh": "已导入“{annotator}”的 {judgments} 条标注（{format}），"
+        "查询集“{query_set}”，语料版本“{corpus_version}”",
+    },
+    "unchanged": {
+        "en": "{kind} '{name}' is already in the database with identical content: nothing to do",
+        "zh": "{kind}“{name}”已存在且内容相同：无需导入",
+    },
+    "judgments_unchanged": {
+        "en": "these judgments by '{annotator}' were already imported: nothing to do",
+        "zh": "“{annotator}”的这批标注已导入过：无需重复导入",
+    },
+    "user_created": {
+        "en": "created annotator '{name}' (kind {kind}, no password: cannot log in)",
+        "zh": "已创建标注者“{name}”（类型 {kind}，未设密码：不能登录）",
+    },
+    "demo_loaded": {
+        "en": "demo database: {path}",
+        "zh": "演示数据库：{path}",
+    },
+    "status_database": {
+        "en": "database: {url} (schema {schema})",
+        "zh": "数据库：{url}（表结构 {schema}）",
+    },
+    "status_corpus_versions": {"en": "corpus versions", "zh": "语料版本"},
+    "status_corpus_line": {
+        "en": "{name}: {documents} documents, {chunks} chunks, chunking {chunking}",
+        "zh": "{name}：{documents} 篇文档，{chunks} 个片段，切分 {chunking}",
+    },
+    "status_query_sets": {"en": "query sets", "zh": "查询集"},
+    "status_query_line": {
+        "en": "{name}: {queries} queries (dev {dev}, test {test}, unanswerable {unanswerable}); "
+        "{judgments} judgments on {judged} queries",
+        "zh": "{name}：{queries} 条查询（dev {dev}，test {test}，无答案 {unanswerable}）；"
+        "{judged} 条查询共 {judgments} 条标注",
+    },
+    "status_slices": {"en": "slices: {slices}", "zh": "切片：{slices}"},
+    "status_by_annotator": {
+        "en": "judgments by annotator: {people}",
+        "zh": "各标注者标注数：{people}",
+    },
+    "status_systems": {"en": "systems", "zh": "检索系统"},
+    "status_system_line": {
+        "en": "{name} ({kind}): {entries} ranked results",
+        "zh": "{name}（{kind}）：{entries} 条排序结果",
+    },
+    "status_pools": {"en": "pools", "zh": "候选池"},
+    "status_pool_line": {
+        "en": "{name} ({query_set} × {corpus_version}): {candidates} candidates, "
+        "{complete} with {overlap} judgments ({percent})",
+        "zh": "{name}（{query_set} × {corpus_version}）：{candidates} 个候选，"
+        "{complete} 个已有 {overlap} 份标注（{percent}）",
+    },
+    "status_users": {
+        "en": "accounts: {leads} leads, {annotators} annotators",
+        "zh": "账户：负责人 {leads} 名，标注者 {annotators} 名",
+    },
+    "status_none": {"en": "(none)", "zh": "（无）"},
+    "status_empty": {
+        "en": "the database is empty: import a corpus and a query set",
+        "zh": "数据库为空：请导入语料和查询集",
+    },
+}
+
+
+def current_language() -> str:
+    """The language for messages: ``QRELS_LANG``, else the locale, else English."""
+    explicit = os.environ.get("QRELS_LANG", "").strip().lower()
+    if explicit in LANGUAGES:
+        return explicit
+    for variable in ("LC_ALL", "LC_MESSAGES", "LANG"):
+        value = os.environ.get(variable, "").lower()
+        if value:
+            return "zh" if value.startswith("zh") else "en"
+    return "en"
+
+
+def t(key: str, lang: str | None = None, **params: object) -> str:
+    """The message ``key`` in ``lang`` (default: the current language), filled with params."""
+    templates = MESSAGES[key]
+    return templates[lang or current_language()].format(**params)

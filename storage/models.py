@@ -1,0 +1,282 @@
+"""The tables. One module, so the whole schema can be read in one sitting.
+
+Ids the user gave (chunk ids, query ids) are kept as text beside a surrogate integer key;
+they are unique only within their corpus version or query set, because the same id may
+mean something else in another version. Judgments and adjudications are append-only
+history: the database itself refuses to update or delete them (see the migration).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import JSON, CheckConstraint, Column, DateTime, Index, Text, UniqueConstraint
+from sqlalchemy.dialects.postgresql import JSONB
+from sqlmodel import Field, SQLModel
+
+JSONType = JSON().with_variant(JSONB(), "postgresql")
+
+SPLITS = ("dev", "test")
+ROLES = ("annotator", "lead")
+USER_KINDS = ("human", "model")
+SYSTEM_KINDS = ("lexical", "vector", "fusion", "external_run", "manual", "model_judge")
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def _json(**kwargs: Any) -> Any:
+    return Field(sa_column=Column(JSONType, nullable=False), **kwargs)
+
+
+def _created() -> Any:
+    return Field(default_factory=utcnow, sa_column=Column(DateTime(timezone=True), nullable=False))
+
+
+def _in(column: str, values: tuple[str, ...]) -> str:
+    return f"{column} IN ({', '.join(repr(v) for v in values)})"
+
+
+class CorpusVersion(SQLModel, table=True):
+    __tablename__ = "corpus_version"
+
+    id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(unique=True, index=True)
+    chunking: dict = _json(default_factory=dict)
+    content_hash: str
+    source: str = ""
+    created_at: datetime = _created()
+
+
+class Document(SQLModel, table=True):
+    __tablename__ = "document"
+    __table_args__ = (UniqueConstraint("corpus_version_id", "doc_id"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    corpus_version_id: int = Field(foreign_key="corpus_version.id", index=True)
+    doc_id: str
+    title: str = ""
+    meta: dict = _json(default_factory=dict)
+
+
+class Chunk(SQLModel, table=True):
+    __tablename__ = "chunk"
+    __table_args__ = (
+        UniqueConstraint("corpus_version_id", "chunk_id"),
+        UniqueConstraint("document_id", "position"),
+        CheckConstraint("position >= 0", name="chunk_position_non_negative"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    corpus_version_id: int = Field(foreign_key="corpus_version.id", index=True)
+    chunk_id: str
+    document_id: int = Field(foreign_key="document.id", index=True)
+    position: int
+    text: str = Field(sa_column=Column(Text, nullable=False))
+    text_sha256: str
+
+
+class QuerySet(SQLModel, table=True):
+    __tablename__ = "query_set"
+
+    id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(unique=True, index=True)
+    content_hash: str
+    source: str = ""
+    created_at: datetime = _created()
+
+
+class Query(SQLModel, table=True):
+    __tablename__ = "query"
+    __table_args__ = (
+        UniqueConstraint("query_set_id", "query_id"),
+        CheckConstraint(_in("split", SPLITS), name="query_split_valid"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    query_set_id: int = Field(foreign_key="query_set.id", index=True)
+    query_id: str
+    text: str = Field(sa_column=Column(Text, nullable=False))
+    slices: list = _json(default_factory=list)
+    split: str
+    answerable: bool = True
+    notes: str = ""
+    meta: dict = _json(default_factory=dict)
+
+
+class System(SQLModel, table=True):
+    """A retriever, an imported run, manual search or a model judge, as a source of candidates."""
+
+    __tablename__ = "system"
+    __table_args__ = (
+        UniqueConstraint("name", "query_set_id", "corpus_version_id"),
+        CheckConstraint(_in("kind", SYSTEM_KINDS), name="system_kind_valid"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    name: str
+    kind: str
+    query_set_id: int = Field(foreign_key="query_set.id", index=True)
+    corpus_version_id: int = Field(foreign_key="corpus_version.id", index=True)
+    config: dict = _json(default_factory=dict)
+    content_hash: str = ""
+    created_at: datetime = _created()
+
+
+class RunEntry(SQLModel, table=True):
+    """One line of a system's ranking: this chunk, for this query, at this rank and score."""
+
+    __tablename__ = "run_entry"
+    __table_args__ = (
+        UniqueConstraint("system_id", "query_id", "chunk_id"),
+        Index("ix_run_entry_system_query_rank", "system_id", "query_id", "rank"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    system_id: int = Field(foreign_key="system.id")
+    query_id: int = Field(foreign_key="query.id")
+    chunk_id: int = Field(foreign_key="chunk.id")
+    rank: int
+    score: float
+
+
+class Pool(SQLModel, table=True):
+    __tablename__ = "pool"
+    __table_args__ = (CheckConstraint("overlap >= 1", name="pool_overlap_positive"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(unique=True, index=True)
+    query_set_id: int = Field(foreign_key="query_set.id", index=True)
+    corpus_version_id: int = Field(foreign_key="corpus_version.id", index=True)
+    config: dict = _json(default_factory=dict)
+    overlap: int = 2
+    created_at: datetime = _created()
+
+
+class PoolCandidate(SQLModel, table=True):
+    __tablename__ = "pool_candidate"
+    __table_args__ = (
+        UniqueConstraint("pool_id", "query_id", "chunk_id"),
+        Index("ix_pool_candidate_pool_query_order", "pool_id", "query_id", "shuffle_key"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    pool_id: int = Field(foreign_key="pool.id")
+    query_id: int = Field(foreign_key="query.id", index=True)
+    chunk_id: int = Field(foreign_key="chunk.id", index=True)
+    # A seeded random key: candidates are shown in this order, which carries no hint of rank.
+    shuffle_key: int
+    added_at: datetime = _created()
+
+
+class CandidateSource(SQLModel, table=True):
+    """Provenance: which system put a candidate in the pool, at which rank and score."""
+
+    __tablename__ = "candidate_source"
+    __table_args__ = (UniqueConstraint("candidate_id", "system"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    candidate_id: int = Field(foreign_key="pool_candidate.id", index=True)
+    # The system name as given to --systems ("bm25", "run:NAME", "manual:<user>").
+    system: str
+    rank: int | None = None
+    score: float | None = None
+
+
+class User(SQLModel, table=True):
+    __tablename__ = "app_user"
+    __table_args__ = (
+        CheckConstraint(_in("role", ROLES), name="user_role_valid"),
+        CheckConstraint(_in("kind", USER_KINDS), name="user_kind_valid"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(unique=True, index=True)
+    role: str = "annotator"
+    kind: str = "human"
+    # None means the account cannot log in (imported or model judgments).
+    password_hash: str | None = None
+    disabled: bool = False
+    created_at: datetime = _created()
+
+
+class JudgmentBatch(SQLModel, table=True):
+    """One imported judgments file, so that importing the same file twice is a no-op."""
+
+    __tablename__ = "judgment_batch"
+    __table_args__ = (
+        UniqueConstraint("user_id", "query_set_id", "corpus_version_id", "content_hash"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    user_id: int = Field(foreign_key="app_user.id", index=True)
+    query_set_id: int = Field(foreign_key="query_set.id")
+    corpus_version_id: int = Field(foreign_key="corpus_version.id")
+    source: str
+    format: str
+    content_hash: str
+    created_at: datetime = _created()
+
+
+class Judgment(SQLModel, table=True):
+    """One grade given by one user; never updated: a later judgment supersedes an earlier one."""
+
+    __tablename__ = "judgment"
+    __table_args__ = (
+        CheckConstraint(
+            "grade IS NULL OR (grade >= 0 AND grade <= 3)", name="judgment_grade_range"
+        ),
+        CheckConstraint(
+            "(unsure AND grade IS NULL) OR (NOT unsure AND grade IS NOT NULL)",
+            name="judgment_grade_or_unsure",
+        ),
+        CheckConstraint("seconds IS NULL OR seconds >= 0", name="judgment_seconds_non_negative"),
+        Index("ix_judgment_query_chunk", "query_id", "chunk_id"),
+        Index("ix_judgment_user_query_chunk", "user_id", "query_id", "chunk_id"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    user_id: int = Field(foreign_key="app_user.id")
+    query_id: int = Field(foreign_key="query.id")
+    chunk_id: int = Field(foreign_key="chunk.id")
+    grade: int | None = None
+    unsure: bool = False
+    note: str = ""
+    rubric_version: str
+    seconds: float | None = None
+    pool_id: int | None = Field(default=None, foreign_key="pool.id")
+    batch_id: int | None = Field(default=None, foreign_key="judgment_batch.id", index=True)
+    created_at: datetime = _created()
+
+
+class Adjudication(SQLModel, table=True):
+    """A lead's final grade for a pool candidate, with the reason; append-only like judgments."""
+
+    __tablename__ = "adjudication"
+    __table_args__ = (
+        CheckConstraint("grade >= 0 AND grade <= 3", name="adjudication_grade_range"),
+        Index("ix_adjudication_pool_query_chunk", "pool_id", "query_id", "chunk_id"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    pool_id: int = Field(foreign_key="pool.id")
+    query_id: int = Field(foreign_key="query.id")
+    chunk_id: int = Field(foreign_key="chunk.id")
+    user_id: int | None = Field(default=None, foreign_key="app_user.id")
+    grade: int
+    rationale: str = ""
+    policy: str = ""
+    created_at: datetime = _created()
+
+
+class Release(SQLModel, table=True):
+    __tablename__ = "release"
+
+    id: int | None = Field(default=None, primary_key=True)
+    version: str = Field(unique=True, index=True)
+    pool_id: int = Field(foreign_key="pool.id")
+    manifest: dict = _json(default_factory=dict)
+    manifest_sha256: str
+    created_at: datetime = _created()

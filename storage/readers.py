@@ -1,0 +1,450 @@
+"""Read the files users bring (BEIR JSONL, TREC runs and qrels, BEIR qrels TSV) into typed
+records, or raise an ``InputError`` that names the file, line and field.
+
+Nothing here touches the database: a file is read and checked whole before anything is
+written, so a bad line can never leave half an import behind. BOM, CRLF and very long
+lines are handled; blank lines are skipped.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from storage.i18n import t
+from storage.models import SPLITS
+
+
+class InputError(ValueError):
+    """Bad input, located: ``file``, ``line`` (1-based) and ``field`` where known.
+
+    The message is rendered in the current language each time it is shown, so the same
+    error reads in Chinese or English (``message(lang)``).
+    """
+
+    def __init__(
+        self, file: str, key: str, line: int | None = None, field: str | None = None, **params
+    ):
+        self.file, self.key, self.line, self.field, self.params = file, key, line, field, params
+        super().__init__(self.message("en"))
+
+    def location(self, lang: str | None = None) -> str:
+        if self.line is None:
+            return t("at_file", lang, file=self.file)
+        if self.field is None:
+            return t("at_line", lang, file=self.file, line=self.line)
+        return t("at_field", lang, file=self.file, line=self.line, field=self.field)
+
+    def message(self, lang: str | None = None) -> str:
+        params = {k: t(v[1:], lang) if _is_key(v) else v for k, v in self.params.items()}
+        return f"{self.location(lang)}: {t(self.key, lang, **params)}"
+
+    def __str__(self) -> str:
+        return self.message()
+
+
+def _is_key(value: object) -> bool:
+    # Parameters that are themselves message keys (type names) start with '@'.
+    return isinstance(value, str) and value.startswith("@")
+
+
+def _type_name(value: object) -> str:
+    return {dict: "object", list: "array", str: "string", bool: "boolean"}.get(
+        type(value), "null" if value is None else "number"
+    )
+
+
+# -- lines ------------------------------------------------------------------------------
+
+
+def read_lines(path: Path | str) -> Iterator[tuple[int, str]]:
+    """Yield ``(line_number, text)`` for each non-blank line, without the line ending."""
+    name = str(path)
+    try:
+        handle = open(path, "rb")  # noqa: SIM115  (closed below; binary keeps line numbers exact)
+    except FileNotFoundError:
+        raise InputError(name, "file_not_found") from None
+    with handle:
+        for number, raw in enumerate(handle, start=1):
+            if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
+                raw = raw[3:]
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise InputError(name, "not_utf8", line=number, detail=exc.reason) from None
+            text = text.rstrip("\r\n")
+            if text.strip():
+                yield number, text
+
+
+def fingerprint(records: list, *extra: object) -> str:
+    """sha256 of records (dataclasses, without their line numbers) and any extra values, so
+    that the same content hashes the same whatever its BOM, line endings or JSON spacing."""
+    payload = [{k: v for k, v in asdict(r).items() if k != "line"} for r in records]
+    text = json.dumps([payload, *extra], sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def read_jsonl(path: Path | str) -> Iterator[tuple[int, dict]]:
+    """Yield ``(line_number, object)`` for each record of a JSON-lines file."""
+    for number, text in read_lines(path):
+        try:
+            record = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise InputError(str(path), "bad_json", line=number, detail=exc.msg) from None
+        if not isinstance(record, dict):
+            raise InputError(str(path), "not_object", line=number, found=_type_name(record))
+        yield number, record
+
+
+# -- fields -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Where:
+    """A record's place, for errors about its fields."""
+
+    file: str
+    line: int
+
+    def error(self, key: str, field: str | None = None, **params) -> InputError:
+        return InputError(self.file, key, line=self.line, field=field, **params)
+
+
+def require_id(record: dict, name: str, where: Where) -> str:
+    """A required identifier: a non-empty string (integers are accepted as their text)."""
+    if name not in record or record[name] is None:
+        raise where.error("missing_field", name)
+    value = record[name]
+    if isinstance(value, bool) or not isinstance(value, str | int):
+        raise where.error("wrong_type", name, expected="@type_string", found=_type_name(value))
+    value = str(value).strip()
+    if not value:
+        raise where.error("empty_value", name)
+    return value
+
+
+def require_text(record: dict, name: str, where: Where) -> str:
+    """A required, non-blank text."""
+    if name not in record or record[name] is None:
+        raise where.error("missing_field", name)
+    value = record[name]
+    if not isinstance(value, str):
+        raise where.error("wrong_type", name, expected="@type_string", found=_type_name(value))
+    if not value.strip():
+        raise where.error("empty_text", name)
+    return value
+
+
+def optional_str(record: dict, name: str, where: Where, default: str = "") -> str:
+    value = record.get(name)
+    if value is None:
+        return default
+    if not isinstance(value, str):
+        raise where.error("wrong_type", name, expected="@type_string", found=_type_name(value))
+    return value
+
+
+def optional_bool(record: dict, name: str, where: Where, default: bool) -> bool:
+    value = record.get(name)
+    if value is None:
+        return default
+    if not isinstance(value, bool):
+        raise where.error("wrong_type", name, expected="@type_bool", found=_type_name(value))
+    return value
+
+
+def optional_object(record: dict, name: str, where: Where) -> dict:
+    value = record.get(name)
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise where.error("wrong_type", name, expected="@type_object", found=_type_name(value))
+    return value
+
+
+def optional_tags(record: dict, name: str, where: Where) -> list[str]:
+    value = record.get(name)
+    if value is None:
+        return []
+    if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+        raise where.error("wrong_type", name, expected="@type_string_list", found=_type_name(value))
+    return list(dict.fromkeys(v.strip() for v in value))
+
+
+def optional_choice(record: dict, name: str, where: Where, choices: tuple, default: str) -> str:
+    value = record.get(name)
+    if value is None:
+        return default
+    if value not in choices:
+        raise where.error("bad_choice", name, value=value, choices=", ".join(choices))
+    return value
+
+
+def parse_int(text: str, name: str, where: Where) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise where.error("not_integer", name, value=text) from None
+
+
+def parse_grade(value: Any, name: str, where: Where) -> int:
+    """A grade on the 0–3 scale; ``1.0`` is accepted as 1, ``1.5`` or ``-1`` are not."""
+    if isinstance(value, bool):
+        raise where.error("grade_range", name, value=value)
+    if isinstance(value, str):
+        try:
+            value = float(value.strip())
+        except ValueError:
+            raise where.error("not_integer", name, value=value) from None
+    if not isinstance(value, int | float) or not math.isfinite(value) or value != int(value):
+        raise where.error("not_integer", name, value=value)
+    if not 0 <= value <= 3:
+        raise where.error("grade_range", name, value=int(value))
+    return int(value)
+
+
+def parse_score(text: str, name: str, where: Where) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise where.error("not_number", name, value=text) from None
+    if not math.isfinite(value):
+        raise where.error("not_number", name, value=text)
+    return value
+
+
+class FirstSeen:
+    """Remembers on which line each key was first seen, to report duplicates precisely."""
+
+    def __init__(self) -> None:
+        self._lines: dict[Any, int] = {}
+
+    def check(self, key: Any, where: Where, field: str, error: str = "duplicate_id", **params):
+        first = self._lines.setdefault(key, where.line)
+        if first != where.line:
+            raise where.error(error, field, first=first, **params)
+
+
+# -- records ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CorpusRecord:
+    line: int
+    id: str
+    title: str
+    text: str
+    parent_id: str | None
+    metadata: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class QueryRecord:
+    line: int
+    query_id: str
+    text: str
+    slices: list[str]
+    split: str
+    answerable: bool
+    notes: str
+    metadata: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class RunLine:
+    line: int
+    query_id: str
+    chunk_id: str
+    rank: int
+    score: float
+    tag: str
+
+
+@dataclass(frozen=True)
+class JudgmentLine:
+    line: int
+    query_id: str
+    chunk_id: str
+    grade: int | None
+    unsure: bool = False
+    note: str = ""
+
+
+def read_corpus(path: Path | str, allow_empty: bool = False) -> list[CorpusRecord]:
+    """BEIR ``corpus.jsonl``: ``_id``, ``text``, optional ``title``, ``doc_id``/``parent_id``
+    (the line is then a chunk of that document) and ``metadata``. An empty ``text`` is an
+    error unless ``allow_empty`` (some real collections hold empty documents that are judged)."""
+    records, seen = [], FirstSeen()
+    for number, record in read_jsonl(path):
+        where = Where(str(path), number)
+        record_id = require_id(record, "_id", where)
+        seen.check(record_id, where, "_id", value=record_id)
+        parent = next(
+            (
+                require_id(record, f, where)
+                for f in ("parent_id", "doc_id")
+                if record.get(f) is not None
+            ),
+            None,
+        )
+        records.append(
+            CorpusRecord(
+                line=number,
+                id=record_id,
+                title=optional_str(record, "title", where),
+                text=(optional_str if allow_empty else require_text)(record, "text", where),
+                parent_id=parent,
+                metadata=optional_object(record, "metadata", where),
+            )
+        )
+    if not records:
+        raise InputError(str(path), "file_empty")
+    return records
+
+
+def read_queries(path: Path | str, default_split: str = "test") -> list[QueryRecord]:
+    """BEIR ``queries.jsonl``: ``_id``, ``text``, optional ``slices`` (list of tags),
+    ``split`` (dev/test, else ``default_split``), ``answerable`` (default true), ``notes``."""
+    records, seen = [], FirstSeen()
+    for number, record in read_jsonl(path):
+        where = Where(str(path), number)
+        query_id = require_id(record, "_id", where)
+        seen.check(query_id, where, "_id", value=query_id)
+        records.append(
+            QueryRecord(
+                line=number,
+                query_id=query_id,
+                text=require_text(record, "text", where),
+                slices=optional_tags(record, "slices", where),
+                split=optional_choice(record, "split", where, SPLITS, default_split),
+                answerable=optional_bool(record, "answerable", where, True),
+                notes=optional_str(record, "notes", where),
+                metadata=optional_object(record, "metadata", where),
+            )
+        )
+    if not records:
+        raise InputError(str(path), "file_empty")
+    return records
+
+
+RUN_FIELDS = ("query_id", "Q0", "doc_id", "rank", "score", "tag")
+
+
+def read_run(path: Path | str) -> list[RunLine]:
+    """A TREC run: ``qid Q0 docid rank score tag`` per line, whitespace-separated."""
+    lines, seen = [], FirstSeen()
+    for number, text in read_lines(path):
+        where = Where(str(path), number)
+        columns = text.split()
+        if len(columns) != 6:
+            raise where.error("column_count", expected=6, found=len(columns))
+        query_id, _, chunk_id, rank, score, tag = columns
+        seen.check(
+            (query_id, chunk_id), where, "doc_id", "duplicate_pair", query=query_id, chunk=chunk_id
+        )
+        lines.append(
+            RunLine(
+                line=number,
+                query_id=query_id,
+                chunk_id=chunk_id,
+                rank=parse_int(rank, "rank", where),
+                score=parse_score(score, "score", where),
+                tag=tag,
+            )
+        )
+    if not lines:
+        raise InputError(str(path), "file_empty")
+    return lines
+
+
+BEIR_QRELS_HEADER = ("query-id", "corpus-id", "score")
+
+
+def judgment_format(path: Path | str) -> str:
+    """``trec``, ``beir`` or ``jsonl``, told from the first non-blank line of the file."""
+    for number, text in read_lines(path):
+        stripped = text.strip()
+        if stripped.startswith("{"):
+            return "jsonl"
+        if tuple(c.strip() for c in stripped.split("\t")) == BEIR_QRELS_HEADER:
+            return "beir"
+        if len(stripped.split()) == 4:
+            return "trec"
+        raise InputError(str(path), "unknown_judgment_format", line=number)
+    raise InputError(str(path), "file_empty")
+
+
+def read_judgments(path: Path | str) -> tuple[str, list[JudgmentLine]]:
+    """Judgments from TREC qrels (``qid iter docid grade``), BEIR qrels TSV (with header) or
+    JSONL (``query_id``, ``chunk_id``, ``grade``, optional ``unsure`` and ``note``), the
+    format told from the content. Returns ``(format, lines)``."""
+    kind = judgment_format(path)
+    reader = {"trec": _judgments_trec, "beir": _judgments_beir, "jsonl": _judgments_jsonl}[kind]
+    lines, seen = [], FirstSeen()
+    for judgment in reader(path):
+        where = Where(str(path), judgment.line)
+        field_name = "chunk_id" if kind == "jsonl" else "corpus-id" if kind == "beir" else "doc_id"
+        seen.check(
+            (judgment.query_id, judgment.chunk_id),
+            where,
+            field_name,
+            "duplicate_pair",
+            query=judgment.query_id,
+            chunk=judgment.chunk_id,
+        )
+        lines.append(judgment)
+    if not lines:
+        raise InputError(str(path), "file_empty")
+    return kind, lines
+
+
+def _judgments_trec(path: Path | str) -> Iterator[JudgmentLine]:
+    for number, text in read_lines(path):
+        where = Where(str(path), number)
+        columns = text.split()
+        if len(columns) != 4:
+            raise where.error("column_count", expected=4, found=len(columns))
+        query_id, _, chunk_id, grade = columns
+        yield JudgmentLine(number, query_id, chunk_id, parse_grade(grade, "grade", where))
+
+
+def _judgments_beir(path: Path | str) -> Iterator[JudgmentLine]:
+    lines = read_lines(path)
+    next(lines)  # the header, already checked by judgment_format
+    for number, text in lines:
+        where = Where(str(path), number)
+        columns = [c.strip() for c in text.split("\t")]
+        if len(columns) != 3:
+            raise where.error("tsv_column_count", found=len(columns))
+        query_id, chunk_id, grade = columns
+        for name, value in (("query-id", query_id), ("corpus-id", chunk_id)):
+            if not value:
+                raise where.error("empty_value", name)
+        yield JudgmentLine(number, query_id, chunk_id, parse_grade(grade, "score", where))
+
+
+def _judgments_jsonl(path: Path | str) -> Iterator[JudgmentLine]:
+    for number, record in read_jsonl(path):
+        where = Where(str(path), number)
+        unsure = optional_bool(record, "unsure", where, False)
+        grade = record.get("grade")
+        if unsure and grade is not None:
+            raise where.error("unsure_with_grade", "grade", value=grade)
+        if not unsure:
+            if grade is None:
+                raise where.error("missing_field", "grade")
+            grade = parse_grade(grade, "grade", where)
+        yield JudgmentLine(
+            number,
+            require_id(record, "query_id", where),
+            require_id(record, "chunk_id", where),
+            grade,
+            unsure,
+            optional_str(record, "note", where),
+        )
