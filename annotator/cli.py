@@ -38,8 +38,13 @@ DEMO_CHUNK_SIZE, DEMO_CHUNK_OVERLAP = 300, 60
 class QrelsError(click.ClickException):
     """An error for the user: printed as ``error: message`` in their language, exit code 1."""
 
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        # Rendered now: by the time click shows it, a --lang given to this command is undone.
+        self.line = t("located", where=t("error"), what=message)
+
     def show(self, file=None) -> None:
-        click.echo(f"{t('error')}: {self.message}", err=True)
+        click.echo(self.line, err=True)
 
 
 class _Group(click.Group):
@@ -64,8 +69,18 @@ class _Group(click.Group):
 def cli(ctx: click.Context, db_url: str | None, lang: str | None) -> None:
     """qrels-studio: build versioned, trustworthy relevance judgments for RAG retrieval."""
     if lang:
+        previous = os.environ.get("QRELS_LANG")
         os.environ["QRELS_LANG"] = lang
+        ctx.call_on_close(lambda: _restore_language(previous))
     ctx.obj = {"db": db_url}
+
+
+def _restore_language(previous: str | None) -> None:
+    # In one process (tests, notebooks) --lang applies to that command only.
+    if previous is None:
+        os.environ.pop("QRELS_LANG", None)
+    else:
+        os.environ["QRELS_LANG"] = previous
 
 
 def _engine(ctx: click.Context, *, require_schema: bool = True):

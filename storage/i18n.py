@@ -19,6 +19,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "{file}, line {line}, field '{field}'",
         "zh": "{file} 第 {line} 行，字段“{field}”",
     },
+    "located": {"en": "{where}: {what}", "zh": "{where}：{what}"},
     # -- input errors
     "file_not_found": {"en": "file not found", "zh": "找不到文件"},
     "file_empty": {"en": "the file holds no records", "zh": "文件中没有任何记录"},

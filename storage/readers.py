@@ -42,7 +42,7 @@ class InputError(ValueError):
 
     def message(self, lang: str | None = None) -> str:
         params = {k: t(v[1:], lang) if _is_key(v) else v for k, v in self.params.items()}
-        return f"{self.location(lang)}: {t(self.key, lang, **params)}"
+        return t("located", lang, where=self.location(lang), what=t(self.key, lang, **params))
 
     def __str__(self) -> str:
         return self.message()

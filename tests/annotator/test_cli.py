@@ -1,0 +1,138 @@
+"""The ``qrels`` command as a user meets it: help, init, imports, status, demo, errors."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+
+import pytest
+from click.testing import CliRunner
+
+from annotator.cli import cli
+from tests.conftest import snapshot, write
+from tests.storage.test_imports import CORPUS, QUERIES, jsonl
+
+
+@pytest.fixture
+def qrels(db_url, monkeypatch):
+    """Run ``qrels --db <url> ...`` in-process; returns the result."""
+    monkeypatch.delenv("QRELS_LANG", raising=False)
+    monkeypatch.setenv("LANG", "C.UTF-8")
+    runner = CliRunner()
+
+    def run(*args: str, expect: int = 0):
+        result = runner.invoke(cli, ["--db", db_url, *map(str, args)], catch_exceptions=False)
+        assert result.exit_code == expect, result.output + result.stderr
+        return result
+
+    return run
+
+
+def test_help_lists_the_commands():
+    result = CliRunner().invoke(cli, ["--help"])
+    assert result.exit_code == 0
+    for command in ("init", "import", "status", "demo"):
+        assert f"  {command} " in result.output
+    result = CliRunner().invoke(cli, ["import", "--help"])
+    for command in ("corpus", "queries", "run", "judgments"):
+        assert f"  {command} " in result.output
+
+
+def test_console_script_is_installed():
+    executable = shutil.which("qrels") or str(
+        __import__("pathlib").Path(sys.executable).with_name("qrels")
+    )
+    result = subprocess.run([executable, "--help"], capture_output=True, text=True, check=True)
+    assert "import" in result.stdout and "status" in result.stdout
+
+
+def test_commands_before_init_say_what_to_do(qrels):
+    result = qrels("status", expect=1)
+    assert "run `qrels init` first" in result.stderr
+
+
+def test_import_flow_and_status(qrels, tmp_path):
+    qrels("init")
+    out = qrels(
+        "import", "corpus", write(tmp_path, "c.jsonl", jsonl(CORPUS)), "--corpus-version", "c1"
+    ).output
+    assert "imported corpus version 'c1': 3 documents, 4 chunks (0 empty; chunking: none)" in out
+    out = qrels(
+        "import", "queries", write(tmp_path, "q.jsonl", jsonl(QUERIES)), "--query-set", "qs1"
+    ).output
+    assert "imported query set 'qs1': 3 queries (1 dev, 2 test, 1 unanswerable)" in out
+    out = qrels(
+        "import", "run", write(tmp_path, "r.trec", "q1 Q0 tea 1 1.0 x\n"), "--system", "ext"
+    ).output
+    assert "imported run of system 'ext': 1 results for 1 queries" in out
+    qrels_file = write(tmp_path, "j.tsv", "query-id\tcorpus-id\tscore\nq1\ttea\t3\nq2\tbike\t2\n")
+    out = qrels("import", "judgments", qrels_file, "--annotator", "offline").output
+    assert "created annotator 'offline'" in out
+    assert "imported 2 judgments by 'offline' (beir)" in out
+    out = qrels("import", "judgments", qrels_file, "--annotator", "offline").output
+    assert "were already imported: nothing to do" in out
+    out = qrels("import", "corpus", tmp_path / "c.jsonl", "--corpus-version", "c1").output
+    assert "already in the database with identical content: nothing to do" in out
+
+    status = qrels("status").output
+    assert "c1: 3 documents, 4 chunks, chunking none" in status
+    assert "qs1: 3 queries (dev 1, test 2, unanswerable 1); 2 judgments on 2 queries" in status
+    assert "judgments by annotator: offline 2" in status
+    assert "ext (external_run): 1 ranked results" in status
+
+
+def test_errors_are_one_line_in_the_users_language_and_write_nothing(qrels, db_url, tmp_path):
+    qrels("init")
+    qrels("import", "corpus", write(tmp_path, "c.jsonl", jsonl(CORPUS)), "--corpus-version", "c1")
+    qrels("import", "queries", write(tmp_path, "q.jsonl", jsonl(QUERIES)), "--query-set", "qs1")
+    from storage.db import make_engine
+
+    engine = make_engine(db_url)
+    before = snapshot(engine)
+    bad = write(tmp_path, "bad.trec", "q1 0 tea 3\nq1 0 bike 9\n")
+    result = qrels("import", "judgments", bad, "--annotator", "x", expect=1)
+    assert result.stderr == f"error: {bad}, line 2, field 'grade': grade '9' is outside 0–3\n"
+    result = qrels("--lang", "zh", "import", "judgments", bad, "--annotator", "x", expect=1)
+    assert result.stderr == f"错误：{bad} 第 2 行，字段“grade”：等级“9”不在 0–3 范围内\n"
+    assert "Traceback" not in result.output
+    assert snapshot(engine) == before
+
+
+def test_language_follows_the_locale(qrels, monkeypatch):
+    monkeypatch.setenv("LANG", "zh_CN.UTF-8")
+    result = qrels("status", expect=1)
+    assert "尚未建立 qrels-studio 表结构" in result.stderr
+
+
+@pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
+def test_demo_loads_the_bundled_collection(tmp_path, monkeypatch, db_url):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("QRELS_LANG", "en")
+    runner = CliRunner()
+    result = runner.invoke(cli, ["demo", "--dir", "demo"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert "imported corpus version 'demo-corpus-v1': 8 documents" in result.output
+    assert "imported query set 'demo-queries-v1': 16 queries (6 dev, 10 test, 2 unanswerable)" in (
+        result.output
+    )
+    assert (tmp_path / "demo" / "qrels.db").is_file()
+    again = runner.invoke(cli, ["demo", "--dir", "demo"], catch_exceptions=False)
+    assert again.exit_code == 0 and "identical content: nothing to do" in again.output
+
+
+def test_demo_collection_is_bilingual_with_slices_splits_and_no_answer_queries():
+    from importlib.resources import files
+
+    from storage.readers import read_corpus, read_queries
+
+    data = files("annotator") / "demo"
+    documents = read_corpus(str(data / "corpus.jsonl"))
+    queries = read_queries(str(data / "queries.jsonl"))
+    assert {d.metadata["lang"] for d in documents} == {"zh", "en"}
+    assert 12 <= len(queries) <= 20
+    assert {q.split for q in queries} == {"dev", "test"}
+    assert any(not q.answerable for q in queries)
+    assert all(q.slices for q in queries)
+    json.dumps([q.text for q in queries], ensure_ascii=False)

@@ -1,0 +1,118 @@
+"""Shared fixtures: a migrated database on SQLite and on PostgreSQL, and file writers.
+
+PostgreSQL tests use ``QRELS_TEST_POSTGRES_URL`` (default: the local server's database
+``test``), each in a schema of its own that is dropped afterwards. Where that server cannot
+be reached they skip, except in CI (``CI`` or ``QRELS_REQUIRE_POSTGRES`` set), where they fail.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy import create_engine, text
+from sqlalchemy.engine import Engine, make_url
+from sqlmodel import SQLModel, select
+
+import storage.models  # noqa: F401
+from storage.db import database_url, make_engine, session_scope, upgrade
+
+POSTGRES_URL = os.environ.get("QRELS_TEST_POSTGRES_URL", "postgresql://127.0.0.1:5432/test")
+DATASETS = Path(__file__).resolve().parents[2] / "shared" / "datasets"
+
+
+def postgres_required() -> bool:
+    return bool(os.environ.get("QRELS_REQUIRE_POSTGRES") or os.environ.get("CI"))
+
+
+def _admin_engine() -> Engine:
+    return create_engine(database_url(POSTGRES_URL), isolation_level="AUTOCOMMIT")
+
+
+def postgres_available() -> str | None:
+    """None when PostgreSQL answers, else why not."""
+    try:
+        with _admin_engine().connect() as connection:
+            connection.execute(text("SELECT 1"))
+    except Exception as exc:  # any failure to connect means: not available here
+        return f"{type(exc).__name__}: {exc}".splitlines()[0]
+    return None
+
+
+@pytest.fixture(scope="session")
+def postgres_reason() -> str | None:
+    return postgres_available()
+
+
+def _postgres_schema_url(schema: str) -> str:
+    url = make_url(database_url(POSTGRES_URL))
+    return url.update_query_dict({"options": f"-csearch_path={schema}"}).render_as_string(
+        hide_password=False
+    )
+
+
+def _new_database_url(backend: str, tmp_path: Path, postgres_reason: str | None) -> Iterator[str]:
+    if backend == "sqlite":
+        yield f"sqlite:///{tmp_path / 'qrels.db'}"
+        return
+    if postgres_reason is not None:
+        message = f"PostgreSQL at {POSTGRES_URL} not reachable ({postgres_reason})"
+        if postgres_required():
+            pytest.fail(message + "; it is required in CI")
+        pytest.skip(message)
+    schema = f"t_{uuid.uuid4().hex[:12]}"
+    admin = _admin_engine()
+    with admin.connect() as connection:
+        connection.execute(text(f"CREATE SCHEMA {schema}"))
+    try:
+        yield _postgres_schema_url(schema)
+    finally:
+        with admin.connect() as connection:
+            connection.execute(text(f"DROP SCHEMA {schema} CASCADE"))
+        admin.dispose()
+
+
+BACKENDS = ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
+
+
+@pytest.fixture(params=BACKENDS)
+def db_url(request, tmp_path, postgres_reason) -> Iterator[str]:
+    """The URL of an empty database (no schema), on each backend."""
+    yield from _new_database_url(request.param, tmp_path, postgres_reason)
+
+
+@pytest.fixture
+def engine(db_url) -> Iterator[Engine]:
+    """A migrated, empty database on each backend."""
+    engine = make_engine(db_url)
+    upgrade(engine)
+    yield engine
+    engine.dispose()
+
+
+def snapshot(engine: Engine) -> dict[str, list[tuple]]:
+    """Every row of every table, to show that a failed import wrote nothing."""
+    rows = {}
+    with session_scope(engine) as session:
+        for table in SQLModel.metadata.sorted_tables:
+            result = session.execute(select(table).order_by(*table.primary_key.columns)).all()
+            rows[table.name] = [tuple(row) for row in result]
+    return rows
+
+
+def write(folder: Path, name: str, content: str | bytes) -> Path:
+    """Write ``content`` (text as UTF-8 as is, or raw bytes) to ``folder/name``."""
+    path = folder / name
+    path.write_bytes(content.encode("utf-8") if isinstance(content, str) else content)
+    return path
+
+
+@pytest.fixture
+def datasets() -> Path:
+    """``../shared/datasets``; the test skips when it is absent (a fresh clone elsewhere)."""
+    if not DATASETS.is_dir():
+        pytest.skip(f"real collections not found at {DATASETS}")
+    return DATASETS

@@ -1,0 +1,113 @@
+"""The schema itself: migrations, engine settings, and rules the database enforces."""
+
+from __future__ import annotations
+
+import pytest
+from alembic import command
+from sqlalchemy import text
+from sqlalchemy.exc import DBAPIError, IntegrityError
+from sqlmodel import select
+
+from storage.db import (
+    DatabaseError,
+    _alembic_config,
+    check_schema,
+    current_revision,
+    database_url,
+    head_revision,
+    make_engine,
+    session_scope,
+    upgrade,
+)
+from storage.models import Judgment
+from tests.conftest import write
+from tests.storage.test_imports import CORPUS, QUERIES, jsonl
+
+
+def test_url_from_flag_then_environment_then_default(monkeypatch):
+    monkeypatch.delenv("QRELS_DATABASE_URL", raising=False)
+    assert database_url() == "sqlite:///qrels.db"
+    monkeypatch.setenv("QRELS_DATABASE_URL", "sqlite:///env.db")
+    assert database_url() == "sqlite:///env.db"
+    assert database_url("sqlite:///flag.db") == "sqlite:///flag.db"
+    assert database_url("postgresql://u:p@h:5432/d") == "postgresql+psycopg://u:p@h:5432/d"
+
+
+def test_sqlite_runs_in_wal_with_foreign_keys_and_busy_timeout(tmp_path):
+    engine = make_engine(f"sqlite:///{tmp_path / 'x.db'}")
+    with engine.connect() as connection:
+        assert connection.execute(text("PRAGMA journal_mode")).scalar() == "wal"
+        assert connection.execute(text("PRAGMA foreign_keys")).scalar() == 1
+        assert connection.execute(text("PRAGMA busy_timeout")).scalar() == 30_000
+
+
+def test_an_empty_database_must_be_initialised_first(db_url):
+    engine = make_engine(db_url)
+    with pytest.raises(DatabaseError, match="has no qrels-studio schema; run `qrels init` first"):
+        check_schema(engine)
+    assert upgrade(engine) == head_revision() == current_revision(engine)
+    check_schema(engine)
+    assert upgrade(engine) == head_revision()  # upgrading again is harmless
+
+
+def test_migrations_go_down_and_up_again(engine):
+    command.downgrade(_alembic_config(engine), "base")
+    assert current_revision(engine) is None
+    upgrade(engine)
+    check_schema(engine)
+
+
+def test_unreachable_database_is_reported():
+    engine = make_engine("postgresql://nobody@127.0.0.1:1/none")
+    with pytest.raises(DatabaseError, match="cannot connect to the database"):
+        upgrade(engine)
+
+
+@pytest.fixture
+def judged(engine, tmp_path):
+    from storage.imports import import_corpus, import_judgments, import_queries
+
+    with session_scope(engine) as session:
+        import_corpus(write(tmp_path, "c.jsonl", jsonl(CORPUS)), session=session, version="c")
+        import_queries(write(tmp_path, "q.jsonl", jsonl(QUERIES)), session=session, name="q")
+        import_judgments(
+            write(tmp_path, "j.trec", "q1 0 tea 2\n"),
+            session=session,
+            annotator="a",
+            rubric_version="v1",
+        )
+    return engine
+
+
+@pytest.mark.parametrize(
+    "statement",
+    ["UPDATE judgment SET grade = 0", "DELETE FROM judgment"],
+    ids=["update", "delete"],
+)
+def test_judgments_are_append_only_in_the_database(judged, statement):
+    with pytest.raises(DBAPIError, match="append-only"), judged.begin() as connection:
+        connection.execute(text(statement))
+    with session_scope(judged) as session:
+        assert session.exec(select(Judgment.grade)).all() == [2]
+
+
+@pytest.mark.parametrize(
+    ("grade", "unsure"),
+    [(4, False), (-1, False), (None, False), (2, True)],
+    ids=["above-3", "negative", "no-grade-not-unsure", "grade-and-unsure"],
+)
+def test_the_database_refuses_impossible_judgments(judged, grade, unsure):
+    with session_scope(judged) as session:
+        valid = session.exec(select(Judgment)).one()
+        row = valid.model_dump(exclude={"id", "created_at"})
+    row.update(grade=grade, unsure=unsure)
+    with pytest.raises(IntegrityError), session_scope(judged) as session:
+        session.add(Judgment(**row))
+
+
+def test_foreign_keys_are_enforced(judged):
+    with session_scope(judged) as session:
+        row = session.exec(select(Judgment)).one().model_dump(exclude={"id", "created_at"})
+    row["chunk_id"] = 999_999
+    with pytest.raises(IntegrityError), session_scope(judged) as session:
+        session.add(Judgment(**row))
