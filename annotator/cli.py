@@ -16,6 +16,7 @@ from pathlib import Path
 import click
 
 from annotator.rubric import current_version
+from pooling.chunking import describe
 from storage import catalog, imports
 from storage.catalog import NotFound
 from storage.db import (
@@ -108,11 +109,15 @@ def import_() -> None:
 
 
 def _report(result: imports.ImportResult, message: str, kind: str | None = None) -> None:
+    """Say what an import did; ``kind`` names the version for the no-op message
+    (None for judgments, which have no version of their own)."""
+    if result.created_user:
+        click.echo(t("user_created", name=result.created_user))
     if result.created:
         counts = {k: _number(v) if isinstance(v, int) else v for k, v in result.counts.items()}
         click.echo(t(message, name=result.name, **counts))
     elif kind is None:
-        click.echo(t("judgments_unchanged", annotator=result.name))
+        click.echo(t("judgments_unchanged", name=result.name))
     else:
         click.echo(t("unchanged", kind=t(kind), name=result.name))
 
@@ -145,15 +150,7 @@ def import_corpus(
             chunk_overlap=chunk_overlap,
             allow_empty=allow_empty,
         )
-        cv = catalog.resolve_corpus_version(corpus_version, session=session)
-    result.counts["chunking"] = _chunking_label(cv.chunking)
     _report(result, "imported_corpus", "kind_corpus_version")
-
-
-def _chunking_label(chunking: dict) -> str:
-    if chunking.get("method") == "characters":
-        return f"{chunking['size']}/{chunking['overlap']}"
-    return chunking.get("method", "none")
 
 
 @import_.command("queries")
@@ -245,22 +242,7 @@ def import_judgments(
             query_set=query_set,
             corpus_version=corpus_version,
         )
-        qs = catalog.resolve_query_set(query_set, session=session)
-        cv = catalog.resolve_corpus_version(corpus_version, session=session)
-    if result.counts.pop("user_created") and result.created:
-        click.echo(t("user_created", name=annotator, kind=kind))
-    if result.created:
-        click.echo(
-            t(
-                "imported_judgments",
-                annotator=annotator,
-                query_set=qs.name,
-                corpus_version=cv.name,
-                **result.counts,
-            )
-        )
-    else:
-        _report(result, "imported_judgments")
+    _report(result, "imported_judgments")
 
 
 # -- status and demo --------------------------------------------------------------------
@@ -294,7 +276,7 @@ def _print_status(summary: catalog.Status, engine) -> None:
             name=cv.name,
             documents=_number(cv.documents),
             chunks=_number(cv.chunks),
-            chunking=_chunking_label(cv.chunking),
+            chunking=describe(cv.chunking),
         )
         click.echo(f"  {line}")
     if not summary.corpus_versions:
@@ -381,7 +363,6 @@ def demo(folder: Path, reset: bool) -> None:
         queries = imports.import_queries(
             Path(str(data / "queries.jsonl")), session=session, name=DEMO_QUERY_SET
         )
-    corpus.counts["chunking"] = f"{DEMO_CHUNK_SIZE}/{DEMO_CHUNK_OVERLAP}"
     _report(corpus, "imported_corpus", "kind_corpus_version")
     _report(queries, "imported_queries", "kind_query_set")
     with session_scope(engine) as session:

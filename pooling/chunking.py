@@ -133,3 +133,10 @@ def chunking_config(size: int | None, overlap: int | None) -> dict:
         "overlap": overlap or 0,
         "chunker_version": CHUNKER_VERSION,
     }
+
+
+def describe(config: dict) -> str:
+    """A short label for a chunking config: ``300/60`` (size/overlap) or ``none``."""
+    if config.get("method") == "characters":
+        return f"{config['size']}/{config['overlap']}"
+    return config.get("method", "none")

@@ -29,9 +29,6 @@ from storage.models import (
 class NotFound(LookupError):
     """A named thing (version, pool, user) does not exist, or a name is needed to choose."""
 
-    def __str__(self) -> str:
-        return self.args[0]
-
 
 def _resolve(model, name: str | None, *, session: Session, kind: str, option: str):
     rows = session.exec(select(model).order_by(model.name)).all()

@@ -164,9 +164,9 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "已导入系统“{name}”的运行结果：{queries} 条查询共 {entries} 条结果",
     },
     "imported_judgments": {
-        "en": "imported {judgments} judgments by '{annotator}' ({format}) "
+        "en": "imported {judgments} judgments by '{name}' ({format}) "
         "for query set '{query_set}' and corpus version '{corpus_version}'",
-        "zh": "已导入“{annotator}”的 {judgments} 条标注（{format}），"
+        "zh": "已导入“{name}”的 {judgments} 条标注（{format}），"
         "查询集“{query_set}”，语料版本“{corpus_version}”",
     },
     "unchanged": {
@@ -174,12 +174,12 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "{kind}“{name}”已存在且内容相同：无需导入",
     },
     "judgments_unchanged": {
-        "en": "these judgments by '{annotator}' were already imported: nothing to do",
-        "zh": "“{annotator}”的这批标注已导入过：无需重复导入",
+        "en": "these judgments by '{name}' were already imported: nothing to do",
+        "zh": "“{name}”的这批标注已导入过：无需重复导入",
     },
     "user_created": {
-        "en": "created annotator '{name}' (kind {kind}, no password: cannot log in)",
-        "zh": "已创建标注者“{name}”（类型 {kind}，未设密码：不能登录）",
+        "en": "created annotator '{name}' without a password (it cannot log in)",
+        "zh": "已创建标注者“{name}”，未设密码（不能登录）",
     },
     "demo_loaded": {
         "en": "demo database: {path}",

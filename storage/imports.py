@@ -17,7 +17,7 @@ from pathlib import Path
 from sqlalchemy import insert
 from sqlmodel import Session, select
 
-from pooling.chunking import chunk_text, chunking_config
+from pooling.chunking import chunk_text, chunking_config, describe
 from storage.catalog import chunk_keys, query_keys, resolve_corpus_version, resolve_query_set
 from storage.i18n import t
 from storage.models import (
@@ -55,6 +55,7 @@ class ImportResult:
     name: str
     created: bool
     counts: dict[str, int | str] = field(default_factory=dict)
+    created_user: str | None = None  # an annotator account the import had to create
 
 
 def _sha256(text: str) -> str:
@@ -134,6 +135,7 @@ def import_corpus(
         "documents": len(corpus.documents),
         "chunks": len(corpus.chunks),
         "empty": sum(not text.strip() for *_, text in corpus.chunks),
+        "chunking": describe(chunking),
     }
 
     existing = session.exec(select(CorpusVersion).where(CorpusVersion.name == version)).first()
@@ -352,7 +354,12 @@ def import_judgments(
         )
     user, user_created = annotator_account(annotator, kind, session=session)
     digest = fingerprint(lines)
-    counts = {"judgments": len(rows), "format": file_format, "user_created": int(user_created)}
+    counts = {
+        "judgments": len(rows),
+        "format": file_format,
+        "query_set": qs.name,
+        "corpus_version": cv.name,
+    }
     done = session.exec(
         select(JudgmentBatch).where(
             JudgmentBatch.user_id == user.id,
@@ -388,4 +395,6 @@ def import_judgments(
             for row in rows
         ],
     )
-    return ImportResult(annotator, created=True, counts=counts)
+    return ImportResult(
+        annotator, created=True, counts=counts, created_user=annotator if user_created else None
+    )
