@@ -9,15 +9,20 @@ from __future__ import annotations
 
 import os
 import shutil
+import statistics
 import sys
 from importlib.resources import files
 from pathlib import Path
 
 import click
 
+from annotator import pools as pool_jobs
 from annotator.rubric import current_version
 from pooling.chunking import describe
-from storage import catalog, imports
+from pooling.systems import RetrievalOptions
+from pooling.tokenize import CHINESE_SEGMENTERS, TokenizerConfig
+from pooling.tokenize import LANGUAGES as LANGUAGES_TOKENIZE
+from storage import catalog, imports, pools
 from storage.catalog import NotFound
 from storage.db import (
     DatabaseError,
@@ -34,6 +39,7 @@ from storage.readers import InputError
 DEMO_CORPUS_VERSION = "demo-corpus-v1"
 DEMO_QUERY_SET = "demo-queries-v1"
 DEMO_CHUNK_SIZE, DEMO_CHUNK_OVERLAP = 300, 60
+DEMO_POOL, DEMO_SYSTEMS, DEMO_DEPTH = "demo-pool", "bm25,vector,rrf", 5
 
 
 class QrelsError(click.ClickException):
@@ -245,6 +251,165 @@ def import_judgments(
     _report(result, "imported_judgments")
 
 
+# -- pools ------------------------------------------------------------------------------
+
+
+@cli.group()
+def pool() -> None:
+    """Build, top up, inspect and export pools of candidates to judge."""
+
+
+systems_option = click.option(
+    "--systems",
+    required=True,
+    metavar="LIST",
+    help="Comma-separated: bm25, vector, rrf, combsum, combmnz, run:NAME (imported run).",
+)
+
+
+@pool.command("build")
+@click.argument("name")
+@systems_option
+@click.option("--depth", type=int, help="Union of each system's top K per query.")
+@click.option("--budget", type=int, help="Instead: the B best per query by fusion.")
+@click.option("--fusion", default="rrf", show_default=True, help="Fusion for --budget.")
+@click.option("--overlap", type=int, default=2, show_default=True, help="Judgments per candidate.")
+@_with_versions
+@click.option(
+    "--language",
+    type=click.Choice(LANGUAGES_TOKENIZE),
+    default="auto",
+    show_default=True,
+    help="Corpus language for tokenization (auto: detected).",
+)
+@click.option(
+    "--chinese",
+    type=click.Choice(CHINESE_SEGMENTERS),
+    default="jieba",
+    show_default=True,
+    help="How to segment Chinese text.",
+)
+@click.option(
+    "--encoder",
+    default="tfidf-svd",
+    show_default=True,
+    help="Vector encoder: tfidf-svd (built in), st:MODEL_DIR, npy:EMBEDDINGS_DIR.",
+)
+@click.option("--vector-dim", type=click.IntRange(min=2), default=256, show_default=True)
+@click.option(
+    "--retrieval-depth",
+    type=click.IntRange(min=1),
+    default=100,
+    show_default=True,
+    help="How deep each system ranks (for fusion and provenance).",
+)
+@click.pass_context
+def pool_build(ctx: click.Context, name: str, **options) -> None:
+    """Build pool NAME from several systems' top results per query."""
+    engine = _engine(ctx)
+    retrieval = RetrievalOptions(
+        tokenizer=TokenizerConfig(language=options["language"], chinese=options["chinese"]),
+        encoder=options["encoder"],
+        vector_dim=options["vector_dim"],
+        depth=options["retrieval_depth"],
+    )
+    result = pool_jobs.build_pool(
+        engine,
+        name,
+        systems=options["systems"],
+        depth=options["depth"],
+        budget=options["budget"],
+        fusion=options["fusion"],
+        overlap=options["overlap"],
+        query_set=options["query_set"],
+        corpus_version=options["corpus_version"],
+        options=retrieval,
+        progress=True,
+    )
+    _echo_pool_built(result, options["overlap"])
+
+
+def _echo_pool_built(result: pools.PoolResult, overlap: int) -> None:
+    added, queries = _number(result.added), _number(result.queries)
+    click.echo(t("pool_built", name=result.name, added=added, queries=queries, overlap=overlap))
+
+
+@pool.command("topup")
+@click.argument("name")
+@systems_option
+@click.option("--depth", type=int, required=True, help="Each new system's top K per query.")
+@click.pass_context
+def pool_topup(ctx: click.Context, name: str, systems: str, depth: int) -> None:
+    """Add new systems' candidates that are neither in the pool nor judged yet."""
+    result = pool_jobs.topup_pool(_engine(ctx), name, systems=systems, depth=depth, progress=True)
+    counts = {k: _number(v) for k, v in vars(result).items() if isinstance(v, int)}
+    click.echo(t("pool_topped_up", name=result.name, **counts))
+
+
+@pool.command("show")
+@click.argument("name")
+@click.option("--per-query", is_flag=True, help="Also list the size of every query's pool.")
+@click.pass_context
+def pool_show(ctx: click.Context, name: str, per_query: bool) -> None:
+    """Report size per query, and each system's unique contribution and overlap."""
+    with session_scope(_engine(ctx)) as session:
+        report = pools.pool_report(pools.get_pool(name, session=session), session=session)
+    sizes = sorted(report.sizes.values())
+    click.echo(
+        f"{report.name}: {report.config.get('systems_spec', '')} "
+        f"({report.config.get('strategy')} {report.config.get('size')}, "
+        f"overlap {report.overlap})"
+    )
+    click.echo(
+        t(
+            "pool_show_sizes",
+            candidates=_number(sum(sizes)),
+            queries=_number(len(sizes)),
+            low=sizes[0] if sizes else 0,
+            median=f"{statistics.median(sizes):g}" if sizes else 0,
+            high=sizes[-1] if sizes else 0,
+            empty=sum(1 for n in sizes if n == 0),
+        )
+    )
+    click.echo("\n" + t("pool_show_systems"))
+    for system, found in report.found.items():
+        click.echo(
+            "  "
+            + t(
+                "pool_show_system",
+                system=system,
+                found=_number(found),
+                unique=_number(report.unique[system]),
+            )
+        )
+    if len(report.found) > 1:
+        click.echo("\n" + t("pool_show_shared"))
+        names = list(report.found)
+        width = max(len(n) for n in names)
+        click.echo(" " * (width + 2) + "  ".join(f"{n:>{max(len(n), 6)}}" for n in names))
+        for a in names:
+            cells = ["-" if a == b else str(report.shared[a][b]) for b in names]
+            click.echo(
+                f"  {a:<{width}}"
+                + "  ".join(f"{c:>{max(len(n), 6)}}" for c, n in zip(cells, names, strict=True))
+            )
+    if per_query:
+        click.echo("\n" + t("pool_show_per_query"))
+        for query_id, size in report.sizes.items():
+            click.echo(f"  {query_id}\t{size}")
+
+
+@pool.command("export")
+@click.argument("name")
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.pass_context
+def pool_export(ctx: click.Context, name: str, file: Path) -> None:
+    """Write the pool's candidates with provenance as JSONL."""
+    with session_scope(_engine(ctx)) as session:
+        count = pools.export_pool(pools.get_pool(name, session=session), file, session=session)
+    click.echo(t("pool_exported", count=_number(count), name=name, path=file))
+
+
 # -- status and demo --------------------------------------------------------------------
 
 
@@ -365,6 +530,11 @@ def demo(folder: Path, reset: bool) -> None:
         )
     _report(corpus, "imported_corpus", "kind_corpus_version")
     _report(queries, "imported_queries", "kind_query_set")
+    with session_scope(engine) as session:
+        has_pool = pools.find_pool(DEMO_POOL, session=session) is not None
+    if not has_pool:
+        result = pool_jobs.build_pool(engine, DEMO_POOL, systems=DEMO_SYSTEMS, depth=DEMO_DEPTH)
+        _echo_pool_built(result, overlap=2)
     with session_scope(engine) as session:
         summary = catalog.status(session=session)
     click.echo("")

@@ -131,6 +131,88 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "cannot connect to the database at {url}: {detail}",
         "zh": "无法连接数据库 {url}：{detail}",
     },
+    # -- pools and systems
+    "pool_unknown": {
+        "en": "pool '{name}' does not exist (known: {known})",
+        "zh": "候选池“{name}”不存在（已有：{known}）",
+    },
+    "pool_exists": {
+        "en": "pool '{name}' already exists; a pool keeps its name: use `qrels pool topup` "
+        "to add candidates or choose a new name",
+        "zh": "候选池“{name}”已存在；如需增加候选请用 `qrels pool topup`，或换一个名称",
+    },
+    "run_unknown": {
+        "en": "unknown run '{name}' for this query set and corpus version (imported runs: {known})",
+        "zh": "该查询集与语料版本下没有名为“{name}”的运行结果（已导入：{known}）",
+    },
+    "overlap_positive": {
+        "en": "overlap must be at least 1, got {value}",
+        "zh": "重复标注数（overlap）至少为 1，实际为 {value}",
+    },
+    "size_positive": {
+        "en": "{what} must be a whole number of at least 1, got {value}",
+        "zh": "{what} 必须是不小于 1 的整数，实际为 {value}",
+    },
+    "unknown_name": {
+        "en": "unknown {what} '{name}'; valid: {valid}",
+        "zh": "未知的{what}“{name}”；可选：{valid}",
+    },
+    "what_system": {"en": "system", "zh": "系统"},
+    "what_fusion": {"en": "fusion method", "zh": "融合方法"},
+    "what_strategy": {"en": "pooling strategy", "zh": "建池策略"},
+    "what_language": {"en": "language", "zh": "语言"},
+    "what_segmenter": {"en": "Chinese segmenter", "zh": "中文分词方式"},
+    "what_backend": {"en": "vector backend", "zh": "向量检索后端"},
+    "what_encoder": {"en": "vector encoder", "zh": "向量编码器"},
+    "no_systems": {"en": "no systems given; valid: {valid}", "zh": "未指定系统；可选：{valid}"},
+    "system_twice": {"en": "system listed twice: {names}", "zh": "系统重复列出：{names}"},
+    "fusion_needs_two": {
+        "en": "a fusion method needs at least two other systems to fuse",
+        "zh": "融合方法至少需要另外两个系统",
+    },
+    "nothing_to_fuse": {"en": "nothing to fuse: no runs given", "zh": "没有可融合的运行结果"},
+    "budget_no_fusion_systems": {
+        "en": "with --budget the candidates are fused with --fusion; list only retrievers "
+        "and runs in --systems (found {names})",
+        "zh": "使用 --budget 时由 --fusion 指定融合方法；--systems 中只列检索系统和运行结果"
+        "（发现 {names}）",
+    },
+    "depth_or_budget": {
+        "en": "give exactly one of --depth and --budget",
+        "zh": "--depth 与 --budget 须且只能指定一个",
+    },
+    "pool_built": {
+        "en": "pool '{name}': {added} candidates for {queries} queries "
+        "(overlap {overlap}: each needs {overlap} judgments)",
+        "zh": "候选池“{name}”：{queries} 条查询共 {added} 个候选"
+        "（每个候选需 {overlap} 份独立标注）",
+    },
+    "pool_topped_up": {
+        "en": "pool '{name}': {added} new candidates for {queries} queries; "
+        "{already_in_pool} were in the pool already, {already_judged} already judged",
+        "zh": "候选池“{name}”：为 {queries} 条查询新增 {added} 个候选；"
+        "{already_in_pool} 个已在池中，{already_judged} 个已有标注",
+    },
+    "pool_exported": {
+        "en": "wrote {count} candidates of pool '{name}' to {path}",
+        "zh": "已将候选池“{name}”的 {count} 个候选写入 {path}",
+    },
+    "pool_show_sizes": {
+        "en": "{candidates} candidates for {queries} queries: per query min {low}, "
+        "median {median}, max {high}; {empty} queries without candidates",
+        "zh": "{queries} 条查询共 {candidates} 个候选：每条查询最少 {low}，中位数 {median}，"
+        "最多 {high}；{empty} 条查询没有候选",
+    },
+    "pool_show_system": {
+        "en": "{system}: found {found}, unique {unique}",
+        "zh": "{system}：找到 {found}，独有 {unique}",
+    },
+    "pool_show_systems": {
+        "en": "systems (found: candidates it put forward; unique: found by no other system)",
+        "zh": "各系统（找到：该系统提供的候选数；独有：其他系统均未找到的候选数）",
+    },
+    "pool_show_shared": {"en": "shared with other systems", "zh": "与其他系统共同找到"},
+    "pool_show_per_query": {"en": "candidates per query", "zh": "各查询候选数"},
     # -- kinds, as named in messages
     "kind_corpus_version": {"en": "corpus version", "zh": "语料版本"},
     "kind_query_set": {"en": "query set", "zh": "查询集"},
@@ -240,6 +322,13 @@ def current_language() -> str:
         if value:
             return "zh" if value.startswith("zh") else "en"
     return "en"
+
+
+def check_name(name: str, valid, what: str) -> None:
+    """Raise ``ValueError`` naming the valid choices unless ``name`` is one of ``valid``
+    (``what`` is the message key of what is being chosen, e.g. ``what_fusion``)."""
+    if name not in valid:
+        raise ValueError(t("unknown_name", what=t(what), name=name, valid=", ".join(valid)))
 
 
 def t(key: str, lang: str | None = None, **params: object) -> str:

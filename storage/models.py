@@ -11,7 +11,16 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import JSON, CheckConstraint, Column, DateTime, Index, Text, UniqueConstraint
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    CheckConstraint,
+    Column,
+    DateTime,
+    Index,
+    Text,
+    UniqueConstraint,
+)
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlmodel import Field, SQLModel
 
@@ -167,7 +176,7 @@ class PoolCandidate(SQLModel, table=True):
     query_id: int = Field(foreign_key="query.id", index=True)
     chunk_id: int = Field(foreign_key="chunk.id", index=True)
     # A seeded random key: candidates are shown in this order, which carries no hint of rank.
-    shuffle_key: int
+    shuffle_key: int = Field(sa_column=Column(BigInteger, nullable=False))
     added_at: datetime = _created()
 
 

@@ -136,3 +136,39 @@ def test_demo_collection_is_bilingual_with_slices_splits_and_no_answer_queries()
     assert any(not q.answerable for q in queries)
     assert all(q.slices for q in queries)
     json.dumps([q.text for q in queries], ensure_ascii=False)
+
+
+def test_pool_commands(qrels, tmp_path, monkeypatch):
+    monkeypatch.setenv("QRELS_CACHE_DIR", str(tmp_path / "cache"))
+    qrels("init")
+    qrels("import", "corpus", write(tmp_path, "c.jsonl", jsonl(CORPUS)), "--corpus-version", "c1")
+    qrels("import", "queries", write(tmp_path, "q.jsonl", jsonl(QUERIES)), "--query-set", "qs1")
+    qrels(
+        "import",
+        "run",
+        write(tmp_path, "r.trec", "q1 Q0 bike 1 1.0 x\nq3 Q0 tea 1 1.0 x\n"),
+        "--system",
+        "ext",
+    )
+    out = qrels("pool", "build", "p", "--systems", "bm25,vector,rrf", "--depth", "2").output
+    assert "pool 'p':" in out and "(overlap 2: each needs 2 judgments)" in out
+    shown = qrels("pool", "show", "p", "--per-query").output
+    assert "systems (found: candidates it put forward; unique: found by no other system)" in shown
+    assert "bm25: found" in shown and "shared with other systems" in shown
+    out = qrels("pool", "topup", "p", "--systems", "run:ext", "--depth", "5").output
+    assert "were in the pool already" in out
+    export = tmp_path / "p.jsonl"
+    out = qrels("pool", "export", "p", export).output
+    assert f"to {export}" in out
+    records = [json.loads(line) for line in export.read_text().splitlines()]
+    assert all(set(r) == {"query_id", "chunk_id", "provenance"} for r in records)
+    assert all(s["rank"] >= 1 for r in records for s in r["provenance"])
+    assert "p (qs1 × c1):" in qrels("status").output
+    result = qrels("pool", "build", "p2", "--systems", "bm25,nope", "--depth", "2", expect=1)
+    assert result.stderr.startswith("error: unknown system 'nope'; valid: bm25, vector, rrf")
+    result = qrels(
+        "--lang", "zh", "pool", "build", "p2", "--systems", "bm25", "--depth", "0", expect=1
+    )
+    assert result.stderr == "错误：depth 必须是不小于 1 的整数，实际为 0\n"
+    result = qrels("pool", "build", "p2", "--systems", "run:missing", "--depth", "3", expect=1)
+    assert "unknown run 'missing'" in result.stderr

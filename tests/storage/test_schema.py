@@ -111,3 +111,14 @@ def test_foreign_keys_are_enforced(judged):
     row["chunk_id"] = 999_999
     with pytest.raises(IntegrityError), session_scope(judged) as session:
         session.add(Judgment(**row))
+
+
+def test_migrations_match_the_models(engine):
+    """A change to models.py without a migration fails here, on both databases."""
+    from alembic.autogenerate import compare_metadata
+    from alembic.runtime.migration import MigrationContext
+    from sqlmodel import SQLModel
+
+    with engine.connect() as connection:
+        context = MigrationContext.configure(connection, opts={"compare_type": True})
+        assert compare_metadata(context, SQLModel.metadata) == []

@@ -395,7 +395,7 @@ def upgrade() -> None:
         sa.Column("pool_id", sa.Integer(), nullable=False),
         sa.Column("query_id", sa.Integer(), nullable=False),
         sa.Column("chunk_id", sa.Integer(), nullable=False),
-        sa.Column("shuffle_key", sa.Integer(), nullable=False),
+        sa.Column("shuffle_key", sa.BigInteger(), nullable=False),
         sa.Column("added_at", sa.DateTime(timezone=True), nullable=False),
         sa.ForeignKeyConstraint(
             ["chunk_id"],

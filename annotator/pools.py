@@ -1,0 +1,108 @@
+"""Building and topping up pools: read from the database, retrieve, write back.
+
+Retrieval can take minutes on a large corpus, so it runs between two short transactions
+(one that reads the inputs, one that stores the pool) instead of inside one that would
+keep annotators waiting. The CLI and the lead's pages both call these.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy.engine import Engine
+
+from pooling.systems import RetrievalOptions, build_candidates, parse_systems
+from storage import pools
+from storage.catalog import resolve_corpus_version, resolve_query_set
+from storage.db import session_scope
+from storage.i18n import t
+from storage.models import CorpusVersion, QuerySet
+
+
+def _inputs(engine: Engine, specs, query_set: str | None, corpus_version: str | None):
+    with session_scope(engine) as session:
+        qs = resolve_query_set(query_set, session=session)
+        cv = resolve_corpus_version(corpus_version, session=session)
+        names = [s.run_name for s in specs if s.kind == "external_run"]
+        external = pools.imported_runs(names, qs, cv, session=session)
+        corpus = pools.retrieval_corpus(cv, session=session)
+        queries = pools.query_texts(qs, session=session)
+    return qs, cv, corpus, queries, external
+
+
+def build_pool(
+    engine: Engine,
+    name: str,
+    *,
+    systems: str,
+    depth: int | None = None,
+    budget: int | None = None,
+    fusion: str = "rrf",
+    overlap: int = 2,
+    query_set: str | None = None,
+    corpus_version: str | None = None,
+    options: RetrievalOptions = RetrievalOptions(),  # noqa: B008  (frozen, never mutated)
+    progress: bool = False,
+) -> pools.PoolResult:
+    """Build pool ``name`` from ``systems`` (``"bm25,vector,rrf,run:NAME"``), either the
+    union of each system's top ``depth`` or the ``budget`` best by ``fusion``, and store it.
+    Raises ``ValueError`` for bad parameters and ``NotFound`` for unknown versions or runs,
+    before any retrieval starts."""
+    if (depth is None) == (budget is None):
+        raise ValueError(t("depth_or_budget"))
+    if overlap < 1:
+        raise ValueError(t("overlap_positive", value=overlap))
+    specs = parse_systems(systems)
+    with session_scope(engine) as session:
+        if pools.find_pool(name, session=session) is not None:
+            raise ValueError(t("pool_exists", name=name))
+    qs, cv, corpus, queries, external = _inputs(engine, specs, query_set, corpus_version)
+    strategy, size = ("depth", depth) if depth is not None else ("budget", budget)
+    candidates, config = build_candidates(
+        specs,
+        corpus,
+        queries,
+        external,
+        strategy=strategy,
+        size=size,
+        fusion=fusion,
+        options=options,
+        progress=progress,
+    )
+    with session_scope(engine) as session:
+        return pools.create_pool(
+            name,
+            candidates,
+            session=session,
+            query_set=qs,
+            corpus_version=cv,
+            config={**config, "systems_spec": systems},
+            overlap=overlap,
+        )
+
+
+def topup_pool(
+    engine: Engine, name: str, *, systems: str, depth: int, progress: bool = False
+) -> pools.PoolResult:
+    """Add to pool ``name`` the top ``depth`` of ``systems`` that are neither in the pool
+    nor judged yet; built-in systems retrieve as the pool was built (same options)."""
+    specs = parse_systems(systems)
+    with session_scope(engine) as session:
+        pool = pools.get_pool(name, session=session)
+        qs = session.get(QuerySet, pool.query_set_id)
+        cv = session.get(CorpusVersion, pool.corpus_version_id)
+        options = RetrievalOptions.from_dict(pool.config["retrieval"])
+    _, _, corpus, queries, external = _inputs(engine, specs, qs.name, cv.name)
+    candidates, config = build_candidates(
+        specs,
+        corpus,
+        queries,
+        external,
+        strategy="depth",
+        size=depth,
+        options=options,
+        progress=progress,
+    )
+    with session_scope(engine) as session:
+        pool = pools.get_pool(name, session=session)
+        return pools.topup_pool(
+            pool, candidates, session=session, config={**config, "systems_spec": systems}
+        )

@@ -1,0 +1,393 @@
+"""Pools in the database: create one from candidates, top it up, report on it, export it.
+
+What to pool is decided in ``pooling`` (which knows nothing of the database); this module
+feeds it corpus texts, queries and imported runs, and stores what it returns. Every
+function takes a keyword-only ``session`` and never commits.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sqlalchemy import insert
+from sqlmodel import Session, select
+
+from pooling.pool import Candidate, Source, shuffle_key
+from pooling.retrievers import Corpus
+from pooling.run import Run
+from storage.catalog import NotFound, chunk_keys, query_keys
+from storage.i18n import t
+from storage.models import (
+    CandidateSource,
+    Chunk,
+    CorpusVersion,
+    Document,
+    Judgment,
+    Pool,
+    PoolCandidate,
+    Query,
+    QuerySet,
+    RunEntry,
+    System,
+    User,
+    utcnow,
+)
+
+MANUAL_PREFIX = "manual:"
+
+
+def find_pool(name: str, *, session: Session) -> Pool | None:
+    """The pool called ``name``, or None."""
+    return session.exec(select(Pool).where(Pool.name == name)).first()
+
+
+def get_pool(name: str, *, session: Session) -> Pool:
+    """The pool called ``name``; raises ``NotFound`` listing the pools there are."""
+    pool = find_pool(name, session=session)
+    if pool is None:
+        known = ", ".join(session.exec(select(Pool.name).order_by(Pool.name)).all()) or "-"
+        raise NotFound(t("pool_unknown", name=name, known=known))
+    return pool
+
+
+def retrieval_corpus(corpus_version: CorpusVersion, *, session: Session) -> Corpus:
+    """The chunks of a corpus version as retrievers index them: the parent document's title,
+    then the chunk text."""
+    rows = session.exec(
+        select(Chunk.chunk_id, Document.title, Chunk.text)
+        .join(Document, Document.id == Chunk.document_id)
+        .where(Chunk.corpus_version_id == corpus_version.id)
+        .order_by(Chunk.id)
+    ).all()
+    return Corpus(
+        fingerprint=corpus_version.content_hash,
+        ids=[chunk_id for chunk_id, _, _ in rows],
+        texts=[f"{title}\n{text}" if title else text for _, title, text in rows],
+    )
+
+
+def query_texts(query_set: QuerySet, *, session: Session) -> dict[str, str]:
+    """Query id -> text, for the queries of one set."""
+    rows = session.exec(
+        select(Query.query_id, Query.text)
+        .where(Query.query_set_id == query_set.id)
+        .order_by(Query.id)
+    ).all()
+    return dict(rows)
+
+
+def imported_runs(
+    names: list[str], query_set: QuerySet, corpus_version: CorpusVersion, *, session: Session
+) -> dict[str, Run]:
+    """The runs imported under ``names`` for this query set and corpus version; raises
+    ``NotFound`` naming the runs there are when one is missing."""
+    systems = session.exec(
+        select(System).where(
+            System.kind == "external_run",
+            System.query_set_id == query_set.id,
+            System.corpus_version_id == corpus_version.id,
+        )
+    ).all()
+    by_name = {s.name: s for s in systems}
+    for name in names:
+        if name not in by_name:
+            known = ", ".join(sorted(by_name)) or "-"
+            raise NotFound(t("run_unknown", name=name, known=known))
+    runs = {}
+    for name in names:
+        rows = session.exec(
+            select(Query.query_id, Chunk.chunk_id, RunEntry.score)
+            .join(Query, Query.id == RunEntry.query_id)
+            .join(Chunk, Chunk.id == RunEntry.chunk_id)
+            .where(RunEntry.system_id == by_name[name].id)
+        ).all()
+        scores: dict[str, dict[str, float]] = {}
+        for query_id, chunk_id, score in rows:
+            scores.setdefault(query_id, {})[chunk_id] = score
+        runs[name] = Run(scores, name)
+    return runs
+
+
+@dataclass
+class PoolResult:
+    """What a build or top-up did to a pool."""
+
+    name: str
+    added: int
+    queries: int
+    already_in_pool: int = 0
+    already_judged: int = 0
+
+
+def _insert_candidates(
+    pool: Pool,
+    candidates: list[Candidate],
+    queries: dict[str, int],
+    chunks: dict[str, int],
+    *,
+    session: Session,
+) -> None:
+    seed = pool.config.get("seed", pool.name)
+    now = utcnow()
+    session.execute(
+        insert(PoolCandidate),
+        [
+            {
+                "pool_id": pool.id,
+                "query_id": queries[c.query_id],
+                "chunk_id": chunks[c.chunk_id],
+                "shuffle_key": shuffle_key(seed, c.query_id, c.chunk_id),
+                "added_at": now,
+            }
+            for c in candidates
+        ],
+    )
+    _insert_sources(pool, candidates, queries, chunks, session=session)
+
+
+def _candidate_keys(pool: Pool, *, session: Session) -> dict[tuple[int, int], int]:
+    rows = session.exec(
+        select(PoolCandidate.query_id, PoolCandidate.chunk_id, PoolCandidate.id).where(
+            PoolCandidate.pool_id == pool.id
+        )
+    ).all()
+    return {(q, c): candidate for q, c, candidate in rows}
+
+
+def _insert_sources(
+    pool: Pool,
+    candidates: list[Candidate],
+    queries: dict[str, int],
+    chunks: dict[str, int],
+    *,
+    session: Session,
+) -> None:
+    keys = _candidate_keys(pool, session=session)
+    existing = set(
+        session.exec(
+            select(CandidateSource.candidate_id, CandidateSource.system)
+            .join(PoolCandidate, PoolCandidate.id == CandidateSource.candidate_id)
+            .where(PoolCandidate.pool_id == pool.id)
+        ).all()
+    )
+    rows = []
+    for candidate in candidates:
+        key = keys[(queries[candidate.query_id], chunks[candidate.chunk_id])]
+        for source in candidate.sources:
+            if (key, source.system) not in existing:
+                rows.append(
+                    {
+                        "candidate_id": key,
+                        "system": source.system,
+                        "rank": source.rank,
+                        "score": source.score,
+                    }
+                )
+    if rows:
+        session.execute(insert(CandidateSource), rows)
+
+
+def create_pool(
+    name: str,
+    candidates: list[Candidate],
+    *,
+    session: Session,
+    query_set: QuerySet,
+    corpus_version: CorpusVersion,
+    config: dict,
+    overlap: int = 2,
+) -> PoolResult:
+    """Store a new pool with its candidates, their provenance and its config.
+    Raises ``ValueError`` when the name is taken or ``overlap`` is below 1."""
+    if overlap < 1:
+        raise ValueError(t("overlap_positive", value=overlap))
+    if find_pool(name, session=session) is not None:
+        raise ValueError(t("pool_exists", name=name))
+    pool = Pool(
+        name=name,
+        query_set_id=query_set.id,
+        corpus_version_id=corpus_version.id,
+        config={"seed": name, **config},
+        overlap=overlap,
+    )
+    session.add(pool)
+    session.flush()
+    queries, chunks = (
+        query_keys(query_set, session=session),
+        chunk_keys(corpus_version, session=session),
+    )
+    if candidates:
+        _insert_candidates(pool, candidates, queries, chunks, session=session)
+    return PoolResult(name, added=len(candidates), queries=len({c.query_id for c in candidates}))
+
+
+def judged_pairs(query_set: QuerySet, *, session: Session) -> set[tuple[int, int]]:
+    """(query key, chunk key) pairs that any human has judged, in any pool or import."""
+    rows = session.exec(
+        select(Judgment.query_id, Judgment.chunk_id)
+        .join(User, User.id == Judgment.user_id)
+        .join(Query, Query.id == Judgment.query_id)
+        .where(User.kind == "human", Query.query_set_id == query_set.id)
+        .distinct()
+    ).all()
+    return set(rows)
+
+
+def topup_pool(
+    pool: Pool, candidates: list[Candidate], *, session: Session, config: dict
+) -> PoolResult:
+    """Add the candidates that are neither in ``pool`` nor judged by anyone yet; for those
+    already in the pool only the new systems' provenance is added. Judged candidates and
+    everything already in the pool stay as they are. ``config`` is appended to the pool's
+    record of top-ups."""
+    query_set = session.get(QuerySet, pool.query_set_id)
+    corpus_version = session.get(CorpusVersion, pool.corpus_version_id)
+    queries, chunks = (
+        query_keys(query_set, session=session),
+        chunk_keys(corpus_version, session=session),
+    )
+    in_pool = _candidate_keys(pool, session=session)
+    judged = judged_pairs(query_set, session=session)
+    new, known, skipped = [], [], 0
+    for candidate in candidates:
+        key = (queries[candidate.query_id], chunks[candidate.chunk_id])
+        if key in in_pool:
+            known.append(candidate)
+        elif key in judged:
+            skipped += 1
+        else:
+            new.append(candidate)
+    if new:
+        _insert_candidates(pool, new, queries, chunks, session=session)
+    if known:
+        _insert_sources(pool, known, queries, chunks, session=session)
+    pool.config = {**pool.config, "topups": [*pool.config.get("topups", []), config]}
+    session.add(pool)
+    return PoolResult(
+        pool.name,
+        added=len(new),
+        queries=len({c.query_id for c in new}),
+        already_in_pool=len(known),
+        already_judged=skipped,
+    )
+
+
+def add_manual_candidate(
+    pool: Pool, query_id: str, chunk_id: str, user: str, *, session: Session
+) -> bool:
+    """Add a chunk an annotator found by searching to a query's pool, with provenance
+    ``manual:<user>``. Returns False when it was in the pool already (the provenance is
+    still recorded). Raises ``NotFound`` for an id the pool's versions do not know."""
+    query_set = session.get(QuerySet, pool.query_set_id)
+    corpus_version = session.get(CorpusVersion, pool.corpus_version_id)
+    queries, chunks = (
+        query_keys(query_set, session=session),
+        chunk_keys(corpus_version, session=session),
+    )
+    if query_id not in queries:
+        raise NotFound(t("unknown_query", value=query_id, query_set=query_set.name))
+    if chunk_id not in chunks:
+        raise NotFound(t("unknown_chunk", value=chunk_id, corpus_version=corpus_version.name))
+    candidate = Candidate(query_id, chunk_id, [Source(f"{MANUAL_PREFIX}{user}", None, None)])
+    is_new = (queries[query_id], chunks[chunk_id]) not in _candidate_keys(pool, session=session)
+    if is_new:
+        _insert_candidates(pool, [candidate], queries, chunks, session=session)
+    else:
+        _insert_sources(pool, [candidate], queries, chunks, session=session)
+    return is_new
+
+
+# -- reading a pool ---------------------------------------------------------------------
+
+
+@dataclass
+class PoolReport:
+    """Size per query, and per system: candidates found, found by no other system (unique
+    contribution), and shared with each other system."""
+
+    name: str
+    config: dict
+    overlap: int
+    sizes: dict[str, int]
+    found: dict[str, int] = field(default_factory=dict)
+    unique: dict[str, int] = field(default_factory=dict)
+    shared: dict[str, dict[str, int]] = field(default_factory=dict)
+
+
+def pool_candidates(pool: Pool, *, session: Session) -> list[Candidate]:
+    """Every candidate of the pool with its provenance, by query then shuffle order."""
+    rows = session.exec(
+        select(PoolCandidate.id, Query.query_id, Chunk.chunk_id)
+        .join(Query, Query.id == PoolCandidate.query_id)
+        .join(Chunk, Chunk.id == PoolCandidate.chunk_id)
+        .where(PoolCandidate.pool_id == pool.id)
+        .order_by(Query.query_id, PoolCandidate.shuffle_key)
+    ).all()
+    sources = defaultdict(list)
+    for candidate_id, system, rank, score in session.exec(
+        select(
+            CandidateSource.candidate_id,
+            CandidateSource.system,
+            CandidateSource.rank,
+            CandidateSource.score,
+        )
+        .join(PoolCandidate, PoolCandidate.id == CandidateSource.candidate_id)
+        .where(PoolCandidate.pool_id == pool.id)
+        .order_by(CandidateSource.id)
+    ).all():
+        sources[candidate_id].append((system, rank, score))
+    return [
+        Candidate(query_id, chunk_id, [Source(*s) for s in sources[key]])
+        for key, query_id, chunk_id in rows
+    ]
+
+
+def pool_report(pool: Pool, *, session: Session) -> PoolReport:
+    """How the pool is made up: see ``PoolReport``."""
+    candidates = pool_candidates(pool, session=session)
+    query_set = session.get(QuerySet, pool.query_set_id)
+    sizes = dict.fromkeys(query_texts(query_set, session=session), 0)
+    sizes.update(Counter(c.query_id for c in candidates))
+    found: Counter = Counter()
+    unique: Counter = Counter()
+    shared: dict[str, Counter] = defaultdict(Counter)
+    for candidate in candidates:
+        systems = sorted({s.system for s in candidate.sources})
+        found.update(systems)
+        if len(systems) == 1:
+            unique[systems[0]] += 1
+        for a in systems:
+            for b in systems:
+                if a != b:
+                    shared[a][b] += 1
+    names = sorted(found)
+    return PoolReport(
+        name=pool.name,
+        config=pool.config,
+        overlap=pool.overlap,
+        sizes=sizes,
+        found={n: found[n] for n in names},
+        unique={n: unique[n] for n in names},
+        shared={a: {b: shared[a][b] for b in names if b != a} for a in names},
+    )
+
+
+def export_pool(pool: Pool, path: Path | str, *, session: Session) -> int:
+    """Write the pool as JSONL: ``query_id``, ``chunk_id``, ``provenance`` (a list of
+    ``{system, rank, score}``, ranks from 1). Returns the number of candidates written."""
+    candidates = pool_candidates(pool, session=session)
+    with open(path, "w", encoding="utf-8") as handle:
+        for candidate in candidates:
+            record = {
+                "query_id": candidate.query_id,
+                "chunk_id": candidate.chunk_id,
+                "provenance": [
+                    {"system": s.system, "rank": s.rank, "score": s.score}
+                    for s in candidate.sources
+                ],
+            }
+            handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+    return len(candidates)
