@@ -111,11 +111,14 @@ class BM25Retriever:
         requested = {"tokenizer": tokenizer.to_dict(), "k1": k1, "b": b}
         path = _cache_path("bm25", corpus.fingerprint, requested)
 
+        built = None
+
         def build(folder: Path) -> None:
+            nonlocal built
             tokenize = Tokenizer(tokenizer).resolved(corpus.texts)
-            index = bm25s.BM25(k1=k1, b=b)
-            index.index(tokenize(corpus.texts), show_progress=progress)
-            index.save(folder, show_progress=False)
+            built = bm25s.BM25(k1=k1, b=b)
+            built.index(tokenize(corpus.texts), show_progress=progress)
+            built.save(folder, show_progress=False)
             meta = {"ids": corpus.ids, "tokenizer": tokenize.config.to_dict()}
             (folder / "qrels.json").write_text(json.dumps(meta, ensure_ascii=False))
 
@@ -123,7 +126,7 @@ class BM25Retriever:
         meta = json.loads((self.path / "qrels.json").read_text())
         self.ids: list[str] = meta["ids"]
         self._tokenizer = Tokenizer(TokenizerConfig(**meta["tokenizer"]))
-        self.index = bm25s.BM25.load(self.path, show_progress=False)
+        self.index = built or bm25s.BM25.load(self.path, show_progress=False)
         # The config as resolved: "auto" language replaced by the one detected.
         self.config = {"kind": "lexical", **requested, "tokenizer": meta["tokenizer"]}
 

@@ -28,6 +28,8 @@ CHINESE_SEGMENTERS = ("jieba", "bigram")
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
 _RUNS = re.compile(f"[{_CJK}]+|[^\\W{_CJK}_]+")
 _HAS_CJK = re.compile(f"[{_CJK}]")
+_CJK_CHARS = re.compile(f"[{_CJK}]")
+_LETTERS = re.compile(r"[^\W\d_]")
 _STOP_EN = frozenset(STOPWORDS_EN)
 _STOP_ZH = frozenset(STOPWORDS_CHINESE)
 
@@ -53,21 +55,28 @@ class TokenizerConfig:
 def detect_language(texts: Iterable[str], sample: int = 2000) -> str:
     """``zh``, ``en`` or ``mixed``, from the share of Chinese characters among the letters of
     (up to) the first ``sample`` texts."""
-    cjk = other = 0
+    cjk = letters = 0
     for i, text in enumerate(texts):
         if i >= sample:
             break
-        for char in text:
-            if char.isalpha():
-                if is_cjk(char):
-                    cjk += 1
-                else:
-                    other += 1
-    total = cjk + other
-    if total == 0 or cjk / total < 0.05:
+        cjk += len(_CJK_CHARS.findall(text))
+        letters += len(_LETTERS.findall(text))
+    if letters == 0 or cjk / letters < 0.05:
         return "en"
     # Chinese text spends one character per syllable, English about five per word: weigh so.
-    return "zh" if cjk / total > 0.5 else "mixed"
+    return "zh" if cjk / letters > 0.5 else "mixed"
+
+
+class _Stems(dict):
+    """word -> stem (None for a stopword), computed once per distinct word."""
+
+    def __init__(self, stem) -> None:
+        super().__init__()
+        self._stem = stem
+
+    def __missing__(self, word: str) -> str | None:
+        value = self[word] = self._stem(word)
+        return value
 
 
 DEFAULT_TOKENIZER = TokenizerConfig()
@@ -80,7 +89,7 @@ class Tokenizer:
     def __init__(self, config: TokenizerConfig = DEFAULT_TOKENIZER) -> None:
         self.config = config
         self._stemmer = Stemmer.Stemmer("english") if config.stem else None
-        self._word_cache: dict[str, str | None] = {}
+        self._stems = _Stems(self._stem)
         self._jieba = None
 
     def resolved(self, texts: list[str]) -> Tokenizer:
@@ -108,14 +117,7 @@ class Tokenizer:
         return tokens
 
     def _words(self, words: list[str]) -> list[str]:
-        cache, out = self._word_cache, []
-        for word in words:
-            stem = cache.get(word, "")
-            if stem == "":
-                stem = cache[word] = self._stem(word)
-            if stem is not None:
-                out.append(stem)
-        return out
+        return [stem for stem in map(self._stems.__getitem__, words) if stem]
 
     def _stem(self, word: str) -> str | None:
         """The stem of a word, or None for a stopword or a lone letter."""

@@ -174,3 +174,17 @@ def test_a_pool_name_is_never_reused(loaded):
     with pytest.raises(NotFound, match="pool 'zz' does not exist"):
         topup_pool(loaded, "zz", systems="run:new", depth=1)
     assert snapshot(loaded) == before
+
+
+def test_manual_search_finds_and_adds_with_the_users_provenance(loaded):
+    from annotator.search import ManualSearch
+
+    build_pool(loaded, "p", systems="run:old", depth=5)
+    search = ManualSearch(loaded, "p")
+    hits = search.search("brake pads")
+    assert hits[0].chunk_id == "bike" and "brake pads" in hits[0].text
+    assert not hasattr(hits[0], "score")
+    assert search.search("   ") == []
+    assert search.add("q3", hits[0].chunk_id, "carol") is True
+    assert search.add("q3", hits[0].chunk_id, "carol") is False
+    assert [s.system for s in candidates_of(loaded, "p")[("q3", "bike")]] == ["manual:carol"]

@@ -1,0 +1,55 @@
+"""Manual search: an annotator looks for evidence the pool missed and adds it.
+
+The app keeps one ``ManualSearch`` per pool (the BM25 index is the pool's own, from the
+on-disk cache); results carry the chunk and its document title, never a score or rank that
+could hint at what the systems thought.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy.engine import Engine
+
+from pooling.retrievers import BM25Retriever
+from pooling.tokenize import TokenizerConfig
+from storage import pools
+from storage.db import session_scope
+from storage.models import CorpusVersion
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A chunk found by manual search, as the annotator sees it."""
+
+    chunk_id: str
+    text: str
+
+
+class ManualSearch:
+    """Search the corpus of pool ``pool_name`` and add found chunks to the pool."""
+
+    def __init__(self, engine: Engine, pool_name: str) -> None:
+        self.engine, self.pool_name = engine, pool_name
+        with session_scope(engine) as session:
+            pool = pools.get_pool(pool_name, session=session)
+            corpus = pools.retrieval_corpus(
+                session.get(CorpusVersion, pool.corpus_version_id), session=session
+            )
+            tokenizer = pool.config.get("retrieval", {}).get("tokenizer", {})
+        self._texts = dict(zip(corpus.ids, corpus.texts, strict=True))
+        self._retriever = BM25Retriever(corpus, TokenizerConfig(**tokenizer), name="manual")
+
+    def search(self, text: str, k: int = 10) -> list[Hit]:
+        """The best ``k`` chunks for ``text``, best first; none for an empty search."""
+        if not text.strip():
+            return []
+        ranking = self._retriever.search({"search": text}, k).ranking("search")
+        return [Hit(chunk_id, self._texts[chunk_id]) for chunk_id, _ in ranking]
+
+    def add(self, query_id: str, chunk_id: str, user: str) -> bool:
+        """Add ``chunk_id`` to the pool for ``query_id`` with provenance ``manual:<user>``;
+        False if it was in the pool already."""
+        with session_scope(self.engine) as session:
+            pool = pools.get_pool(self.pool_name, session=session)
+            return pools.add_manual_candidate(pool, query_id, chunk_id, user, session=session)
