@@ -213,6 +213,27 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "pool_show_shared": {"en": "shared with other systems", "zh": "与其他系统共同找到"},
     "pool_show_per_query": {"en": "candidates per query", "zh": "各查询候选数"},
+    # -- accounts
+    "password_short": {
+        "en": "the password must have at least {length} characters",
+        "zh": "密码至少需要 {length} 个字符",
+    },
+    "user_name_empty": {"en": "the user name must not be empty", "zh": "用户名不能为空"},
+    "user_exists": {"en": "user '{name}' already exists", "zh": "用户“{name}”已存在"},
+    "user_unknown": {"en": "user '{name}' does not exist", "zh": "用户“{name}”不存在"},
+    "user_added": {
+        "en": "added {role} '{name}'",
+        "zh": "已添加{role}“{name}”",
+    },
+    "user_disabled": {
+        "en": "disabled '{name}': they can no longer log in; their judgments are kept",
+        "zh": "已停用“{name}”：不能再登录，其标注均保留",
+    },
+    "passwords_differ": {"en": "the passwords differ", "zh": "两次输入的密码不一致"},
+    "password_file_empty": {
+        "en": "{file}: the first line holds no password",
+        "zh": "{file}：第一行没有密码",
+    },
     # -- kinds, as named in messages
     "kind_corpus_version": {"en": "corpus version", "zh": "语料版本"},
     "kind_query_set": {"en": "query set", "zh": "查询集"},

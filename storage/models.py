@@ -177,6 +177,8 @@ class PoolCandidate(SQLModel, table=True):
     chunk_id: int = Field(foreign_key="chunk.id", index=True)
     # A seeded random key: candidates are shown in this order, which carries no hint of rank.
     shuffle_key: int = Field(sa_column=Column(BigInteger, nullable=False))
+    # Judgments this candidate needs when a lead asked for more than the pool's overlap.
+    required: int | None = None
     added_at: datetime = _created()
 
 
@@ -208,6 +210,11 @@ class User(SQLModel, table=True):
     # None means the account cannot log in (imported or model judgments).
     password_hash: str | None = None
     disabled: bool = False
+    # Failed logins since the last success, to slow down password guessing in every process.
+    failed_logins: int = 0
+    last_failed_login: datetime | None = Field(
+        default=None, sa_column=Column(DateTime(timezone=True), nullable=True)
+    )
     created_at: datetime = _created()
 
 
@@ -244,6 +251,7 @@ class Judgment(SQLModel, table=True):
         CheckConstraint("seconds IS NULL OR seconds >= 0", name="judgment_seconds_non_negative"),
         Index("ix_judgment_query_chunk", "query_id", "chunk_id"),
         Index("ix_judgment_user_query_chunk", "user_id", "query_id", "chunk_id"),
+        Index("ux_judgment_assignment_revision", "assignment_id", "revision", unique=True),
     )
 
     id: int | None = Field(default=None, primary_key=True)
@@ -257,7 +265,46 @@ class Judgment(SQLModel, table=True):
     seconds: float | None = None
     pool_id: int | None = Field(default=None, foreign_key="pool.id")
     batch_id: int | None = Field(default=None, foreign_key="judgment_batch.id", index=True)
+    # For judgments made in the app: the assignment, and which revision of its grade this
+    # is (1, 2, ... as the annotator changes it); unique, so a double click writes once.
+    assignment_id: int | None = Field(default=None, foreign_key="assignment.id")
+    revision: int | None = None
     created_at: datetime = _created()
+
+
+class Assignment(SQLModel, table=True):
+    """An annotator's hold on one of a candidate's judgment slots.
+
+    A candidate needing ``overlap`` judgments has slots 0..overlap-1; the unique slot per
+    candidate means no more than that many annotators hold it at once, even under
+    concurrency, and the unique user per candidate means nobody judges it twice. A hold
+    not judged before ``expires_at`` or skipped gives up its slot (``slot`` None); the row
+    stays, so the annotator can come back to it.
+    """
+
+    __tablename__ = "assignment"
+    __table_args__ = (
+        UniqueConstraint("candidate_id", "user_id"),
+        UniqueConstraint("candidate_id", "slot"),
+        CheckConstraint("slot IS NULL OR slot >= 0", name="assignment_slot_non_negative"),
+        CheckConstraint("revision >= 0", name="assignment_revision_non_negative"),
+        Index("ix_assignment_pool_user", "pool_id", "user_id"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    pool_id: int = Field(foreign_key="pool.id")
+    candidate_id: int = Field(foreign_key="pool_candidate.id", index=True)
+    user_id: int = Field(foreign_key="app_user.id")
+    slot: int | None = None
+    revision: int = 0
+    taken_at: datetime = _created()
+    expires_at: datetime = Field(sa_column=Column(DateTime(timezone=True), nullable=False))
+    done_at: datetime | None = Field(
+        default=None, sa_column=Column(DateTime(timezone=True), nullable=True)
+    )
+    skipped_at: datetime | None = Field(
+        default=None, sa_column=Column(DateTime(timezone=True), nullable=True)
+    )
 
 
 class Adjudication(SQLModel, table=True):

@@ -122,3 +122,37 @@ def test_migrations_match_the_models(engine):
     with engine.connect() as connection:
         context = MigrationContext.configure(connection, opts={"compare_type": True})
         assert compare_metadata(context, SQLModel.metadata) == []
+
+
+def test_upgrading_from_the_first_release_keeps_every_judgment(db_url, tmp_path):
+    """A database made by revision 0001, with judgments, goes to head and back and forward
+    again; the judgments survive and stay append-only."""
+    from storage.imports import import_corpus, import_judgments, import_queries
+
+    engine = make_engine(db_url)
+    command.upgrade(_alembic_config(engine), "0001")
+    with engine.begin() as connection:  # rows as revision 0001 wrote them
+        connection.execute(
+            text(
+                "INSERT INTO app_user (name, role, kind, disabled, created_at) "
+                "VALUES ('old', 'annotator', 'human', false, CURRENT_TIMESTAMP)"
+            )
+        )
+    upgrade(engine)
+    with session_scope(engine) as session:
+        import_corpus(write(tmp_path, "c.jsonl", jsonl(CORPUS)), session=session, version="c")
+        import_queries(write(tmp_path, "q.jsonl", jsonl(QUERIES)), session=session, name="q")
+        import_judgments(
+            write(tmp_path, "j.trec", "q1 0 tea 2\nq2 0 bike 1\n"),
+            session=session,
+            annotator="old",
+            rubric_version="v1",
+        )
+    command.downgrade(_alembic_config(engine), "0001")
+    upgrade(engine)
+    check_schema(engine)
+    with session_scope(engine) as session:
+        assert sorted(session.exec(select(Judgment.grade)).all()) == [1, 2]
+    with pytest.raises(DBAPIError, match="append-only"), engine.begin() as connection:
+        connection.execute(text("DELETE FROM judgment"))
+    engine.dispose()

@@ -12,53 +12,15 @@ import sqlmodel
 from alembic import op
 from sqlalchemy.dialects import postgresql
 
+from storage.migrations.append_only import (
+    create_append_only_triggers,
+    drop_append_only_triggers,
+)
+
 revision: str = "0001"
 down_revision: str | None = None
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
-
-# Judgments and adjudications are history: the database itself refuses to change or delete
-# them, so no bug or hand-written SQL in an application process can lose a grade.
-APPEND_ONLY = ("judgment", "adjudication")
-
-
-def _create_append_only_triggers() -> None:
-    dialect = op.get_bind().dialect.name
-    if dialect == "postgresql":
-        op.execute(
-            """
-            CREATE FUNCTION qrels_refuse_change() RETURNS trigger AS $$
-            BEGIN
-                RAISE EXCEPTION '% is append-only history: % refused', TG_TABLE_NAME, TG_OP;
-            END;
-            $$ LANGUAGE plpgsql
-            """
-        )
-        for table in APPEND_ONLY:
-            op.execute(
-                f"CREATE TRIGGER {table}_append_only BEFORE UPDATE OR DELETE ON {table} "
-                "FOR EACH ROW EXECUTE FUNCTION qrels_refuse_change()"
-            )
-    elif dialect == "sqlite":
-        for table in APPEND_ONLY:
-            for operation in ("UPDATE", "DELETE"):
-                op.execute(
-                    f"CREATE TRIGGER {table}_no_{operation.lower()} BEFORE {operation} ON {table} "
-                    f"BEGIN SELECT RAISE(ABORT, '{table} is append-only history: "
-                    f"{operation} refused'); END"
-                )
-
-
-def _drop_append_only_triggers() -> None:
-    dialect = op.get_bind().dialect.name
-    if dialect == "postgresql":
-        for table in APPEND_ONLY:
-            op.execute(f"DROP TRIGGER IF EXISTS {table}_append_only ON {table}")
-        op.execute("DROP FUNCTION IF EXISTS qrels_refuse_change()")
-    elif dialect == "sqlite":
-        for table in APPEND_ONLY:
-            for operation in ("update", "delete"):
-                op.execute(f"DROP TRIGGER IF EXISTS {table}_no_{operation}")
 
 
 def upgrade() -> None:
@@ -468,11 +430,11 @@ def upgrade() -> None:
             batch_op.f("ix_candidate_source_candidate_id"), ["candidate_id"], unique=False
         )
 
-    _create_append_only_triggers()
+    create_append_only_triggers()
 
 
 def downgrade() -> None:
-    _drop_append_only_triggers()
+    drop_append_only_triggers()
     with op.batch_alter_table("candidate_source", schema=None) as batch_op:
         batch_op.drop_index(batch_op.f("ix_candidate_source_candidate_id"))
 

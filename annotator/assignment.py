@@ -1,0 +1,236 @@
+"""Who judges what next. No Streamlit in here: the labeling page and the tests call these.
+
+An annotator works one query at a time, through that query's candidates in an order of
+their own (the pool's seeded shuffle, reseeded per annotator, so annotators do not all
+start on the same chunk), then moves to the query whose judgment slots are least covered.
+Each call is one short transaction; what keeps two annotators from over-judging a candidate
+is the database (see ``storage.assignments``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy.engine import Engine
+from sqlmodel import Session, select
+
+from annotator.rubric import current_version
+from pooling.pool import shuffle_key
+from storage import assignments as slots
+from storage.db import session_scope
+from storage.models import Assignment, Chunk, Document, Pool, PoolCandidate, Query, User
+from storage.pools import get_pool
+
+ATTEMPTS = 20  # candidates tried before giving up a round lost to other annotators
+
+
+@dataclass(frozen=True)
+class Item:
+    """One (query, chunk) as the annotator sees it: no system, rank, score or other
+    annotator's grade. ``revision`` is what a submission must name (see ``submit``)."""
+
+    assignment_id: int
+    revision: int
+    query_id: str
+    query_text: str
+    query_notes: str
+    chunk_id: str
+    chunk_text: str
+    title: str
+    document_key: int
+    position: int
+    judged: bool
+    grade: int | None = None
+    unsure: bool = False
+    note: str = ""
+
+
+def _item(assignment: Assignment, session: Session) -> Item:
+    candidate = session.get(PoolCandidate, assignment.candidate_id)
+    query = session.get(Query, candidate.query_id)
+    chunk = session.get(Chunk, candidate.chunk_id)
+    document = session.get(Document, chunk.document_id)
+    judgment = slots.current_judgment(assignment, session=session)
+    return Item(
+        assignment_id=assignment.id,
+        revision=assignment.revision,
+        query_id=query.query_id,
+        query_text=query.text,
+        query_notes=query.notes,
+        chunk_id=chunk.chunk_id,
+        chunk_text=chunk.text,
+        title=document.title,
+        document_key=document.id,
+        position=chunk.position,
+        judged=assignment.done_at is not None,
+        grade=judgment.grade if judgment else None,
+        unsure=judgment.unsure if judgment else False,
+        note=judgment.note if judgment else "",
+    )
+
+
+def _user(user_id: int, session: Session) -> User:
+    return session.get(User, user_id)
+
+
+def _order_key(pool: Pool, user: User, query_key: int, chunk_key: int) -> int:
+    return shuffle_key(
+        f"{pool.config.get('seed', pool.name)}:{user.id}", str(query_key), str(chunk_key)
+    )
+
+
+def _current_query(pool: Pool, user: User, session: Session) -> int | None:
+    last = session.exec(
+        select(PoolCandidate.query_id)
+        .join(Assignment, Assignment.candidate_id == PoolCandidate.id)
+        .where(Assignment.pool_id == pool.id, Assignment.user_id == user.id)
+        .order_by(Assignment.taken_at.desc(), Assignment.id.desc())
+    ).first()
+    return last
+
+
+def _choose(pool: Pool, user: User, session: Session) -> list[slots.OpenCandidate]:
+    """The candidates to try, best first: the current query's, else the least covered
+    query's, in this annotator's own order (skipped ones last)."""
+    current = _current_query(pool, user, session)
+    if current is not None:
+        here = slots.open_candidates(pool, user, session=session, query_key=current)
+        if any(not c.skipped for c in here):
+            return _ordered(pool, user, here)
+    open_all = slots.open_candidates(pool, user, session=session)
+    if not open_all:
+        return []
+    offered = {c.query_key for c in open_all if not c.skipped} or {c.query_key for c in open_all}
+    ratio = {c.query_key: c.held / c.required for c in slots.coverage(pool, session=session)}
+    query = min(offered, key=lambda q: (ratio.get(q, 0.0), _order_key(pool, user, q, 0)))
+    return _ordered(pool, user, [c for c in open_all if c.query_key == query])
+
+
+def _ordered(pool: Pool, user: User, candidates: list[slots.OpenCandidate]):
+    return sorted(
+        candidates, key=lambda c: (c.skipped, _order_key(pool, user, c.query_key, c.chunk_key))
+    )
+
+
+def next_item(engine: Engine, pool_name: str, user_id: int) -> Item | None:
+    """The item ``user_id`` should judge now in pool ``pool_name``: the one they hold, else
+    a newly claimed one; None when nothing is left for them."""
+    for _ in range(ATTEMPTS):
+        with session_scope(engine) as session:
+            pool, user = get_pool(pool_name, session=session), _user(user_id, session)
+            slots.release_expired(pool, session=session)
+            held = slots.active_assignment(pool, user, session=session)
+            if held is not None:
+                slots.renew(held, session=session)
+                return _item(held, session)
+            candidates = _choose(pool, user, session)
+            if not candidates:
+                return None
+            for candidate in candidates[:ATTEMPTS]:
+                claimed = slots.claim(pool, candidate.candidate_id, user, session=session)
+                if claimed is not None:
+                    return _item(claimed, session)
+    return None
+
+
+def submit(
+    engine: Engine,
+    item: Item,
+    user_id: int,
+    *,
+    grade: int | None = None,
+    unsure: bool = False,
+    note: str = "",
+    seconds: float | None = None,
+) -> bool:
+    """Record a grade (0–3) or ``unsure`` (which needs a note) on ``item``. False when it
+    was not written: the same submission twice, or a hold that timed out and went to
+    someone else. Raises ``ValueError`` for a grade outside 0–3 or unsure without note."""
+    if unsure and not note.strip():
+        raise ValueError("an unsure judgment needs a note saying why")
+    if not unsure and grade not in (0, 1, 2, 3):
+        raise ValueError(f"grade must be 0, 1, 2 or 3, got {grade!r}")
+    with session_scope(engine) as session:
+        judgment = slots.record_judgment(
+            item.assignment_id,
+            _user(user_id, session),
+            session=session,
+            expected_revision=item.revision,
+            grade=grade,
+            unsure=unsure,
+            note=note.strip(),
+            seconds=seconds,
+            rubric_version=current_version(),
+        )
+    return judgment is not None
+
+
+def skip(engine: Engine, item: Item) -> None:
+    """Put ``item`` back: its slot is free for others, and it comes back to this annotator
+    once nothing else is open to them."""
+    with session_scope(engine) as session:
+        slots.give_up(session.get(Assignment, item.assignment_id), session=session)
+
+
+def judged_items(engine: Engine, pool_name: str, user_id: int) -> list[Item]:
+    """What ``user_id`` judged in the pool, oldest first, each with its current grade."""
+    with session_scope(engine) as session:
+        pool, user = get_pool(pool_name, session=session), _user(user_id, session)
+        return [_item(a, session) for a in slots.judged_assignments(pool, user, session=session)]
+
+
+def reload(engine: Engine, item: Item) -> Item:
+    """``item`` as it is now (its grade and revision after changes)."""
+    with session_scope(engine) as session:
+        return _item(session.get(Assignment, item.assignment_id), session)
+
+
+def neighbours(engine: Engine, item: Item) -> tuple[str | None, str | None]:
+    """The texts of the chunks before and after this one in its document, for context."""
+    with session_scope(engine) as session:
+        rows = dict(
+            session.exec(
+                select(Chunk.position, Chunk.text).where(
+                    Chunk.document_id == item.document_key,
+                    Chunk.position.in_([item.position - 1, item.position + 1]),
+                )
+            ).all()
+        )
+    return rows.get(item.position - 1), rows.get(item.position + 1)
+
+
+@dataclass(frozen=True)
+class Progress:
+    """Done and assigned (done, held, or still open to this annotator) in a query and pool."""
+
+    query_done: int
+    query_total: int
+    pool_done: int
+    pool_total: int
+
+
+def progress(engine: Engine, pool_name: str, user_id: int, query_id: str | None) -> Progress:
+    with session_scope(engine) as session:
+        pool, user = get_pool(pool_name, session=session), _user(user_id, session)
+        mine = session.exec(
+            select(PoolCandidate.query_id, Assignment.done_at, Assignment.slot)
+            .join(Assignment, Assignment.candidate_id == PoolCandidate.id)
+            .where(Assignment.pool_id == pool.id, Assignment.user_id == user.id)
+        ).all()
+        open_now = slots.open_candidates(pool, user, session=session)
+        query_key = None
+        if query_id is not None:
+            query_key = session.exec(
+                select(Query.id).where(
+                    Query.query_set_id == pool.query_set_id, Query.query_id == query_id
+                )
+            ).first()
+    done = [q for q, done_at, _ in mine if done_at is not None]
+    held = [q for q, done_at, slot in mine if done_at is None and slot is not None]
+    open_keys = [c.query_key for c in open_now]
+    return Progress(
+        query_done=done.count(query_key),
+        query_total=done.count(query_key) + held.count(query_key) + open_keys.count(query_key),
+        pool_done=len(done),
+        pool_total=len(done) + len(held) + len(open_keys),
+    )

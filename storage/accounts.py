@@ -1,0 +1,58 @@
+"""Login accounts in the database. Password hashing and the login policy are in
+``annotator.auth``; this module only reads and writes users."""
+
+from __future__ import annotations
+
+from sqlmodel import Session, select
+
+from storage.i18n import t
+from storage.models import ROLES, User, utcnow
+
+
+def find_user(name: str, *, session: Session) -> User | None:
+    return session.exec(select(User).where(User.name == name)).first()
+
+
+def get_user(name: str, *, session: Session) -> User:
+    """The user called ``name``; raises ``LookupError``."""
+    user = find_user(name, session=session)
+    if user is None:
+        raise LookupError(t("user_unknown", name=name))
+    return user
+
+
+def create_user(name: str, role: str, password_hash: str, *, session: Session) -> User:
+    """A new human login account; raises ``ValueError`` for a taken or empty name or an
+    unknown role."""
+    if role not in ROLES:
+        raise ValueError(t("bad_choice", value=role, choices=", ".join(ROLES)))
+    if not name.strip():
+        raise ValueError(t("user_name_empty"))
+    if find_user(name, session=session) is not None:
+        raise ValueError(t("user_exists", name=name))
+    user = User(name=name, role=role, kind="human", password_hash=password_hash)
+    session.add(user)
+    session.flush()
+    return user
+
+
+def disable_user(name: str, *, session: Session) -> User:
+    """Stop ``name`` from logging in; their judgments stay."""
+    user = get_user(name, session=session)
+    user.disabled = True
+    session.add(user)
+    return user
+
+
+def record_login(user: User, succeeded: bool, *, session: Session) -> None:
+    """Count a failed login (the count drives the delay), or clear the count on success."""
+    if succeeded:
+        user.failed_logins, user.last_failed_login = 0, None
+    else:
+        user.failed_logins += 1
+        user.last_failed_login = utcnow()
+    session.add(user)
+
+
+def list_users(*, session: Session) -> list[User]:
+    return list(session.exec(select(User).order_by(User.name)).all())

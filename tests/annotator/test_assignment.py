@@ -1,0 +1,202 @@
+"""Assignment: order, overlap, history, double clicks, timeouts and concurrency, on SQLite
+and PostgreSQL."""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter
+from datetime import timedelta
+
+import pytest
+from sqlmodel import select
+
+from annotator import assignment
+from annotator.auth import add_user
+from annotator.pools import build_pool
+from storage import assignments as slots
+from storage.db import session_scope
+from storage.imports import import_corpus, import_queries, import_run
+from storage.models import Assignment, Judgment, PoolCandidate
+from storage.pools import get_pool
+from tests.conftest import write
+from tests.storage.test_imports import jsonl
+
+N_QUERIES, N_CHUNKS = 4, 6
+
+
+@pytest.fixture
+def pool(engine, tmp_path, monkeypatch):
+    """A pool of N_QUERIES x N_CHUNKS candidates with overlap 2, and annotators a1..a6."""
+    monkeypatch.setenv("QRELS_LANG", "en")
+    corpus = [{"_id": f"c{i}", "text": f"chunk number {i}"} for i in range(N_CHUNKS)]
+    queries = [{"_id": f"q{i}", "text": f"query {i}"} for i in range(N_QUERIES)]
+    run = "".join(
+        f"q{q} Q0 c{c} {c + 1} {10 - c} r\n" for q in range(N_QUERIES) for c in range(N_CHUNKS)
+    )
+    with session_scope(engine) as session:
+        import_corpus(write(tmp_path, "c.jsonl", jsonl(corpus)), session=session, version="c")
+        import_queries(write(tmp_path, "q.jsonl", jsonl(queries)), session=session, name="q")
+        import_run(write(tmp_path, "r.trec", run), session=session, system="r")
+        users = {
+            f"a{i}": add_user(f"a{i}", "annotator", "password-1", session=session).id
+            for i in range(1, 7)
+        }
+    build_pool(engine, "p", systems="run:r", depth=N_CHUNKS, overlap=2)
+    return users
+
+
+def judge_all(engine, user_id, grade=1, limit=1000):
+    done = 0
+    while done < limit:
+        item = assignment.next_item(engine, "p", user_id)
+        if item is None:
+            return done
+        assert assignment.submit(engine, item, user_id, grade=grade, seconds=1.0)
+        done += 1
+    return done
+
+
+def test_annotators_start_in_different_places(engine, pool):
+    firsts = {
+        (item.query_id, item.chunk_id)
+        for item in (assignment.next_item(engine, "p", user_id) for user_id in pool.values())
+    }
+    assert len(firsts) >= 4  # six annotators, spread over queries and chunks
+
+
+def test_one_query_at_a_time(engine, pool):
+    first = assignment.next_item(engine, "p", pool["a1"])
+    assert assignment.next_item(engine, "p", pool["a1"]) == first  # held until judged
+    seen = []
+    item = first
+    for _ in range(N_CHUNKS):
+        seen.append((item.query_id, item.chunk_id))
+        assert assignment.submit(engine, item, pool["a1"], grade=2)
+        item = assignment.next_item(engine, "p", pool["a1"])
+    assert len({q for q, _ in seen}) == 1 and len(set(seen)) == N_CHUNKS  # the whole query
+    assert item.query_id != seen[0][0]  # then another one
+
+
+def test_every_candidate_gets_exactly_overlap_judgments(engine, pool):
+    for user in ("a1", "a2", "a3"):
+        judge_all(engine, pool[user])
+    with session_scope(engine) as session:
+        judges = Counter(
+            session.exec(select(Judgment.query_id, Judgment.chunk_id, Judgment.user_id)).all()
+        )
+        per_candidate = Counter((q, c) for q, c, _ in judges)
+    assert all(n == 1 for n in judges.values())  # nobody judged a candidate twice
+    assert len(per_candidate) == N_QUERIES * N_CHUNKS
+    assert set(per_candidate.values()) == {2}
+
+
+def test_a_double_click_writes_once_and_a_change_is_a_new_revision(engine, pool):
+    item = assignment.next_item(engine, "p", pool["a1"])
+    assert assignment.submit(engine, item, pool["a1"], grade=1)
+    assert not assignment.submit(engine, item, pool["a1"], grade=1)  # same revision again
+    again = assignment.reload(engine, item)
+    assert (again.grade, again.revision, again.judged) == (1, 1, True)
+    assert assignment.submit(engine, again, pool["a1"], grade=3)
+    assert assignment.reload(engine, item).grade == 3
+    with session_scope(engine) as session:
+        history = session.exec(
+            select(Judgment.grade, Judgment.revision).order_by(Judgment.id)
+        ).all()
+    assert history == [(1, 1), (3, 2)]  # the old grade stays in the history
+    assert [i.grade for i in assignment.judged_items(engine, "p", pool["a1"])] == [3]
+
+
+def test_unsure_needs_a_note(engine, pool):
+    item = assignment.next_item(engine, "p", pool["a1"])
+    with pytest.raises(ValueError, match="needs a note"):
+        assignment.submit(engine, item, pool["a1"], unsure=True)
+    assert assignment.submit(engine, item, pool["a1"], unsure=True, note="two readings")
+    assert assignment.reload(engine, item).unsure is True
+
+
+def test_skip_frees_the_slot_and_comes_back_last(engine, pool):
+    item = assignment.next_item(engine, "p", pool["a1"])
+    assignment.skip(engine, item)
+    following = assignment.next_item(engine, "p", pool["a1"])
+    assert following.chunk_id != item.chunk_id and following.query_id == item.query_id
+    other = assignment.next_item(engine, "p", pool["a2"])
+    assert other is not None  # the skipped slot is free for others meanwhile
+    offered = []
+    while following is not None and (following.query_id, following.chunk_id) != (
+        item.query_id,
+        item.chunk_id,
+    ):
+        offered.append(following)
+        assert assignment.submit(engine, following, pool["a1"], grade=0)
+        following = assignment.next_item(engine, "p", pool["a1"])
+    assert following is not None  # it came back ...
+    assert len(offered) == N_QUERIES * N_CHUNKS - 1  # ... after everything else
+
+
+def test_an_abandoned_item_is_released_after_the_timeout(engine, pool):
+    item = assignment.next_item(engine, "p", pool["a1"])
+    with session_scope(engine) as session:
+        held = session.get(Assignment, item.assignment_id)
+        held.expires_at = held.taken_at - timedelta(seconds=1)
+        session.add(held)
+        pool_row = get_pool("p", session=session)
+        assert slots.release_expired(pool_row, session=session) == 1
+    # Too late: the slot is gone, so the grade is not written.
+    assert not assignment.submit(engine, item, pool["a1"], grade=2)
+
+
+def test_a_lead_can_ask_for_more_judgments(engine, pool):
+    with session_scope(engine) as session:
+        pool_row = get_pool("p", session=session)
+        candidate = session.exec(
+            select(PoolCandidate).where(PoolCandidate.pool_id == pool_row.id)
+        ).first()
+        slots.ask_for_more(candidate, 1, pool_row, session=session)
+        target = candidate.id
+    for user in ("a1", "a2", "a3", "a4"):
+        judge_all(engine, pool[user])
+    with session_scope(engine) as session:
+        counts = Counter(
+            session.exec(
+                select(Assignment.candidate_id).where(Assignment.done_at.is_not(None))
+            ).all()
+        )
+    assert counts[target] == 3 and max(n for c, n in counts.items() if c != target) == 2
+
+
+def test_progress_counts_done_and_assigned(engine, pool):
+    item = assignment.next_item(engine, "p", pool["a1"])
+    before = assignment.progress(engine, "p", pool["a1"], item.query_id)
+    assert (before.query_done, before.query_total) == (0, N_CHUNKS)
+    assert before.pool_total == N_QUERIES * N_CHUNKS
+    assignment.submit(engine, item, pool["a1"], grade=1)
+    after = assignment.progress(engine, "p", pool["a1"], item.query_id)
+    assert (after.query_done, after.pool_done) == (1, 1)
+
+
+def test_concurrent_annotators_never_over_judge(engine, pool):
+    """Six annotators at once, each judging until nothing is left for them."""
+    errors, totals = [], {}
+    barrier = threading.Barrier(6)
+
+    def work(name):
+        try:
+            barrier.wait()
+            totals[name] = judge_all(engine, pool[name])
+        except Exception as exc:  # reported below, with the thread's name
+            errors.append((name, repr(exc)))
+
+    threads = [threading.Thread(target=work, args=(name,)) for name in pool]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=300)
+    assert not errors, errors
+    with session_scope(engine) as session:
+        judgments = session.exec(
+            select(Judgment.query_id, Judgment.chunk_id, Judgment.user_id)
+        ).all()
+    per_candidate = Counter((q, c) for q, c, _ in judgments)
+    assert len(judgments) == len(set(judgments)) == sum(totals.values())  # none duplicated
+    assert len(per_candidate) == N_QUERIES * N_CHUNKS  # none lost
+    assert set(per_candidate.values()) == {2}  # exactly overlap each
