@@ -10,20 +10,21 @@ from __future__ import annotations
 import os
 import shutil
 import statistics
+import subprocess
 import sys
 from importlib.resources import files
 from pathlib import Path
 
 import click
 
+from annotator import auth
 from annotator import pools as pool_jobs
 from annotator.rubric import current_version
 from pooling.chunking import describe
 from pooling.systems import RetrievalOptions
 from pooling.tokenize import CHINESE_SEGMENTERS, TokenizerConfig
 from pooling.tokenize import LANGUAGES as LANGUAGES_TOKENIZE
-from storage import catalog, imports, pools
-from storage.catalog import NotFound
+from storage import accounts, catalog, imports, pools
 from storage.db import (
     DatabaseError,
     check_schema,
@@ -40,6 +41,12 @@ DEMO_CORPUS_VERSION = "demo-corpus-v1"
 DEMO_QUERY_SET = "demo-queries-v1"
 DEMO_CHUNK_SIZE, DEMO_CHUNK_OVERLAP = 300, 60
 DEMO_POOL, DEMO_SYSTEMS, DEMO_DEPTH = "demo-pool", "bm25,vector,rrf", 5
+# Demo accounts only: `qrels demo` prints these and says they are not for real work.
+DEMO_ACCOUNTS = {
+    "annotator1": ("annotator", "demo-annotator-1"),
+    "annotator2": ("annotator", "demo-annotator-2"),
+    "lead": ("lead", "demo-lead-pass"),
+}
 
 
 class QrelsError(click.ClickException):
@@ -60,7 +67,7 @@ class _Group(click.Group):
     def invoke(self, ctx: click.Context):
         try:
             return super().invoke(ctx)
-        except (InputError, NotFound, DatabaseError, ValueError) as exc:
+        except (InputError, LookupError, DatabaseError, ValueError) as exc:
             raise QrelsError(str(exc)) from exc
 
 
@@ -410,6 +417,96 @@ def pool_export(ctx: click.Context, name: str, file: Path) -> None:
     click.echo(t("pool_exported", count=_number(count), name=name, path=file))
 
 
+# -- accounts and the app ------------------------------------------------------------
+
+
+@cli.group()
+def user() -> None:
+    """Add, list and disable login accounts."""
+
+
+def _read_password(password_file: Path | None) -> str:
+    if password_file is None:
+        return click.prompt(t("login_password"), hide_input=True, confirmation_prompt=True)
+    lines = password_file.read_text(encoding="utf-8").splitlines()
+    if not lines or not lines[0]:
+        raise ValueError(t("password_file_empty", file=password_file))
+    return lines[0]
+
+
+@user.command("add")
+@click.argument("name")
+@click.option("--role", type=click.Choice(["annotator", "lead"]), required=True)
+@click.option(
+    "--password-file",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Read the password from the first line of this file instead of a prompt.",
+)
+@click.pass_context
+def user_add(ctx: click.Context, name: str, role: str, password_file: Path | None) -> None:
+    """Add a login account (the password is stored only as a salted scrypt hash)."""
+    engine = _engine(ctx)
+    password = _read_password(password_file)
+    with session_scope(engine) as session:
+        auth.add_user(name, role, password, session=session)
+    click.echo(t("user_added", role=t(f"role_{role}"), name=name))
+
+
+@user.command("list")
+@click.pass_context
+def user_list(ctx: click.Context) -> None:
+    """List accounts: name, role, kind, and whether they can log in."""
+    with session_scope(_engine(ctx)) as session:
+        users = accounts.list_users(session=session)
+    for account in users:
+        state = "disabled" if account.disabled else "active"
+        if account.password_hash is None:
+            state = "no login"
+        click.echo(f"{account.name}\t{account.role}\t{account.kind}\t{state}")
+
+
+@user.command("disable")
+@click.argument("name")
+@click.pass_context
+def user_disable(ctx: click.Context, name: str) -> None:
+    """Stop NAME from logging in; their judgments stay."""
+    with session_scope(_engine(ctx)) as session:
+        accounts.disable_user(name, session=session)
+    click.echo(t("user_disabled", name=name))
+
+
+def _serve(url: str, port: int, host: str) -> None:
+    app = Path(__file__).parent / "app.py"
+    command = [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        str(app),
+        "--server.port",
+        str(port),
+        "--server.address",
+        host,
+        "--server.headless",
+        "true",
+        "--browser.gatherUsageStats",
+        "false",
+    ]
+    click.echo(t("serving", url=f"http://{host}:{port}"))
+    environment = {**os.environ, "QRELS_DATABASE_URL": url}
+    raise SystemExit(subprocess.call(command, env=environment))
+
+
+@cli.command()
+@click.option("--port", type=int, default=8501, show_default=True)
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.pass_context
+def serve(ctx: click.Context, port: int, host: str) -> None:
+    """Start the annotation app on the configured database."""
+    engine = _engine(ctx)
+    _serve(engine.url.render_as_string(hide_password=False), port, host)
+
+
 # -- status and demo --------------------------------------------------------------------
 
 
@@ -508,8 +605,12 @@ def _print_status(summary: catalog.Status, engine) -> None:
     help="Folder of its own for the demo database.",
 )
 @click.option("--reset", is_flag=True, help="Delete the demo folder first and start afresh.")
-def demo(folder: Path, reset: bool) -> None:
-    """Load the bundled bilingual demo collection into a fresh SQLite database."""
+@click.option("--no-serve", is_flag=True, help="Load the demo, but do not start the app.")
+@click.option("--port", type=int, default=8501, show_default=True)
+@click.option("--host", default="127.0.0.1", show_default=True)
+def demo(folder: Path, reset: bool, no_serve: bool, port: int, host: str) -> None:
+    """Load the bundled demo collection into a fresh SQLite database, build a pool, create
+    demo accounts, and start the app."""
     if reset and folder.exists():
         shutil.rmtree(folder)
     folder.mkdir(parents=True, exist_ok=True)
@@ -541,6 +642,15 @@ def demo(folder: Path, reset: bool) -> None:
     _print_status(summary, engine)
     click.echo("\n" + t("demo_loaded", path=folder / "qrels.db"))
     click.echo(f"  export QRELS_DATABASE_URL={database_url(url)}")
+    with session_scope(engine) as session:
+        for name, (role, password) in DEMO_ACCOUNTS.items():
+            if accounts.find_user(name, session=session) is None:
+                auth.add_user(name, role, password, session=session)
+    click.echo("\n" + t("demo_accounts"))
+    for name, (role, password) in DEMO_ACCOUNTS.items():
+        click.echo(f"  {name:<12} {t('role_' + role):<10} {password}")
+    if not no_serve:
+        _serve(url, port, host)
 
 
 def main() -> None:

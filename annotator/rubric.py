@@ -20,6 +20,13 @@ class Rubric:
     text: str
     labels: dict[int, str]
 
+    @property
+    def compact(self) -> str:
+        """The text with headings made small, to sit beside the item being graded."""
+        return re.sub(
+            r"^(#{1,3}) ", lambda m: "#" * (len(m.group(1)) + 3) + " ", self.text, flags=re.M
+        )
+
 
 def rubric_dir() -> Path:
     """``rubrics/`` beside the packages (a checkout), else where the wheel installed it."""

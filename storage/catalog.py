@@ -123,7 +123,7 @@ def status(*, session: Session) -> Status:
         corpus_versions=[_corpus_summary(cv, session) for cv in _all(CorpusVersion, session)],
         query_sets=[_query_set_summary(qs, session) for qs in _all(QuerySet, session)],
         systems=_systems(session),
-        pools=[_pool_summary(pool, session) for pool in _all(Pool, session)],
+        pools=[pool_summary(pool, session) for pool in _all(Pool, session)],
         users=dict(
             session.exec(
                 select(User.role, func.count())
@@ -192,7 +192,7 @@ def _systems(session: Session) -> list[tuple[str, str, int]]:
     return [tuple(row) for row in rows]
 
 
-def _pool_summary(pool: Pool, session: Session) -> PoolSummary:
+def pool_summary(pool: Pool, session: Session) -> PoolSummary:
     judges = (
         select(func.count(distinct(Judgment.user_id)))
         .join(User, User.id == Judgment.user_id)
@@ -215,3 +215,28 @@ def _pool_summary(pool: Pool, session: Session) -> PoolSummary:
             select(func.count()).select_from(candidates.where(judges >= pool.overlap).subquery()),
         ),
     )
+
+
+def pool_judgments(
+    pool: Pool, *, session: Session
+) -> list[tuple[str, str, int | None, bool, float | None]]:
+    """The current judgment of every assignment judged in the pool, as
+    ``(annotator, query id, grade, unsure, seconds)``; earlier revisions are left out."""
+    latest = (
+        select(Judgment.assignment_id, func.max(Judgment.revision).label("revision"))
+        .where(Judgment.pool_id == pool.id, Judgment.assignment_id.is_not(None))
+        .group_by(Judgment.assignment_id)
+        .subquery()
+    )
+    rows = session.exec(
+        select(User.name, Query.query_id, Judgment.grade, Judgment.unsure, Judgment.seconds)
+        .join(
+            latest,
+            (latest.c.assignment_id == Judgment.assignment_id)
+            & (latest.c.revision == Judgment.revision),
+        )
+        .join(User, User.id == Judgment.user_id)
+        .join(Query, Query.id == Judgment.query_id)
+        .order_by(User.name, Query.query_id)
+    ).all()
+    return [tuple(row) for row in rows]

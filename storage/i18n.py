@@ -234,6 +234,116 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "{file}: the first line holds no password",
         "zh": "{file}：第一行没有密码",
     },
+    # -- the app
+    "app_title": {"en": "qrels-studio", "zh": "qrels-studio 相关性标注"},
+    "login_title": {"en": "Log in", "zh": "登录"},
+    "login_name": {"en": "User name", "zh": "用户名"},
+    "login_password": {"en": "Password", "zh": "密码"},
+    "login_button": {"en": "Log in", "zh": "登录"},
+    "login_failed": {
+        "en": "Wrong user name or password, or the account is disabled.",
+        "zh": "用户名或密码错误，或账户已停用。",
+    },
+    "logout": {"en": "Log out", "zh": "退出登录"},
+    "logged_in_as": {
+        "en": "Logged in as **{name}** ({role})",
+        "zh": "当前用户：**{name}**（{role}）",
+    },
+    "role_annotator": {"en": "annotator", "zh": "标注者"},
+    "role_lead": {"en": "lead", "zh": "负责人"},
+    "language": {"en": "Language", "zh": "语言"},
+    "refused": {
+        "en": "This page is for leads only. Your account cannot open it.",
+        "zh": "此页面仅供负责人使用，你的账户无权打开。",
+    },
+    "need_login": {"en": "Please log in first.", "zh": "请先登录。"},
+    "page_label": {"en": "Label", "zh": "标注"},
+    "page_my_progress": {"en": "My progress", "zh": "我的进度"},
+    "page_team_progress": {"en": "Team progress", "zh": "团队进度"},
+    "page_pools": {"en": "Pools", "zh": "候选池"},
+    "pool_select": {"en": "Pool", "zh": "候选池"},
+    "no_pools": {
+        "en": "There is no pool to judge yet. A lead builds one with `qrels pool build`.",
+        "zh": "还没有可标注的候选池。负责人可用 `qrels pool build` 建立。",
+    },
+    "all_done": {
+        "en": "Nothing left for you in this pool. Thank you!",
+        "zh": "这个候选池里已经没有需要你标注的内容了，谢谢！",
+    },
+    "query": {"en": "Query", "zh": "查询"},
+    "query_notes": {"en": "Notes on this query", "zh": "查询说明"},
+    "chunk": {"en": "Passage", "zh": "片段"},
+    "from_document": {"en": "From: {title}", "zh": "出自：{title}"},
+    "show_context": {"en": "Show the passages before and after", "zh": "显示前后相邻片段"},
+    "context_before": {"en": "Before", "zh": "前一段"},
+    "context_after": {"en": "After", "zh": "后一段"},
+    "context_none": {"en": "(none)", "zh": "（无）"},
+    "note": {"en": "Note (optional; required for unsure)", "zh": "备注（可选；标为不确定时必填）"},
+    "grade_button": {"en": "{grade} · {label}", "zh": "{grade} · {label}"},
+    "unsure_button": {"en": "Unsure (u)", "zh": "不确定 (u)"},
+    "skip_button": {"en": "Skip (s)", "zh": "跳过 (s)"},
+    "previous_button": {"en": "← Previous", "zh": "← 上一条"},
+    "next_button": {"en": "Next →", "zh": "下一条 →"},
+    "back_to_current": {"en": "Back to the current item", "zh": "回到当前条目"},
+    "unsure_needs_note": {
+        "en": "Write a note saying why you are unsure, then press Unsure again (Esc leaves "
+        "the note field).",
+        "zh": "请在备注中写明不确定的原因，然后再按“不确定”（按 Esc 离开备注框）。",
+    },
+    "not_saved": {
+        "en": "That grade was already saved, or this item was released after a long pause; "
+        "nothing was written twice.",
+        "zh": "该等级已保存过，或此条目因长时间未操作已被释放；不会重复写入。",
+    },
+    "saved_grade": {"en": "Your grade: {grade}", "zh": "你的评分：{grade}"},
+    "saved_unsure": {"en": "You marked this unsure", "zh": "你标为了不确定"},
+    "reviewing": {
+        "en": "Reviewing an earlier item ({index} of {total}). A new grade replaces yours; the "
+        "old one stays in the history.",
+        "zh": "正在查看之前的条目（第 {index} / {total} 条）。"
+        "新的评分会取代原评分，原评分保留在历史中。",
+    },
+    "progress_query": {"en": "This query: {done} / {total}", "zh": "本查询：{done} / {total}"},
+    "progress_pool": {"en": "This pool: {done} / {total}", "zh": "本候选池：{done} / {total}"},
+    "keys_help": {
+        "en": "Keys: 0–3 grade · u unsure · s skip · n note · ← previous · → next · Esc leaves "
+        "the note",
+        "zh": "快捷键：0–3 评分 · u 不确定 · s 跳过 · n 备注 · ← 上一条 · → 下一条 · "
+        "Esc 离开备注框",
+    },
+    "rubric": {"en": "Rubric", "zh": "标注规则"},
+    "search_title": {"en": "Search the corpus", "zh": "检索语料"},
+    "search_help": {
+        "en": "Found evidence the pool missed? Search for it and add it to this query.",
+        "zh": "发现候选池遗漏的证据？检索后可将其加入当前查询。",
+    },
+    "search_box": {"en": "Search words", "zh": "检索词"},
+    "search_none": {"en": "No passage matches.", "zh": "没有匹配的片段。"},
+    "add_to_pool": {"en": "Add to this query", "zh": "加入当前查询"},
+    "added_to_pool": {
+        "en": "Added: it will be judged like any other passage.",
+        "zh": "已加入：它会像其他片段一样被标注。",
+    },
+    "already_in_pool": {"en": "It is in the pool already.", "zh": "它已经在候选池中。"},
+    "my_progress_table": {
+        "en": "Judged per query in pool '{pool}'",
+        "zh": "候选池“{pool}”各查询的已标注数",
+    },
+    "team_table": {"en": "Judgments per annotator", "zh": "各标注者的标注数"},
+    "col_query": {"en": "query", "zh": "查询"},
+    "col_judged": {"en": "judged", "zh": "已标注"},
+    "col_unsure": {"en": "unsure", "zh": "不确定"},
+    "col_annotator": {"en": "annotator", "zh": "标注者"},
+    "col_seconds": {"en": "median seconds", "zh": "中位用时（秒）"},
+    "col_candidates": {"en": "candidates", "zh": "候选数"},
+    "col_complete": {"en": "complete", "zh": "已完成"},
+    "col_system": {"en": "system", "zh": "系统"},
+    "col_found": {"en": "found", "zh": "找到"},
+    "col_unique": {"en": "unique", "zh": "独有"},
+    "pool_complete": {
+        "en": "{complete} of {candidates} candidates have their {overlap} judgments",
+        "zh": "{candidates} 个候选中已有 {complete} 个获得 {overlap} 份标注",
+    },
     # -- kinds, as named in messages
     "kind_corpus_version": {"en": "corpus version", "zh": "语料版本"},
     "kind_query_set": {"en": "query set", "zh": "查询集"},
@@ -326,6 +436,15 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "账户：负责人 {leads} 名，标注者 {annotators} 名",
     },
     "status_none": {"en": "(none)", "zh": "（无）"},
+    "serving": {
+        "en": "starting the app at {url} (Ctrl+C stops it)",
+        "zh": "正在启动应用：{url}（按 Ctrl+C 停止）",
+    },
+    "demo_accounts": {
+        "en": "demo accounts (demo passwords, printed here on purpose: never use `qrels demo` "
+        "for real work):",
+        "zh": "演示账户（演示用密码，特意显示在此：切勿将 `qrels demo` 用于正式工作）：",
+    },
     "status_empty": {
         "en": "the database is empty: import a corpus and a query set",
         "zh": "数据库为空：请导入语料和查询集",

@@ -44,6 +44,11 @@ def find_pool(name: str, *, session: Session) -> Pool | None:
     return session.exec(select(Pool).where(Pool.name == name)).first()
 
 
+def pool_names(*, session: Session) -> list[str]:
+    """The names of all pools, oldest first."""
+    return list(session.exec(select(Pool.name).order_by(Pool.id)).all())
+
+
 def get_pool(name: str, *, session: Session) -> Pool:
     """The pool called ``name``; raises ``NotFound`` listing the pools there are."""
     pool = find_pool(name, session=session)

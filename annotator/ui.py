@@ -1,0 +1,114 @@
+"""What every page shares: the database, the logged-in user checked at every render, the
+language, and keyboard shortcuts. Pages render and dispatch; the logic is elsewhere.
+
+The app keeps nothing of its own but the login (``user_id`` in the session): the user is
+read from the database on every render, so a disabled account or a changed role takes
+effect at the next click, in every app process serving the database.
+"""
+
+from __future__ import annotations
+
+import json
+
+import streamlit as st
+import streamlit.components.v1 as components
+from sqlalchemy.engine import Engine
+
+from storage.db import make_engine, session_scope
+from storage.i18n import current_language
+from storage.i18n import t as translate
+from storage.models import User
+
+USER_KEY, LANG_KEY, POOL_KEY = "user_id", "lang", "pool"
+
+
+@st.cache_resource
+def engine() -> Engine:
+    """One engine per app process, on ``$QRELS_DATABASE_URL`` (set by ``qrels serve``)."""
+    return make_engine()
+
+
+def lang() -> str:
+    if LANG_KEY not in st.session_state:
+        st.session_state[LANG_KEY] = current_language()
+    return st.session_state[LANG_KEY]
+
+
+def t(key: str, **params: object) -> str:
+    """A message in the language chosen on the page."""
+    return translate(key, lang(), **params)
+
+
+def current_user() -> User | None:
+    """The logged-in user as the database has it now; None when logged out or disabled."""
+    user_id = st.session_state.get(USER_KEY)
+    if user_id is None:
+        return None
+    with session_scope(engine()) as session:
+        user = session.get(User, user_id)
+    if user is None or user.disabled or user.password_hash is None:
+        st.session_state.pop(USER_KEY, None)
+        return None
+    return user
+
+
+def require(role: str | None = None) -> User:
+    """The logged-in user, if allowed here (``role="lead"`` for lead pages); otherwise the
+    page shows a refusal and stops before rendering any content."""
+    user = current_user()
+    if user is None:
+        st.warning(t("need_login"))
+        st.stop()
+    if role == "lead" and user.role != "lead":
+        st.error(t("refused"))
+        st.stop()
+    return user
+
+
+def sidebar(user: User) -> None:
+    """Who is logged in, the language switch and the logout button."""
+    with st.sidebar:
+        st.markdown(t("logged_in_as", name=user.name, role=t(f"role_{user.role}")))
+        choice = st.radio(
+            t("language"),
+            ["en", "zh"],
+            index=["en", "zh"].index(lang()),
+            format_func=lambda code: {"en": "English", "zh": "中文"}[code],
+            horizontal=True,
+            key="language_switch",
+        )
+        if choice != lang():
+            st.session_state[LANG_KEY] = choice
+            st.rerun()
+        if st.button(t("logout"), key="logout"):
+            st.session_state.clear()
+            st.rerun()
+
+
+# Keys pressed outside text fields click the button whose key they name. Typing in a field
+# never grades; Esc leaves the field so that the keys work again.
+_KEYBOARD = """<script>
+const doc = window.parent.document;
+window.parent.__qrelsKeys = %s;
+if (!window.parent.__qrelsKeysInstalled) {
+  window.parent.__qrelsKeysInstalled = true;
+  doc.addEventListener("keydown", (event) => {
+    const target = event.target;
+    const typing = target && (target.tagName === "INPUT" || target.tagName === "TEXTAREA"
+                              || target.isContentEditable);
+    if (typing) { if (event.key === "Escape") { target.blur(); } return; }
+    if (event.ctrlKey || event.metaKey || event.altKey || event.repeat) { return; }
+    const key = window.parent.__qrelsKeys[event.key];
+    if (!key) { return; }
+    const element = doc.querySelector(`.st-key-${key} button, .st-key-${key} textarea`);
+    if (!element || element.disabled) { return; }
+    event.preventDefault();
+    if (element.tagName === "TEXTAREA") { element.focus(); } else { element.click(); }
+  });
+}
+</script>"""
+
+
+def keyboard(shortcuts: dict[str, str]) -> None:
+    """Bind keys (``"2"``, ``"u"``, ``"ArrowLeft"``) to the widgets with these keys."""
+    components.html(_KEYBOARD % json.dumps(shortcuts), height=0)
