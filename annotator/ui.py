@@ -8,10 +8,7 @@ effect at the next click, in every app process serving the database.
 
 from __future__ import annotations
 
-import json
-
 import streamlit as st
-import streamlit.components.v1 as components
 from sqlalchemy.engine import Engine
 
 from storage.db import make_engine, session_scope
@@ -85,30 +82,26 @@ def sidebar(user: User) -> None:
             st.rerun()
 
 
-# Keys pressed outside text fields click the button whose key they name. Typing in a field
-# never grades; Esc leaves the field so that the keys work again.
-_KEYBOARD = """<script>
+# Grades, unsure, skip and moving back and forth are the buttons' own shortcuts (Streamlit
+# ignores them while a text field has the focus). Two keys need a script: `n` moves into the
+# note field, Esc leaves it so that the shortcuts work again.
+_NOTE_KEYS = """<script>
 const doc = window.parent.document;
-window.parent.__qrelsKeys = %s;
-if (!window.parent.__qrelsKeysInstalled) {
-  window.parent.__qrelsKeysInstalled = true;
+if (!window.parent.__qrelsNoteKeys) {
+  window.parent.__qrelsNoteKeys = true;
   doc.addEventListener("keydown", (event) => {
     const target = event.target;
     const typing = target && (target.tagName === "INPUT" || target.tagName === "TEXTAREA"
                               || target.isContentEditable);
     if (typing) { if (event.key === "Escape") { target.blur(); } return; }
-    if (event.ctrlKey || event.metaKey || event.altKey || event.repeat) { return; }
-    const key = window.parent.__qrelsKeys[event.key];
-    if (!key) { return; }
-    const element = doc.querySelector(`.st-key-${key} button, .st-key-${key} textarea`);
-    if (!element || element.disabled) { return; }
-    event.preventDefault();
-    if (element.tagName === "TEXTAREA") { element.focus(); } else { element.click(); }
+    if (event.key !== "n" || event.ctrlKey || event.metaKey || event.altKey) { return; }
+    const note = doc.querySelector(".st-key-note textarea");
+    if (note) { event.preventDefault(); note.focus(); }
   });
 }
 </script>"""
 
 
-def keyboard(shortcuts: dict[str, str]) -> None:
-    """Bind keys (``"2"``, ``"u"``, ``"ArrowLeft"``) to the widgets with these keys."""
-    components.html(_KEYBOARD % json.dumps(shortcuts), height=0)
+def note_key() -> None:
+    """Install the `n` (into the note) and Esc (out of it) keys on the page."""
+    st.iframe(_NOTE_KEYS, height=1)

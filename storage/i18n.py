@@ -282,8 +282,8 @@ MESSAGES: dict[str, dict[str, str]] = {
     "grade_button": {"en": "{grade} · {label}", "zh": "{grade} · {label}"},
     "unsure_button": {"en": "Unsure (u)", "zh": "不确定 (u)"},
     "skip_button": {"en": "Skip (s)", "zh": "跳过 (s)"},
-    "previous_button": {"en": "← Previous", "zh": "← 上一条"},
-    "next_button": {"en": "Next →", "zh": "下一条 →"},
+    "previous_button": {"en": "← Back", "zh": "← 上一条"},
+    "next_button": {"en": "Forward →", "zh": "下一条 →"},
     "back_to_current": {"en": "Back to the current item", "zh": "回到当前条目"},
     "unsure_needs_note": {
         "en": "Write a note saying why you are unsure, then press Unsure again (Esc leaves "
@@ -306,9 +306,9 @@ MESSAGES: dict[str, dict[str, str]] = {
     "progress_query": {"en": "This query: {done} / {total}", "zh": "本查询：{done} / {total}"},
     "progress_pool": {"en": "This pool: {done} / {total}", "zh": "本候选池：{done} / {total}"},
     "keys_help": {
-        "en": "Keys: 0–3 grade · u unsure · s skip · n note · ← previous · → next · Esc leaves "
+        "en": "Keys: 0–3 grade · u unsure · s skip · n note · b back · f forward · Esc leaves "
         "the note",
-        "zh": "快捷键：0–3 评分 · u 不确定 · s 跳过 · n 备注 · ← 上一条 · → 下一条 · "
+        "zh": "快捷键：0–3 评分 · u 不确定 · s 跳过 · n 备注 · b 上一条 · f 下一条 · "
         "Esc 离开备注框",
     },
     "rubric": {"en": "Rubric", "zh": "标注规则"},

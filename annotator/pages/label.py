@@ -17,17 +17,6 @@ from storage.db import session_scope
 from storage.pools import pool_names
 
 REVIEW, SHOWN, FLASH = "label_review", "label_shown", "label_flash"
-KEYS = {
-    "0": "grade_0",
-    "1": "grade_1",
-    "2": "grade_2",
-    "3": "grade_3",
-    "u": "unsure",
-    "s": "skip",
-    "n": "note",
-    "ArrowLeft": "previous",
-    "ArrowRight": "next",
-}
 
 
 @st.cache_resource(show_spinner=False)
@@ -106,6 +95,7 @@ def labeling(pool_name: str, user_id: int, user_name: str) -> None:
         st.button(
             ui.t("previous_button"),
             key="previous",
+            shortcut="B",
             on_click=move,
             args=(-1, len(history)),
             disabled=not history,
@@ -152,6 +142,7 @@ def labeling(pool_name: str, user_id: int, user_name: str) -> None:
         column.button(
             ui.t("grade_button", grade=value, label=labels.get(value, "")),
             key=f"grade_{value}",
+            shortcut=str(value),
             on_click=grade,
             args=(item, user_id, value),
             use_container_width=True,
@@ -162,6 +153,7 @@ def labeling(pool_name: str, user_id: int, user_name: str) -> None:
     left.button(
         ui.t("unsure_button"),
         key="unsure",
+        shortcut="U",
         on_click=grade,
         args=(item, user_id, None),
         use_container_width=True,
@@ -169,6 +161,7 @@ def labeling(pool_name: str, user_id: int, user_name: str) -> None:
     middle.button(
         ui.t("skip_button"),
         key="skip",
+        shortcut="S",
         on_click=skip,
         args=(item,),
         use_container_width=True,
@@ -177,6 +170,7 @@ def labeling(pool_name: str, user_id: int, user_name: str) -> None:
     right.button(
         ui.t("previous_button"),
         key="previous",
+        shortcut="B",
         on_click=move,
         args=(-1, len(history)),
         use_container_width=True,
@@ -185,6 +179,7 @@ def labeling(pool_name: str, user_id: int, user_name: str) -> None:
     far.button(
         ui.t("next_button") if review is not None else ui.t("back_to_current"),
         key="next",
+        shortcut="F",
         on_click=move,
         args=(1, len(history)),
         use_container_width=True,
@@ -225,4 +220,4 @@ with work:
     labeling(pool_name, user.id, user.name)
 with rubric, st.container(height=720, border=False):
     st.markdown(load_rubric(ui.lang()).compact)
-ui.keyboard(KEYS)
+ui.note_key()

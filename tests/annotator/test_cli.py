@@ -111,14 +111,14 @@ def test_demo_loads_the_bundled_collection(tmp_path, monkeypatch, db_url):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("QRELS_LANG", "en")
     runner = CliRunner()
-    result = runner.invoke(cli, ["demo", "--dir", "demo"], catch_exceptions=False)
+    result = runner.invoke(cli, ["demo", "--dir", "demo", "--no-serve"], catch_exceptions=False)
     assert result.exit_code == 0, result.output
     assert "imported corpus version 'demo-corpus-v1': 8 documents" in result.output
     assert "imported query set 'demo-queries-v1': 16 queries (6 dev, 10 test, 2 unanswerable)" in (
         result.output
     )
     assert (tmp_path / "demo" / "qrels.db").is_file()
-    again = runner.invoke(cli, ["demo", "--dir", "demo"], catch_exceptions=False)
+    again = runner.invoke(cli, ["demo", "--dir", "demo", "--no-serve"], catch_exceptions=False)
     assert again.exit_code == 0 and "identical content: nothing to do" in again.output
 
 

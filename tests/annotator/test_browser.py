@@ -1,0 +1,239 @@
+"""The app in a real browser: headless Chromium (Debian's package) driven by Playwright,
+against ``qrels serve`` on a database of its own."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from sqlmodel import select
+
+from annotator.cli import cli
+from storage.db import make_engine, session_scope
+from storage.models import CandidateSource, Chunk, Judgment, PoolCandidate, User
+from tests.conftest import write
+from tests.storage.test_imports import jsonl
+
+pytestmark = pytest.mark.browser
+
+XSS_SCRIPT = "Danger <script>window.__xss = 1</script> text about brakes"
+XSS_IMG = 'Image <img src=x onerror="window.__xss = 2"> of brake pads'
+CORPUS = [
+    {"_id": "pads", "title": "Brakes", "text": "Brake pads must be replaced below 1.5 mm."},
+    {"_id": "bleed", "title": "Brakes", "text": "Hydraulic brakes need bleeding once a year."},
+    {"_id": "xss1", "title": "Odd", "text": XSS_SCRIPT},
+    {"_id": "xss2", "title": "Odd", "text": XSS_IMG},
+    {"_id": "tea", "title": "Tea", "text": "Green tea stays fresh when kept cold and sealed."},
+]
+RUN = "q1 Q0 pads 1 4 r\nq1 Q0 bleed 2 3 r\nq1 Q0 xss1 3 2 r\nq1 Q0 xss2 4 1 r\n"
+
+
+def chromium() -> str:
+    path = os.environ.get("QRELS_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+    if not Path(path).exists():
+        message = f"headless Chromium not found at {path} (Debian package: chromium)"
+        if os.environ.get("CI") or os.environ.get("QRELS_REQUIRE_BROWSER"):
+            pytest.fail(message + "; it is required in CI")
+        pytest.skip(message)
+    return path
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def server(tmp_path, monkeypatch):
+    """A database with a tiny pool (two passages carry markup), two annotators, and the
+    app serving it."""
+    url = f"sqlite:///{tmp_path / 'qrels.db'}"
+    monkeypatch.setenv("QRELS_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("QRELS_LANG", "en")
+    password = write(tmp_path, "password.txt", "secret-password\n")
+
+    def qrels(*args):
+        result = CliRunner().invoke(cli, ["--db", url, *map(str, args)], catch_exceptions=False)
+        assert result.exit_code == 0, result.output
+
+    qrels("init")
+    qrels("import", "corpus", write(tmp_path, "c.jsonl", jsonl(CORPUS)), "--corpus-version", "c")
+    qrels(
+        "import",
+        "queries",
+        write(tmp_path, "q.jsonl", jsonl([{"_id": "q1", "text": "brake maintenance"}])),
+        "--query-set",
+        "q",
+    )
+    qrels("import", "run", write(tmp_path, "r.trec", RUN), "--system", "r")
+    qrels("pool", "build", "p", "--systems", "bm25,run:r", "--depth", "4")
+    for name in ("ann1", "ann2"):
+        qrels("user", "add", name, "--role", "annotator", "--password-file", password)
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "annotator.cli", "--db", url, "serve", "--port", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ},
+    )
+    address = f"http://127.0.0.1:{port}"
+    for _ in range(120):
+        try:
+            urllib.request.urlopen(address + "/_stcore/health", timeout=1)
+            break
+        except OSError:
+            time.sleep(0.5)
+    else:
+        process.kill()
+        pytest.fail("the app did not start")
+    yield address, url
+    process.terminate()
+    process.wait(timeout=20)
+
+
+@pytest.fixture
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=chromium(),
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+            ],
+        )
+        yield browser
+        browser.close()
+
+
+def log_in(page, address: str, name: str) -> None:
+    page.goto(address)
+    page.get_by_label("User name").fill(name)
+    page.get_by_role("textbox", name="Password").fill("secret-password")
+    page.get_by_role("button", name="Log in").click()
+    page.wait_for_selector(".st-key-passage", timeout=30_000)
+    settle(page)
+    page.mouse.click(900, 20)  # focus on the page, not in a field
+
+
+def passage(page) -> str:
+    return page.locator(".st-key-passage").inner_text()
+
+
+def settle(page) -> None:
+    """Wait until the item's buttons are drawn: a key pressed while the page is still being
+    redrawn finds no button (it is dropped, never applied to another item)."""
+    page.locator(".st-key-grade_3 button").first.wait_for(timeout=20_000)
+    page.wait_for_timeout(400)
+
+
+def wait_for_change(page, before: str, timeout: float = 20) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if page.get_by_text("Nothing left for you").count():
+            return
+        if passage(page) != before:
+            settle(page)
+            return
+        time.sleep(0.2)
+    raise AssertionError(f"the page did not move on from: {before!r}")
+
+
+def judgments(url: str, name: str) -> list[tuple[str, int | None, str, int]]:
+    with session_scope(make_engine(url)) as session:
+        rows = session.exec(
+            select(Chunk.chunk_id, Judgment.grade, Judgment.note, Judgment.revision)
+            .join(Chunk, Chunk.id == Judgment.chunk_id)
+            .join(User, User.id == Judgment.user_id)
+            .where(User.name == name)
+            .order_by(Judgment.id)
+        ).all()
+    return [tuple(r) for r in rows]
+
+
+def test_grading_by_keyboard_going_back_manual_search_and_a_second_annotator(server, browser):
+    address, url = server
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    log_in(page, address, "ann1")
+
+    # Manual search: typing digits in the search box does not grade anything.
+    page.get_by_text("Search the corpus").click()
+    box = page.get_by_label("Search words")
+    box.fill("tea 3 cold")
+    box.press("Enter")
+    page.get_by_role("button", name="Add to this query").first.click()
+    page.get_by_text("Added: it will be judged like any other passage.").wait_for(timeout=20_000)
+    assert judgments(url, "ann1") == []
+
+    # A note, then Esc to leave the field, then grade with keys alone.
+    seen, keys = [], ["2", "1", "3", "0", "2"]
+    first = passage(page)
+    page.keyboard.press("n")
+    page.keyboard.type("secret note by ann1")
+    page.keyboard.press("Escape")
+    for key in keys:
+        text = passage(page)
+        seen.append(text)
+        page.keyboard.press(key)
+        wait_for_change(page, text)
+    page.get_by_text("Nothing left for you").wait_for(timeout=20_000)
+    assert len(set(seen)) == 5 and seen[0] == first
+
+    # Passages with markup are shown as text, and nothing in them ran.
+    assert any(XSS_SCRIPT in text for text in seen)
+    assert any(XSS_IMG in text for text in seen)
+    assert page.evaluate("window.__xss") is None
+
+    made = judgments(url, "ann1")
+    assert [grade for _, grade, _, _ in made] == [2, 1, 3, 0, 2]
+    assert made[0][2] == "secret note by ann1"
+    with session_scope(make_engine(url)) as session:
+        manual = session.exec(
+            select(Chunk.chunk_id)
+            .join(PoolCandidate, PoolCandidate.chunk_id == Chunk.id)
+            .join(CandidateSource, CandidateSource.candidate_id == PoolCandidate.id)
+            .where(CandidateSource.system == "manual:ann1")
+        ).all()
+    assert manual == ["tea"]
+
+    # Go back to the last item and change its grade: a new revision, the old one kept.
+    page.locator(".st-key-previous button").wait_for(timeout=20_000)
+    page.wait_for_timeout(400)
+    page.keyboard.press("b")
+    page.get_by_text("Reviewing an earlier item (5 of 5)").wait_for(timeout=20_000)
+    settle(page)
+    page.keyboard.press("3")
+    page.get_by_text("Nothing left for you").wait_for(timeout=20_000)
+    last = [row for row in judgments(url, "ann1") if row[0] == made[-1][0]]
+    assert [(grade, revision) for _, grade, _, revision in last] == [(2, 1), (3, 2)]
+
+    page.get_by_role("button", name="Log out").click()
+    page.get_by_role("button", name="Log in").wait_for(timeout=20_000)
+
+    # The second annotator sees none of the first one's grades or notes.
+    other = browser.new_page(viewport={"width": 1400, "height": 1000})
+    log_in(other, address, "ann2")
+    for _ in range(5):
+        body = other.locator("body").inner_text()
+        assert "Your grade" not in body and "secret note by ann1" not in body
+        assert "ann1" not in body and "manual" not in body
+        text = passage(other)
+        other.keyboard.press("1")
+        wait_for_change(other, text)
+    other.get_by_text("Nothing left for you").wait_for(timeout=20_000)
+    assert [grade for _, grade, _, _ in judgments(url, "ann2")] == [1] * 5
