@@ -15,6 +15,7 @@ from storage.db import make_engine, session_scope
 from storage.i18n import current_language
 from storage.i18n import t as translate
 from storage.models import User
+from storage.pools import pool_names
 
 USER_KEY, LANG_KEY, POOL_KEY = "user_id", "lang", "pool"
 
@@ -80,6 +81,16 @@ def sidebar(user: User) -> None:
         if st.button(t("logout"), key="logout"):
             st.session_state.clear()
             st.rerun()
+
+
+def choose_pool() -> str:
+    """The pool chosen in the sidebar; with no pool at all, says so and stops the page."""
+    with session_scope(engine()) as session:
+        names = pool_names(session=session)
+    if not names:
+        st.info(t("no_pools"))
+        st.stop()
+    return st.sidebar.selectbox(t("pool_select"), names, key=POOL_KEY)
 
 
 # Grades, unsure, skip and moving back and forth are the buttons' own shortcuts (Streamlit

@@ -30,25 +30,16 @@ from pathlib import Path
 from pooling.fusion import rrf
 from pooling.retrievers import BM25Retriever, Corpus, VectorRetriever
 from pooling.run import Run
-from storage.readers import read_corpus, read_judgments, read_queries
+from storage.readers import read_collection
 
 DATASETS = Path(__file__).resolve().parents[2] / "shared" / "datasets"
 COLLECTIONS = ("cranfield", "cmrc2018-dev")
 
 
 def load(folder: Path) -> tuple[Corpus, dict[str, str], dict[str, set[str]]]:
-    documents = read_corpus(folder / "corpus.jsonl", allow_empty=True)
-    corpus = Corpus(
-        f"bench-{folder.name}",
-        [d.id for d in documents],
-        [f"{d.title}\n{d.text}" for d in documents],
-    )
-    queries = {q.query_id: q.text for q in read_queries(folder / "queries.jsonl")}
-    relevant: dict[str, set[str]] = {}
-    for line in read_judgments(folder / "qrels.tsv")[1]:
-        if line.grade:
-            relevant.setdefault(line.query_id, set()).add(line.chunk_id)
-    return corpus, queries, relevant
+    collection = read_collection(folder, allow_empty=True)
+    queries = {q.query_id: q.text for q in collection.queries}
+    return collection.retrieval_corpus(f"bench-{folder.name}"), queries, collection.relevant
 
 
 def top(run: Run, query_id: str, budget: int) -> set[str]:

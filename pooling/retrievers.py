@@ -40,6 +40,11 @@ class Corpus:
     texts: list[str]
 
 
+def indexed_text(title: str, text: str) -> str:
+    """What retrievers index for a chunk: its document's title, then its text."""
+    return f"{title}\n{text}" if title else text
+
+
 def cache_dir() -> Path:
     """Where indexes are kept: ``$QRELS_CACHE_DIR``, else ``~/.cache/qrels-studio``."""
     return Path(os.environ.get(CACHE_VARIABLE) or Path.home() / ".cache" / "qrels-studio")

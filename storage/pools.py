@@ -16,7 +16,7 @@ from sqlalchemy import insert
 from sqlmodel import Session, select
 
 from pooling.pool import Candidate, Source, shuffle_key
-from pooling.retrievers import Corpus
+from pooling.retrievers import Corpus, indexed_text
 from pooling.run import Run
 from storage.catalog import NotFound, chunk_keys, query_keys
 from storage.i18n import t
@@ -70,7 +70,7 @@ def retrieval_corpus(corpus_version: CorpusVersion, *, session: Session) -> Corp
     return Corpus(
         fingerprint=corpus_version.content_hash,
         ids=[chunk_id for chunk_id, _, _ in rows],
-        texts=[f"{title}\n{text}" if title else text for _, title, text in rows],
+        texts=[indexed_text(title, text) for _, title, text in rows],
     )
 
 
@@ -229,6 +229,14 @@ def create_pool(
     return PoolResult(name, added=len(candidates), queries=len({c.query_id for c in candidates}))
 
 
+def _versions_and_keys(pool: Pool, *, session: Session):
+    """The pool's query set and corpus version, and their id -> key maps."""
+    query_set = session.get(QuerySet, pool.query_set_id)
+    corpus_version = session.get(CorpusVersion, pool.corpus_version_id)
+    queries = query_keys(query_set, session=session)
+    return query_set, corpus_version, queries, chunk_keys(corpus_version, session=session)
+
+
 def judged_pairs(query_set: QuerySet, *, session: Session) -> set[tuple[int, int]]:
     """(query key, chunk key) pairs that any human has judged, in any pool or import."""
     rows = session.exec(
@@ -248,12 +256,7 @@ def topup_pool(
     already in the pool only the new systems' provenance is added. Judged candidates and
     everything already in the pool stay as they are. ``config`` is appended to the pool's
     record of top-ups."""
-    query_set = session.get(QuerySet, pool.query_set_id)
-    corpus_version = session.get(CorpusVersion, pool.corpus_version_id)
-    queries, chunks = (
-        query_keys(query_set, session=session),
-        chunk_keys(corpus_version, session=session),
-    )
+    query_set, corpus_version, queries, chunks = _versions_and_keys(pool, session=session)
     in_pool = _candidate_keys(pool, session=session)
     judged = judged_pairs(query_set, session=session)
     new, known, skipped = [], [], 0
@@ -286,12 +289,7 @@ def add_manual_candidate(
     """Add a chunk an annotator found by searching to a query's pool, with provenance
     ``manual:<user>``. Returns False when it was in the pool already (the provenance is
     still recorded). Raises ``NotFound`` for an id the pool's versions do not know."""
-    query_set = session.get(QuerySet, pool.query_set_id)
-    corpus_version = session.get(CorpusVersion, pool.corpus_version_id)
-    queries, chunks = (
-        query_keys(query_set, session=session),
-        chunk_keys(corpus_version, session=session),
-    )
+    query_set, corpus_version, queries, chunks = _versions_and_keys(pool, session=session)
     if query_id not in queries:
         raise NotFound(t("unknown_query", value=query_id, query_set=query_set.name))
     if chunk_id not in chunks:

@@ -448,3 +448,34 @@ def _judgments_jsonl(path: Path | str) -> Iterator[JudgmentLine]:
             unsure,
             optional_str(record, "note", where),
         )
+
+
+@dataclass
+class Collection:
+    """A BEIR collection in a folder: corpus, queries, and the relevant chunks per query
+    (grade >= 1) from its ``qrels.tsv``."""
+
+    corpus: list[CorpusRecord]
+    queries: list[QueryRecord]
+    relevant: dict[str, set[str]]
+
+    def retrieval_corpus(self, fingerprint: str):
+        """The corpus as retrievers index it (``pooling.retrievers.Corpus``)."""
+        from pooling.retrievers import Corpus, indexed_text
+
+        texts = [indexed_text(d.title, d.text) for d in self.corpus]
+        return Corpus(fingerprint, [d.id for d in self.corpus], texts)
+
+
+def read_collection(folder: Path | str, allow_empty: bool = False) -> Collection:
+    """``corpus.jsonl``, ``queries.jsonl`` and ``qrels.tsv`` from ``folder``."""
+    folder = Path(folder)
+    relevant: dict[str, set[str]] = {}
+    for line in read_judgments(folder / "qrels.tsv")[1]:
+        if line.grade:
+            relevant.setdefault(line.query_id, set()).add(line.chunk_id)
+    return Collection(
+        read_corpus(folder / "corpus.jsonl", allow_empty),
+        read_queries(folder / "queries.jsonl"),
+        relevant,
+    )

@@ -13,8 +13,6 @@ import streamlit as st
 from annotator import assignment, ui
 from annotator.rubric import load_rubric
 from annotator.search import ManualSearch
-from storage.db import session_scope
-from storage.pools import pool_names
 
 REVIEW, SHOWN, FLASH = "label_review", "label_shown", "label_flash"
 
@@ -208,13 +206,7 @@ def labeling(pool_name: str, user_id: int, user_name: str) -> None:
 
 user = ui.require()
 ui.sidebar(user)
-with session_scope(ui.engine()) as session:
-    names = pool_names(session=session)
-if not names:
-    st.info(ui.t("no_pools"))
-    st.stop()
-with st.sidebar:
-    pool_name = st.selectbox(ui.t("pool_select"), names, key=ui.POOL_KEY)
+pool_name = ui.choose_pool()
 work, rubric = st.columns([3, 2], gap="large")
 with work:
     labeling(pool_name, user.id, user.name)

@@ -7,16 +7,11 @@ import streamlit as st
 
 from annotator import ui
 from storage.db import session_scope
-from storage.pools import get_pool, pool_names, pool_report
+from storage.pools import get_pool, pool_report
 
 user = ui.require("lead")
 ui.sidebar(user)
-with session_scope(ui.engine()) as session:
-    names = pool_names(session=session)
-if not names:
-    st.info(ui.t("no_pools"))
-    st.stop()
-pool_name = st.sidebar.selectbox(ui.t("pool_select"), names, key=ui.POOL_KEY)
+pool_name = ui.choose_pool()
 with session_scope(ui.engine()) as session:
     report = pool_report(get_pool(pool_name, session=session), session=session)
 st.subheader(pool_name)

@@ -7,22 +7,15 @@ import pytest
 
 from pooling.retrievers import BM25Retriever, Corpus
 from pooling.tokenize import Tokenizer
-from storage.readers import read_corpus, read_judgments, read_queries
+from storage.readers import read_collection
 
 pytestmark = pytest.mark.datasets
 
 
 def load(folder):
-    documents = read_corpus(folder / "corpus.jsonl")
-    corpus = Corpus(
-        "cmrc-test", [d.id for d in documents], [f"{d.title}\n{d.text}" for d in documents]
-    )
-    queries = {q.query_id: q.text for q in read_queries(folder / "queries.jsonl")}
-    relevant: dict[str, set[str]] = {}
-    for line in read_judgments(folder / "qrels.tsv")[1]:
-        if line.grade:
-            relevant.setdefault(line.query_id, set()).add(line.chunk_id)
-    return corpus, queries, relevant
+    collection = read_collection(folder)
+    queries = {q.query_id: q.text for q in collection.queries}
+    return collection.retrieval_corpus("cmrc-test"), queries, collection.relevant
 
 
 def hit_rate(run, relevant, k=10):
