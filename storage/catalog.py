@@ -57,6 +57,11 @@ def resolve_corpus_version(name: str | None, *, session: Session) -> CorpusVersi
     )
 
 
+def version_names(*, session: Session) -> tuple[list[str], list[str]]:
+    """The names of all query sets and of all corpus versions."""
+    return [q.name for q in _all(QuerySet, session)], [c.name for c in _all(CorpusVersion, session)]
+
+
 def query_keys(query_set: QuerySet, *, session: Session) -> dict[str, int]:
     """Query id -> primary key, for the queries of one set."""
     rows = session.exec(

@@ -340,6 +340,17 @@ MESSAGES: dict[str, dict[str, str]] = {
     "col_system": {"en": "system", "zh": "系统"},
     "col_found": {"en": "found", "zh": "找到"},
     "col_unique": {"en": "unique", "zh": "独有"},
+    "build_pool_title": {"en": "Build a pool", "zh": "建立候选池"},
+    "topup_title": {"en": "Top up this pool", "zh": "为此候选池补充候选"},
+    "field_pool_name": {"en": "Pool name", "zh": "候选池名称"},
+    "field_systems": {
+        "en": "Systems (bm25, vector, rrf, combsum, combmnz, run:NAME)",
+        "zh": "系统（bm25、vector、rrf、combsum、combmnz、run:名称）",
+    },
+    "field_depth": {"en": "Depth per system", "zh": "每个系统取前 K 个"},
+    "field_overlap": {"en": "Judgments per candidate", "zh": "每个候选的独立标注数"},
+    "build_button": {"en": "Build", "zh": "建立"},
+    "topup_button": {"en": "Top up", "zh": "补充"},
     "pool_complete": {
         "en": "{complete} of {candidates} candidates have their {overlap} judgments",
         "zh": "{candidates} 个候选中已有 {complete} 个获得 {overlap} 份标注",

@@ -1,17 +1,75 @@
-"""Leads: how each pool is made up (sizes per query, systems' contributions)."""
+"""Leads: build and top up pools, and see how each is made up (sizes per query, each
+system's contribution). Building runs the retrievers in this request; for large corpora the
+CLI (`qrels pool build`) shows progress bars."""
 
 from __future__ import annotations
 
 import pandas as pd
 import streamlit as st
 
+from annotator import pools as pool_jobs
 from annotator import ui
+from storage import catalog
 from storage.db import session_scope
 from storage.pools import get_pool, pool_report
 
+
+def build_form() -> None:
+    with session_scope(ui.engine()) as session:
+        query_sets, corpora = catalog.version_names(session=session)
+    with st.expander(ui.t("build_pool_title")), st.form("build_pool"):
+        name = st.text_input(ui.t("field_pool_name"))
+        query_set = st.selectbox(ui.t("kind_query_set"), query_sets)
+        corpus_version = st.selectbox(ui.t("kind_corpus_version"), corpora)
+        systems = st.text_input(ui.t("field_systems"), value="bm25,vector,rrf")
+        depth = st.number_input(ui.t("field_depth"), min_value=1, value=10)
+        overlap = st.number_input(ui.t("field_overlap"), min_value=1, value=2)
+        if st.form_submit_button(ui.t("build_button")):
+            try:
+                result = pool_jobs.build_pool(
+                    ui.engine(),
+                    name.strip(),
+                    systems=systems,
+                    depth=int(depth),
+                    overlap=int(overlap),
+                    query_set=query_set,
+                    corpus_version=corpus_version,
+                )
+            except (ValueError, LookupError) as error:
+                st.error(str(error))
+            else:
+                st.success(
+                    ui.t(
+                        "pool_built",
+                        name=result.name,
+                        added=result.added,
+                        queries=result.queries,
+                        overlap=int(overlap),
+                    )
+                )
+
+
+def topup_form(pool_name: str) -> None:
+    with st.expander(ui.t("topup_title")), st.form("topup_pool"):
+        systems = st.text_input(ui.t("field_systems"))
+        depth = st.number_input(ui.t("field_depth"), min_value=1, value=10)
+        if st.form_submit_button(ui.t("topup_button")):
+            try:
+                result = pool_jobs.topup_pool(
+                    ui.engine(), pool_name, systems=systems, depth=int(depth)
+                )
+            except (ValueError, LookupError) as error:
+                st.error(str(error))
+            else:
+                counts = {k: v for k, v in vars(result).items() if k != "name"}
+                st.success(ui.t("pool_topped_up", name=result.name, **counts))
+
+
 user = ui.require("lead")
 ui.sidebar(user)
+build_form()
 pool_name = ui.choose_pool()
+topup_form(pool_name)
 with session_scope(ui.engine()) as session:
     report = pool_report(get_pool(pool_name, session=session), session=session)
 st.subheader(pool_name)

@@ -171,3 +171,26 @@ def test_a_disabled_account_is_logged_out_at_the_next_render(demo_url):
         accounts.disable_user("annotator1", session=session)
     at.run()
     assert [w.value for w in at.warning] == ["Please log in first."]
+
+
+def test_a_lead_builds_and_tops_up_a_pool_in_the_app(demo_url):
+    at = page("pools.py", demo_url, as_user="lead")
+    build = [w for w in at.text_input if w.label == "Pool name"][0]
+    build.input("second")
+    systems = [w for w in at.text_input if w.label.startswith("Systems")][0]
+    systems.input("bm25")
+    at.button[[b.label for b in at.button].index("Build")].click().run()
+    assert not at.exception
+    assert any("pool 'second':" in s.value for s in at.success), [e.value for e in at.error]
+    at = page("pools.py", demo_url, as_user="lead")
+    systems = [w for w in at.text_input if w.label.startswith("Systems")][1]
+    systems.input("vector")
+    at.button[[b.label for b in at.button].index("Top up")].click().run()
+    assert any("new candidates" in s.value for s in at.success), [e.value for e in at.error]
+    at = page("pools.py", demo_url, as_user="lead")
+    bad = [w for w in at.text_input if w.label.startswith("Systems")][1]
+    bad.input("splade")
+    at.button[[b.label for b in at.button].index("Top up")].click().run()
+    assert [e.value for e in at.error] == [
+        "unknown system 'splade'; valid: bm25, vector, rrf, combsum, combmnz, run:<name>"
+    ]
