@@ -7,6 +7,7 @@ print comes from ``storage.i18n`` so it reads in English or Chinese (``--lang`` 
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import statistics
@@ -17,7 +18,7 @@ from pathlib import Path
 
 import click
 
-from annotator import auth
+from annotator import adjudication, agreement, auth, releases
 from annotator import pools as pool_jobs
 from annotator.rubric import current_version
 from pooling.chunking import describe
@@ -415,6 +416,126 @@ def pool_export(ctx: click.Context, name: str, file: Path) -> None:
     with session_scope(_engine(ctx)) as session:
         count = pools.export_pool(pools.get_pool(name, session=session), file, session=session)
     click.echo(t("pool_exported", count=_number(count), name=name, path=file))
+
+
+# -- agreement and releases -------------------------------------------------------------
+
+
+def _only_pool(ctx: click.Context, name: str | None) -> str:
+    if name is not None:
+        return name
+    with session_scope(_engine(ctx)) as session:
+        names = pools.pool_names(session=session)
+    if len(names) != 1:
+        raise ValueError(
+            t(
+                "version_ambiguous",
+                kind=t("status_pools"),
+                known=", ".join(names) or "-",
+                option="--pool",
+            )
+        )
+    return names[0]
+
+
+def _figure(figure) -> str:
+    if figure.value is None:
+        return f"undefined ({figure.undefined})"
+    interval = f" [{figure.low:.3f}, {figure.high:.3f}]" if figure.low is not None else ""
+    return f"{figure.value:.3f}{interval}"
+
+
+@cli.command("agreement")
+@click.option("--pool", "pool_name", help="Pool (needed if there are several).")
+@click.option("--by", type=click.Choice(["slice", "split"]), help="Also per slice or split.")
+@click.option("--json", "as_json", is_flag=True, help="Print the stable JSON layout.")
+@click.option(
+    "--rounds",
+    type=click.IntRange(min=0),
+    default=500,
+    show_default=True,
+    help="Bootstrap rounds for the 95% interval.",
+)
+@click.pass_context
+def agreement_command(ctx, pool_name, by, as_json, rounds) -> None:
+    """Cohen's kappa per pair of annotators and Krippendorff's alpha."""
+    frame = agreement.judgments_frame(_engine(ctx), _only_pool(ctx, pool_name))
+    parts = {"all": frame} if by is None else {"all": frame, **agreement.groups(frame, by)}
+    reports = [agreement.report(part, name, rounds=rounds) for name, part in parts.items()]
+    if as_json:
+        click.echo(json.dumps(agreement.to_json(reports), ensure_ascii=False, indent=2))
+        return
+    for item in reports:
+        click.echo(f"{item.group}: {item.items} items, annotators {', '.join(item.annotators)}")
+        click.echo(f"  Krippendorff's alpha (ordinal): {_figure(item.alpha)}")
+        for pair in item.pairs:
+            kappas = ", ".join(f"{k} {_figure(v)}" for k, v in pair.kappas.items())
+            click.echo(
+                f"  {pair.annotators[0]} × {pair.annotators[1]}: {pair.shared} shared, "
+                f"agreement {_figure(pair.percent)}; kappa {kappas}"
+            )
+
+
+@cli.group()
+def release() -> None:
+    """Create, verify and compare versioned qrels releases."""
+
+
+@release.command("create")
+@click.argument("version")
+@click.option("--pool", "pool_name", required=True)
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True)
+@click.option(
+    "--policy",
+    type=click.Choice(list(adjudication.POLICIES)),
+    default="threshold",
+    show_default=True,
+    help="When annotators disagree.",
+)
+@click.option("--allow-unresolved", is_flag=True, help="Leave unresolved candidates out.")
+@click.pass_context
+def release_create(ctx, version, pool_name, out, policy, allow_unresolved) -> None:
+    """Write release VERSION of a pool into a new folder."""
+    result = releases.create_release(
+        _engine(ctx), version, pool_name, out, policy=policy, allow_unresolved=allow_unresolved
+    )
+    counts = result.manifest["counts"]
+    click.echo(
+        f"release {version}: {counts['judged_candidates']} graded candidates "
+        f"({counts['per_grade']}), {counts['unresolved_left_out']} unresolved left out, "
+        f"{counts['queries_without_evidence']} queries without a chunk graded 2+ -> {out}"
+    )
+
+
+@release.command("verify")
+@click.argument("folder", type=click.Path(file_okay=False, path_type=Path))
+def release_verify(folder: Path) -> None:
+    """Check every file's sha256 against the manifest, and the files' formats."""
+    problems = releases.verify_release(folder)
+    if problems:
+        raise QrelsError("; ".join(problems))
+    click.echo(f"{folder}: intact")
+
+
+@release.command("diff")
+@click.argument("a", type=click.Path(file_okay=False, path_type=Path))
+@click.argument("b", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--run", type=click.Path(dir_okay=False, path_type=Path), help="A TREC run.")
+@click.option("--k", type=click.IntRange(min=1), default=10, show_default=True)
+def release_diff(a: Path, b: Path, run: Path | None, k: int) -> None:
+    """Judgments added, removed and changed from release A to B (and a run's metrics)."""
+    change = releases.diff_releases(a, b, run=run, k=k)
+    click.echo(
+        f"added {len(change.added)}, removed {len(change.removed)}, changed {len(change.changed)}"
+    )
+    for query_id, chunk_id, grade in change.added:
+        click.echo(f"+ {query_id} {chunk_id} {grade}")
+    for query_id, chunk_id, grade in change.removed:
+        click.echo(f"- {query_id} {chunk_id} {grade}")
+    for query_id, chunk_id, old, new in change.changed:
+        click.echo(f"~ {query_id} {chunk_id} {old} -> {new}")
+    for name, (before, after) in change.metrics.items():
+        click.echo(f"{name}: {before:.4f} -> {after:.4f} ({after - before:+.4f})")
 
 
 # -- accounts and the app ------------------------------------------------------------

@@ -245,3 +245,53 @@ def pool_judgments(
         .order_by(User.name, Query.query_id)
     ).all()
     return [tuple(row) for row in rows]
+
+
+JUDGMENT_COLUMNS = [
+    "annotator",
+    "query_id",
+    "chunk_id",
+    "grade",
+    "unsure",
+    "note",
+    "slices",
+    "split",
+    "created_at",
+]
+
+
+def candidate_judgments(pool: Pool, *, session: Session) -> list[tuple]:
+    """Each human annotator's current judgment (their latest) on each of the pool's
+    candidates, from the app or imported; model judges are left out. Rows follow
+    ``JUDGMENT_COLUMNS``."""
+    latest = (
+        select(func.max(Judgment.id).label("id"))
+        .join(User, User.id == Judgment.user_id)
+        .join(
+            PoolCandidate,
+            (PoolCandidate.query_id == Judgment.query_id)
+            & (PoolCandidate.chunk_id == Judgment.chunk_id),
+        )
+        .where(PoolCandidate.pool_id == pool.id, User.kind == "human")
+        .group_by(Judgment.user_id, Judgment.query_id, Judgment.chunk_id)
+        .subquery()
+    )
+    rows = session.exec(
+        select(
+            User.name,
+            Query.query_id,
+            Chunk.chunk_id,
+            Judgment.grade,
+            Judgment.unsure,
+            Judgment.note,
+            Query.slices,
+            Query.split,
+            Judgment.created_at,
+        )
+        .join(latest, latest.c.id == Judgment.id)
+        .join(User, User.id == Judgment.user_id)
+        .join(Query, Query.id == Judgment.query_id)
+        .join(Chunk, Chunk.id == Judgment.chunk_id)
+        .order_by(Query.query_id, Chunk.chunk_id, User.name)
+    ).all()
+    return [tuple(row) for row in rows]

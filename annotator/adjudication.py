@@ -1,0 +1,136 @@
+"""Which candidates need a lead's decision, and what every candidate's final grade is.
+Plain functions over the judgments frame of ``annotator.agreement``; no Streamlit.
+
+A disagreement policy is a function of the grades given to one candidate, chosen by name:
+``any`` (any difference), ``threshold`` (grades on both sides of grade 2: relevant for one
+annotator, not for another) or ``gap2`` (a gap of 2 or more). Someone marking unsure always
+needs a decision. Candidates within the policy resolve to the median of their grades
+(rounded down: when unsure, the lower grade), and a lead can still override any of them.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import pandas as pd
+
+THRESHOLD = 2
+
+
+def _any(grades: list[int]) -> bool:
+    return len(set(grades)) > 1
+
+
+def _threshold(grades: list[int]) -> bool:
+    return len({g >= THRESHOLD for g in grades}) > 1
+
+
+def _gap2(grades: list[int]) -> bool:
+    return max(grades) - min(grades) >= 2
+
+
+POLICIES: dict[str, Callable[[list[int]], bool]] = {
+    "any": _any,
+    "threshold": _threshold,
+    "gap2": _gap2,
+}
+
+
+def check_policy(policy: str) -> None:
+    if policy not in POLICIES:
+        raise ValueError(f"unknown policy {policy!r}; valid: {', '.join(POLICIES)}")
+
+
+def resolved_grade(grades: list[int]) -> int:
+    """The median grade, rounded down."""
+    ordered = sorted(grades)
+    middle = (len(ordered) - 1) / 2
+    return ordered[math.floor(middle)]
+
+
+def candidates(frame: pd.DataFrame, policy: str, overlap: int) -> pd.DataFrame:
+    """One row per judged candidate: ``query_id``, ``chunk_id``, ``grades`` (by annotator),
+    ``notes``, ``unsure`` (who), ``severity`` (the gap between grades; an unsure counts as
+    the widest gap), ``status`` (``disagree``, ``unsure``, ``incomplete`` (fewer than
+    ``overlap`` judgments), or ``agreed``) and ``auto_grade`` (for agreed ones)."""
+    check_policy(policy)
+    rows = []
+    for (query_id, chunk_id), group in frame.groupby(["query_id", "chunk_id"], sort=True):
+        graded = group.dropna(subset=["grade"])
+        grades = [int(g) for g in graded["grade"]]
+        unsure = sorted(group.loc[group["grade"].isna(), "annotator"])
+        if unsure:
+            status = "unsure"
+        elif len(group) < overlap:
+            status = "incomplete"
+        elif POLICIES[policy](grades):
+            status = "disagree"
+        else:
+            status = "agreed"
+        gap = max(grades) - min(grades) if grades else 0
+        rows.append(
+            {
+                "query_id": query_id,
+                "chunk_id": chunk_id,
+                "grades": dict(zip(graded["annotator"], grades, strict=True)),
+                "notes": {
+                    a: n for a, n in zip(group["annotator"], group["note"], strict=True) if n
+                },
+                "unsure": unsure,
+                "severity": 4 if unsure else gap,
+                "status": status,
+                "auto_grade": resolved_grade(grades) if status == "agreed" else None,
+                "slices": group["slices"].iloc[0],
+            }
+        )
+    columns = [
+        "query_id",
+        "chunk_id",
+        "grades",
+        "notes",
+        "unsure",
+        "severity",
+        "status",
+        "auto_grade",
+        "slices",
+    ]
+    return pd.DataFrame(rows, columns=columns)
+
+
+def queue(
+    table: pd.DataFrame,
+    *,
+    query_id: str | None = None,
+    slice_tag: str | None = None,
+    annotator: str | None = None,
+) -> pd.DataFrame:
+    """The candidates that need a decision (disagree or unsure), most severe first,
+    optionally only for one query, slice, or annotator."""
+    wanted = table[table["status"].isin(["disagree", "unsure"])]
+    if query_id is not None:
+        wanted = wanted[wanted["query_id"] == query_id]
+    if slice_tag is not None:
+        wanted = wanted[wanted["slices"].apply(lambda tags: slice_tag in tags)]
+    if annotator is not None:
+        wanted = wanted[
+            wanted.apply(lambda r: annotator in r["grades"] or annotator in r["unsure"], axis=1)
+        ]
+    return wanted.sort_values(["severity", "query_id", "chunk_id"], ascending=[False, True, True])
+
+
+def final_grades(
+    table: pd.DataFrame, decisions: dict[tuple[str, str], tuple]
+) -> tuple[dict[tuple[str, str], int], list[tuple[str, str]]]:
+    """Each candidate's final grade (a lead's latest decision, else the agreed grade) and
+    the candidates still unresolved."""
+    grades, unresolved = {}, []
+    for row in table.itertuples():
+        key = (row.query_id, row.chunk_id)
+        if key in decisions:
+            grades[key] = int(decisions[key][0])
+        elif row.status == "agreed":
+            grades[key] = int(row.auto_grade)
+        else:
+            unresolved.append(key)
+    return grades, unresolved

@@ -1,0 +1,211 @@
+"""How far annotators agree. Plain functions over a data frame of judgments; no Streamlit.
+
+The frame has one row per (annotator, query, chunk) with the annotator's current grade:
+columns ``annotator``, ``query_id``, ``chunk_id``, ``grade`` (0–3, or missing when the
+judgment is "unsure": unsure judgments are left out of every figure), and for breakdowns
+``slices`` (a list of tags) and ``split``.
+
+A figure that cannot be computed is reported as undefined with the reason (fewer than two
+shared items, only one grade in use), never as 0, NaN or an error.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+import pandas as pd
+from sklearn.metrics import cohen_kappa_score, confusion_matrix
+
+GRADES = [0, 1, 2, 3]
+KAPPAS = ("unweighted", "linear", "quadratic", "binary_ge1", "binary_ge2")
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A statistic, or why it is undefined; with a 95% bootstrap interval over queries when
+    asked for."""
+
+    value: float | None
+    undefined: str | None = None
+    low: float | None = None
+    high: float | None = None
+
+
+def _undefined(reason: str) -> Figure:
+    return Figure(None, reason)
+
+
+def kappa(a: list[int], b: list[int], kind: str = "unweighted") -> Figure:
+    """Cohen's kappa between two annotators' grades on the same items: ``unweighted``,
+    ``linear`` or ``quadratic`` weighted over 0–3, or binary at ``binary_ge1`` /
+    ``binary_ge2`` (relevant means grade >= 1 / >= 2). scikit-learn computes it."""
+    if len(a) < 2:
+        return _undefined("fewer than two shared items")
+    x, y = np.asarray(a), np.asarray(b)
+    labels: list[int] = GRADES
+    weights = None
+    if kind.startswith("binary_ge"):
+        threshold = int(kind[-1])
+        x, y, labels = (x >= threshold).astype(int), (y >= threshold).astype(int), [0, 1]
+    elif kind in ("linear", "quadratic"):
+        weights = kind
+    elif kind != "unweighted":
+        raise ValueError(f"unknown kappa {kind!r}; valid: {', '.join(KAPPAS)}")
+    if len(set(x) | set(y)) < 2:
+        return _undefined("only one grade in use: chance agreement is certain")
+    return Figure(float(cohen_kappa_score(x, y, labels=labels, weights=weights)))
+
+
+def krippendorff_alpha(frame: pd.DataFrame) -> Figure:
+    """Krippendorff's alpha, ordinal, over all annotators; items judged by one annotator
+    only (missing judgments) take no part."""
+    units = frame.dropna(subset=["grade"]).groupby(["query_id", "chunk_id"])["grade"]
+    coincidence = np.zeros((4, 4))
+    for _, grades in units:
+        values = grades.astype(int).to_numpy()
+        if len(values) < 2:
+            continue
+        counts = np.bincount(values, minlength=4).astype(float)
+        pairs = np.outer(counts, counts) - np.diag(counts)
+        coincidence += pairs / (len(values) - 1)
+    totals = coincidence.sum(axis=1)
+    n = totals.sum()
+    if n == 0:
+        return _undefined("no item has two judgments")
+    if np.count_nonzero(totals) < 2:
+        return _undefined("only one grade in use: chance agreement is certain")
+    cumulative = np.cumsum(totals)
+    distance = np.zeros((4, 4))
+    for c, k in itertools.product(range(4), repeat=2):
+        low, high = min(c, k), max(c, k)
+        between = cumulative[high] - (cumulative[low - 1] if low else 0)
+        distance[c, k] = (between - (totals[c] + totals[k]) / 2) ** 2
+    observed = (coincidence * distance).sum() / n
+    expected = (np.outer(totals, totals) * distance).sum() / (n * (n - 1))
+    return Figure(float(1 - observed / expected))
+
+
+@dataclass
+class PairAgreement:
+    """Two annotators on the items both graded."""
+
+    annotators: tuple[str, str]
+    shared: int
+    percent: Figure
+    kappas: dict[str, Figure]
+    confusion: list[list[int]]  # rows: first annotator's grade 0–3, columns: second's
+
+
+def _shared(frame: pd.DataFrame, first: str, second: str) -> pd.DataFrame:
+    graded = frame.dropna(subset=["grade"])
+    left = graded[graded["annotator"] == first][["query_id", "chunk_id", "grade"]]
+    right = graded[graded["annotator"] == second][["query_id", "chunk_id", "grade"]]
+    return left.merge(right, on=["query_id", "chunk_id"], suffixes=("_a", "_b"))
+
+
+def pair_agreement(frame: pd.DataFrame, first: str, second: str) -> PairAgreement:
+    both = _shared(frame, first, second)
+    a, b = both["grade_a"].astype(int).tolist(), both["grade_b"].astype(int).tolist()
+    percent = Figure(float(np.mean(np.equal(a, b)))) if a else _undefined("no shared items")
+    return PairAgreement(
+        annotators=(first, second),
+        shared=len(a),
+        percent=percent,
+        kappas={kind: kappa(a, b, kind) for kind in KAPPAS},
+        confusion=confusion_matrix(a, b, labels=GRADES).tolist() if a else [[0] * 4] * 4,
+    )
+
+
+def pairwise(frame: pd.DataFrame) -> list[PairAgreement]:
+    """Every pair of annotators, in name order."""
+    names = sorted(frame["annotator"].unique())
+    return [pair_agreement(frame, a, b) for a, b in itertools.combinations(names, 2)]
+
+
+def bootstrap(
+    frame: pd.DataFrame,
+    statistic: Callable[[pd.DataFrame], Figure],
+    rounds: int = 500,
+    seed: int = 0,
+) -> Figure:
+    """``statistic`` on ``frame`` with a 95% percentile interval from resampling queries
+    (with replacement; a query drawn twice counts twice)."""
+    point = statistic(frame)
+    if point.value is None:
+        return point
+    queries = frame["query_id"].unique()
+    groups = {q: g for q, g in frame.groupby("query_id")}
+    rng = np.random.default_rng(seed)
+    values = []
+    for _ in range(rounds):
+        drawn = rng.choice(queries, size=len(queries), replace=True)
+        sample = pd.concat(
+            [groups[q].assign(query_id=f"{q}#{i}") for i, q in enumerate(drawn)], ignore_index=True
+        )
+        value = statistic(sample).value
+        if value is not None:
+            values.append(value)
+    if not values:
+        return point
+    low, high = np.percentile(values, [2.5, 97.5])
+    return Figure(point.value, None, float(low), float(high))
+
+
+@dataclass
+class AgreementReport:
+    """Agreement for one group of judgments (all, a slice, or a split)."""
+
+    group: str
+    annotators: list[str]
+    items: int
+    alpha: Figure
+    pairs: list[PairAgreement] = field(default_factory=list)
+
+
+def report(frame: pd.DataFrame, group: str = "all", rounds: int = 500) -> AgreementReport:
+    """Pairwise kappas and Krippendorff's alpha (with its bootstrap interval) for ``frame``."""
+    return AgreementReport(
+        group=group,
+        annotators=sorted(frame["annotator"].unique()),
+        items=int(frame[["query_id", "chunk_id"]].drop_duplicates().shape[0]),
+        alpha=bootstrap(frame, krippendorff_alpha, rounds=rounds),
+        pairs=pairwise(frame),
+    )
+
+
+def groups(frame: pd.DataFrame, by: str | None) -> dict[str, pd.DataFrame]:
+    """The frame whole, or split by ``slice`` (an item counts in each of its query's
+    slices) or by ``split``."""
+    if by is None:
+        return {"all": frame}
+    if by == "split":
+        return {f"split:{name}": part for name, part in frame.groupby("split")}
+    if by == "slice":
+        exploded = frame.explode("slices")
+        return {
+            f"slice:{name}": part.drop(columns="slices")
+            for name, part in exploded.dropna(subset=["slices"]).groupby("slices")
+        }
+    raise ValueError(f"unknown grouping {by!r}; valid: slice, split")
+
+
+def to_json(reports: list[AgreementReport]) -> list[dict]:
+    """The reports as plain data: the stable layout documented in the README."""
+    return [asdict(r) for r in reports]
+
+
+def judgments_frame(engine, pool_name: str) -> pd.DataFrame:
+    """The current human judgments on a pool's candidates, as the frame described above
+    (an unsure judgment has no grade)."""
+    from storage.catalog import JUDGMENT_COLUMNS, candidate_judgments
+    from storage.db import session_scope
+    from storage.pools import get_pool
+
+    with session_scope(engine) as session:
+        rows = candidate_judgments(get_pool(pool_name, session=session), session=session)
+    frame = pd.DataFrame(rows, columns=JUDGMENT_COLUMNS)
+    frame["grade"] = frame["grade"].astype("Int64")
+    return frame

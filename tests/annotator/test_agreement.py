@@ -1,0 +1,145 @@
+"""Agreement figures equal scikit-learn's and the krippendorff package's on the same data;
+undefined cases are reported as such."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.metrics import cohen_kappa_score
+
+from annotator.agreement import (
+    bootstrap,
+    groups,
+    kappa,
+    krippendorff_alpha,
+    pair_agreement,
+    report,
+    to_json,
+)
+
+krippendorff = pytest.importorskip("krippendorff")
+
+
+def frame_from(grades: dict[str, list[int | None]], slices=None, splits=None) -> pd.DataFrame:
+    rows = []
+    for annotator, values in grades.items():
+        for item, grade in enumerate(values):
+            if grade is None:
+                continue
+            rows.append(
+                {
+                    "annotator": annotator,
+                    "query_id": f"q{item // 3}",
+                    "chunk_id": f"c{item}",
+                    "grade": grade,
+                    "slices": (slices or {}).get(item // 3, []),
+                    "split": (splits or {}).get(item // 3, "test"),
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def random_grades(seed: int, annotators: int = 3, items: int = 40, missing: float = 0.2):
+    rng = random.Random(seed)
+    truth = [rng.randint(0, 3) for _ in range(items)]
+    return {
+        f"a{n}": [
+            None if rng.random() < missing else max(0, min(3, t + rng.choice([-1, 0, 0, 0, 1])))
+            for t in truth
+        ]
+        for n in range(annotators)
+    }
+
+
+@pytest.mark.parametrize("weights", [None, "linear", "quadratic"])
+def test_kappa_equals_scikit_learn(weights):
+    a = [0, 1, 2, 3, 3, 2, 1, 0, 2, 2]
+    b = [0, 2, 2, 3, 2, 2, 1, 1, 3, 2]
+    kind = weights or "unweighted"
+    expected = cohen_kappa_score(a, b, labels=[0, 1, 2, 3], weights=weights)
+    assert kappa(a, b, kind).value == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("threshold", [1, 2])
+def test_binary_kappa_equals_scikit_learn(threshold):
+    a = [0, 1, 2, 3, 3, 2, 1, 0, 2, 2]
+    b = [0, 2, 2, 3, 2, 2, 1, 1, 3, 0]
+    expected = cohen_kappa_score([x >= threshold for x in a], [x >= threshold for x in b])
+    assert kappa(a, b, f"binary_ge{threshold}").value == pytest.approx(expected)
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "kind", "reason"),
+    [
+        ([2], [2], "unweighted", "fewer than two shared items"),
+        ([], [], "quadratic", "fewer than two shared items"),
+        ([3, 3, 3], [3, 3, 3], "unweighted", "only one grade in use"),
+        ([2, 3, 3], [3, 2, 2], "binary_ge2", "only one grade in use"),
+    ],
+)
+def test_undefined_kappa_says_why(a, b, kind, reason):
+    figure = kappa(a, b, kind)
+    assert figure.value is None and figure.undefined.startswith(reason)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 4])
+def test_alpha_equals_the_krippendorff_package_with_missing_judgments(seed):
+    grades = random_grades(seed)
+    reliability = np.array([[np.nan if g is None else g for g in row] for row in grades.values()])
+    expected = krippendorff.alpha(
+        reliability_data=reliability, level_of_measurement="ordinal", value_domain=[0, 1, 2, 3]
+    )
+    assert krippendorff_alpha(frame_from(grades)).value == pytest.approx(expected)
+
+
+def test_alpha_undefined_cases():
+    assert krippendorff_alpha(frame_from({"a": [1, 2], "b": [None, None]})).undefined == (
+        "no item has two judgments"
+    )
+    assert krippendorff_alpha(frame_from({"a": [2, 2], "b": [2, 2]})).undefined.startswith(
+        "only one grade in use"
+    )
+
+
+def test_pair_agreement_counts_and_confusion():
+    frame = frame_from({"a": [0, 1, 2, 3, None], "b": [0, 2, 2, 3, 1], "c": [None] * 5})
+    pair = pair_agreement(frame, "a", "b")
+    assert pair.shared == 4 and pair.percent.value == 0.75
+    assert pair.confusion[1][2] == 1 and sum(map(sum, pair.confusion)) == 4
+    lonely = pair_agreement(frame, "a", "c")
+    assert (
+        lonely.shared == 0 and lonely.kappas["quadratic"].undefined == "fewer than two shared items"
+    )
+
+
+def test_bootstrap_interval_brackets_the_value_and_is_reproducible():
+    frame = frame_from(random_grades(7, items=60))
+    first = bootstrap(frame, krippendorff_alpha, rounds=200, seed=3)
+    again = bootstrap(frame, krippendorff_alpha, rounds=200, seed=3)
+    assert first == again
+    assert first.low <= first.value <= first.high and first.low < first.high
+
+
+def test_groups_by_slice_and_split_and_stable_json():
+    grades = random_grades(9, items=12)
+    frame = frame_from(
+        grades, slices={0: ["zh"], 1: ["zh", "numeric"], 2: ["en"]}, splits={0: "dev", 3: "dev"}
+    )
+    by_slice = groups(frame, "slice")
+    assert sorted(by_slice) == ["slice:en", "slice:numeric", "slice:zh"]
+    assert set(by_slice["slice:numeric"]["query_id"]) == {"q1"}
+    assert sorted(groups(frame, "split")) == ["split:dev", "split:test"]
+    data = to_json([report(frame, rounds=50)])
+    text = json.dumps(data, sort_keys=True)
+    assert json.loads(text)[0]["alpha"]["low"] is not None
+    assert set(data[0]["pairs"][0]["kappas"]) == {
+        "unweighted",
+        "linear",
+        "quadratic",
+        "binary_ge1",
+        "binary_ge2",
+    }

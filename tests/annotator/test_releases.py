@@ -1,0 +1,243 @@
+"""Adjudication and releases: files that load in ir_measures, ranx and BEIR tooling, hashes
+that catch tampering, versions that are never rewritten, and nDCG computed by hand."""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import warnings
+
+import pytest
+from click.testing import CliRunner
+
+from annotator import adjudication, agreement, assignment, releases
+from annotator.auth import add_user
+from annotator.cli import cli
+from annotator.pools import build_pool
+from storage import accounts
+from storage.adjudications import adjudicate
+from storage.db import session_scope
+from storage.imports import import_corpus, import_judgments, import_queries, import_run
+from storage.pools import get_pool
+from tests.conftest import write
+from tests.storage.test_imports import jsonl
+
+CORPUS = [
+    {"_id": "a#0", "doc_id": "a", "title": "A", "text": "alpha one"},
+    {"_id": "a#1", "doc_id": "a", "title": "A", "text": "alpha two"},
+    {"_id": "b#0", "doc_id": "b", "title": "B", "text": "beta one"},
+    {"_id": "c#0", "doc_id": "c", "title": "C", "text": "gamma one"},
+]
+QUERIES = [
+    {"_id": "q1", "text": "alpha", "slices": ["en"], "split": "test"},
+    {"_id": "q2", "text": "beta", "slices": ["en", "hard"], "split": "dev"},
+    {"_id": "q3", "text": "nothing here", "answerable": False},
+]
+RUN = "q1 Q0 a#0 1 3 r\nq1 Q0 a#1 2 2 r\nq1 Q0 b#0 3 1 r\nq2 Q0 b#0 1 2 r\nq2 Q0 c#0 2 1 r\n"
+# What each annotator gives each candidate: one disagreement on each side of grade 2.
+GRADES = {
+    "ann1": {
+        ("q1", "a#0"): 3,
+        ("q1", "a#1"): 2,
+        ("q1", "b#0"): 0,
+        ("q2", "b#0"): 3,
+        ("q2", "c#0"): 1,
+    },
+    "ann2": {
+        ("q1", "a#0"): 3,
+        ("q1", "a#1"): 1,
+        ("q1", "b#0"): 0,
+        ("q2", "b#0"): 2,
+        ("q2", "c#0"): 0,
+    },
+}
+
+
+@pytest.fixture
+def judged(engine, tmp_path, monkeypatch):
+    monkeypatch.setenv("QRELS_CACHE_DIR", str(tmp_path / "cache"))
+    with session_scope(engine) as session:
+        import_corpus(write(tmp_path, "c.jsonl", jsonl(CORPUS)), session=session, version="c")
+        import_queries(write(tmp_path, "q.jsonl", jsonl(QUERIES)), session=session, name="q")
+        import_run(write(tmp_path, "r.trec", RUN), session=session, system="r")
+        ids = {n: add_user(n, "annotator", "password-1", session=session).id for n in GRADES}
+        add_user("boss", "lead", "password-1", session=session)
+    build_pool(engine, "p", systems="run:r", depth=5)
+    for name, grades in GRADES.items():
+        while (item := assignment.next_item(engine, "p", ids[name])) is not None:
+            assignment.submit(
+                engine,
+                item,
+                ids[name],
+                grade=grades[(item.query_id, item.chunk_id)],
+                note="checked the numbers",
+            )
+    return engine
+
+
+def decide(engine, query_id, chunk_id, grade, why="read it twice"):
+    with session_scope(engine) as session:
+        lead = accounts.get_user("boss", session=session)
+        adjudicate(
+            get_pool("p", session=session),
+            query_id,
+            chunk_id,
+            grade,
+            why,
+            lead,
+            "threshold",
+            session=session,
+        )
+
+
+def test_the_queue_follows_the_policy_most_severe_first(judged):
+    frame = agreement.judgments_frame(judged, "p")
+    table = adjudication.candidates(frame, "threshold", overlap=2)
+    assert list(adjudication.queue(table)[["query_id", "chunk_id"]].itertuples(index=False)) == [
+        ("q1", "a#1")
+    ]  # 2 vs 1: different sides of grade 2
+    anything = adjudication.queue(adjudication.candidates(frame, "any", overlap=2))
+    assert [tuple(r) for r in anything[["query_id", "chunk_id"]].itertuples(index=False)] == [
+        ("q1", "a#1"),
+        ("q2", "b#0"),
+        ("q2", "c#0"),
+    ]
+    assert adjudication.queue(adjudication.candidates(frame, "gap2", overlap=2)).empty
+    by_slice = adjudication.queue(
+        adjudication.candidates(frame, "any", overlap=2), slice_tag="hard"
+    )
+    assert set(by_slice["query_id"]) == {"q2"}
+    with pytest.raises(ValueError, match="unknown policy 'vote'"):
+        adjudication.candidates(frame, "vote", overlap=2)
+
+
+def test_a_release_is_refused_while_candidates_are_unresolved(judged, tmp_path):
+    with pytest.raises(releases.ReleaseError, match="1 candidates are unresolved"):
+        releases.create_release(judged, "v1", "p", tmp_path / "r1")
+    assert not (tmp_path / "r1").exists()
+    result = releases.create_release(judged, "v1", "p", tmp_path / "r1", allow_unresolved=True)
+    assert result.manifest["counts"]["unresolved_left_out"] == 1
+    assert "q1 0 a#1" not in (tmp_path / "r1" / "qrels.trec").read_text()
+
+
+@pytest.fixture
+def released(judged, tmp_path):
+    decide(judged, "q1", "a#1", 2)
+    return releases.create_release(judged, "v1", "p", tmp_path / "v1").folder
+
+
+def test_release_files(released):
+    assert (released / "qrels.trec").read_text().splitlines() == [
+        "q1 0 a#0 3",
+        "q1 0 a#1 2",
+        "q1 0 b#0 0",
+        "q2 0 b#0 2",
+        "q2 0 c#0 0",
+    ]
+    assert (released / "qrels-doc.trec").read_text().splitlines() == [
+        "q1 0 a 3",
+        "q1 0 b 0",
+        "q2 0 b 2",
+        "q2 0 c 0",
+    ]
+    with open(released / "qrels.tsv", newline="") as handle:
+        rows = list(csv.DictReader(handle, delimiter="\t"))
+    assert rows[0] == {"query-id": "q1", "corpus-id": "a#0", "score": "3"}
+    queries = {
+        q["_id"]: q for q in map(json.loads, (released / "queries.jsonl").read_text().splitlines())
+    }
+    assert queries["q3"]["flags"] == ["no chunk graded 2 or more"]  # kept, flagged
+    assert queries["q2"]["slices"] == ["en", "hard"] and queries["q2"]["split"] == "dev"
+    history = [json.loads(line) for line in (released / "judgments.jsonl").read_text().splitlines()]
+    assert {h["type"] for h in history} == {"judgment", "adjudication"}
+    text = (released / "judgments.jsonl").read_text()
+    assert "ann1" not in text and "boss" not in text  # pseudonyms only
+    assert len({h["annotator"] for h in history if h["type"] == "judgment"}) == 2
+    manifest = json.loads((released / "manifest.json").read_text())
+    assert manifest["query_set"]["name"] == "q" and manifest["corpus_version"]["name"] == "c"
+    assert manifest["rubric_versions"] == ["v1"] and manifest["pool"]["name"] == "p"
+    assert manifest["counts"]["per_grade"] == {"0": 2, "1": 0, "2": 2, "3": 1}
+    assert manifest["counts"]["adjudicated"] == 1
+    assert set(manifest["files"]) == set(releases.FILES)
+
+
+def test_a_release_loads_in_ir_measures_and_ranx_and_ndcg_matches_a_hand_computation(
+    released, tmp_path
+):
+    import ir_measures
+    import ranx
+
+    run = {"q1": {"a#1": 3.0, "b#0": 2.0, "a#0": 1.0}, "q2": {"c#0": 2.0, "b#0": 1.0}}
+    # By hand: q1 ranks a#1 (2), b#0 (0), a#0 (3); the ideal is 3, 2.
+    q1 = (2 + 0 / math.log2(3) + 3 / math.log2(4)) / (3 + 2 / math.log2(3))
+    q2 = (0 + 2 / math.log2(3)) / 2
+    expected = (q1 + q2) / 2
+    qrels = list(ir_measures.read_trec_qrels(str(released / "qrels.trec")))
+    run_rows = [ir_measures.ScoredDoc(q, d, s) for q, docs in run.items() for d, s in docs.items()]
+    assert ir_measures.calc_aggregate([ir_measures.nDCG @ 10], qrels, run_rows)[
+        ir_measures.nDCG @ 10
+    ] == pytest.approx(expected)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ranx_qrels = ranx.Qrels.from_file(str(released / "qrels.trec"), kind="trec")
+        assert ranx.evaluate(ranx_qrels, ranx.Run(run), "ndcg@10") == pytest.approx(expected)
+    ours = releases.ndcg_at(run, releases.read_qrels(released), 10)
+    assert ours == pytest.approx(expected)
+
+
+def test_verify_passes_and_a_tampered_file_fails(released):
+    assert releases.verify_release(released) == []
+    with open(released / "qrels.trec", "a") as handle:
+        handle.write("q9 0 zz 3\n")
+    assert releases.verify_release(released) == [
+        "qrels.trec: sha256 differs from the manifest (changed after release)"
+    ]
+
+
+def test_a_version_is_never_written_twice(released, judged, tmp_path):
+    with pytest.raises(releases.ReleaseError, match="release 'v1' already exists"):
+        releases.create_release(judged, "v1", "p", tmp_path / "again")
+
+
+def test_diff_and_a_runs_metrics_between_releases(released, judged, tmp_path):
+    decide(judged, "q2", "c#0", 1, "on topic after all")
+    second = releases.create_release(judged, "v2", "p", tmp_path / "v2").folder
+    run = write(tmp_path, "run.trec", "q1 Q0 a#1 1 3 s\nq1 Q0 a#0 2 2 s\nq2 Q0 c#0 1 2 s\n")
+    change = releases.diff_releases(released, second, run=run, k=10)
+    assert (change.added, change.removed, change.changed) == ([], [], [("q2", "c#0", 0, 1)])
+    before, after = change.metrics["Recall@10"]
+    # q1 finds both relevant chunks; q2 finds none of {b#0}, then one of {b#0, c#0}.
+    assert before == pytest.approx((1.0 + 0.0) / 2) and after == pytest.approx((1.0 + 0.5) / 2)
+
+
+def test_release_cli(released, judged, tmp_path, db_url):
+    runner = CliRunner()
+    ok = runner.invoke(cli, ["release", "verify", str(released)])
+    assert ok.exit_code == 0 and "intact" in ok.output
+    (released / "queries.jsonl").write_text("tampered\n")
+    bad = runner.invoke(cli, ["release", "verify", str(released)])
+    assert bad.exit_code == 1 and "queries.jsonl: sha256 differs" in bad.stderr
+    out = runner.invoke(cli, ["--db", db_url, "agreement", "--json", "--rounds", "20"])
+    assert out.exit_code == 0, out.output + out.stderr
+    data = json.loads(out.output)
+    assert data[0]["annotators"] == ["ann1", "ann2"] and data[0]["pairs"][0]["shared"] == 5
+    text = runner.invoke(cli, ["--db", db_url, "agreement", "--by", "slice", "--rounds", "20"])
+    assert "slice:hard" in text.output and "Krippendorff's alpha" in text.output
+
+
+def test_model_judges_never_reach_a_release(judged, tmp_path):
+    with session_scope(judged) as session:
+        import_judgments(
+            write(tmp_path, "llm.trec", "q1 0 a#1 0\nq1 0 c#0 3\n"),
+            session=session,
+            annotator="llm",
+            kind="model",
+            rubric_version="v1",
+        )
+    frame = agreement.judgments_frame(judged, "p")
+    assert "llm" not in set(frame["annotator"])
+    decide(judged, "q1", "a#1", 2)
+    folder = releases.create_release(judged, "v1", "p", tmp_path / "m").folder
+    assert "q1 0 c#0" not in (folder / "qrels.trec").read_text()
+    assert "q1 0 a#1 2" in (folder / "qrels.trec").read_text()
