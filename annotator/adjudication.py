@@ -53,7 +53,8 @@ def candidates(frame: pd.DataFrame, policy: str, overlap: int) -> pd.DataFrame:
     """One row per judged candidate: ``query_id``, ``chunk_id``, ``grades`` (by annotator),
     ``notes``, ``unsure`` (who), ``severity`` (the gap between grades; an unsure counts as
     the widest gap), ``status`` (``disagree``, ``unsure``, ``incomplete`` (fewer than
-    ``overlap`` judgments), or ``agreed``) and ``auto_grade`` (for agreed ones)."""
+    ``overlap`` judgments), or ``agreed``; ``pool_table`` adds ``adjudicated``) and
+    ``auto_grade`` (for agreed ones)."""
     check_policy(policy)
     rows = []
     for (query_id, chunk_id), group in frame.groupby(["query_id", "chunk_id"], sort=True):
@@ -104,10 +105,12 @@ def queue(
     query_id: str | None = None,
     slice_tag: str | None = None,
     annotator: str | None = None,
+    everything: bool = False,
 ) -> pd.DataFrame:
-    """The candidates that need a decision (disagree or unsure), most severe first,
-    optionally only for one query, slice, or annotator."""
-    wanted = table[table["status"].isin(["disagree", "unsure"])]
+    """The candidates that need a decision (disagree or unsure; with ``everything``, all
+    of them, so that a lead can override any), most severe first, optionally only for one
+    query, slice, or annotator."""
+    wanted = table if everything else table[table["status"].isin(["disagree", "unsure"])]
     if query_id is not None:
         wanted = wanted[wanted["query_id"] == query_id]
     if slice_tag is not None:
@@ -134,3 +137,46 @@ def final_grades(
         else:
             unresolved.append(key)
     return grades, unresolved
+
+
+def pool_table(engine, pool_name: str, policy: str) -> tuple[pd.DataFrame, dict, pd.DataFrame]:
+    """For a pool: the candidates table (status ``adjudicated`` where a lead decided), the
+    leads' latest decisions, and the judgments frame."""
+    from annotator.agreement import judgments_frame
+    from storage.adjudications import latest_adjudications
+    from storage.db import session_scope
+    from storage.pools import get_pool
+
+    frame = judgments_frame(engine, pool_name)
+    with session_scope(engine) as session:
+        pool = get_pool(pool_name, session=session)
+        decisions, overlap = latest_adjudications(pool, session=session), pool.overlap
+    table = candidates(frame, policy, overlap)
+    decided = [
+        (q, c) in decisions for q, c in zip(table["query_id"], table["chunk_id"], strict=True)
+    ]
+    table.loc[decided, "status"] = "adjudicated"
+    return table, decisions, frame
+
+
+def versus_final(frame: pd.DataFrame, table: pd.DataFrame, decisions: dict) -> pd.DataFrame:
+    """Each annotator's quadratic kappa against the final grades: ``before`` adjudication
+    (the candidates that resolved by themselves) and ``after`` (all final grades)."""
+    from annotator.agreement import kappa
+
+    before = {
+        (r.query_id, r.chunk_id): int(r.auto_grade)
+        for r in table.itertuples()
+        if r.status == "agreed"
+    }
+    after, _ = final_grades(table, decisions)
+    rows = []
+    for annotator, part in frame.dropna(subset=["grade"]).groupby("annotator"):
+        mine = {(r.query_id, r.chunk_id): int(r.grade) for r in part.itertuples()}
+        row = {"annotator": annotator}
+        for label, finals in (("before", before), ("after", after)):
+            keys = sorted(set(mine) & set(finals))
+            figure = kappa([mine[k] for k in keys], [finals[k] for k in keys], "quadratic")
+            row[label] = figure.value if figure.value is not None else figure.undefined
+        rows.append(row)
+    return pd.DataFrame(rows, columns=["annotator", "before", "after"])

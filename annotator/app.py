@@ -43,5 +43,10 @@ else:
         pages += [
             st.Page(PAGES / "team_progress.py", title=ui.t("page_team_progress"), url_path="team"),
             st.Page(PAGES / "pools.py", title=ui.t("page_pools"), url_path="pools"),
+            st.Page(
+                PAGES / "adjudication.py", title=ui.t("page_adjudication"), url_path="adjudication"
+            ),
+            st.Page(PAGES / "agreement.py", title=ui.t("page_agreement"), url_path="agreement"),
+            st.Page(PAGES / "releases.py", title=ui.t("page_releases"), url_path="releases"),
         ]
 st.navigation(pages).run()

@@ -273,3 +273,23 @@ def release_frame(folder: Path | str) -> pd.DataFrame:
     """A release's qrels as a data frame (query_id, chunk_id, grade)."""
     rows = [(q, c, g) for q, d in read_qrels(folder).items() for c, g in d.items()]
     return pd.DataFrame(rows, columns=["query_id", "chunk_id", "grade"])
+
+
+def zip_bytes(folder: Path | str) -> bytes:
+    """The release folder as a zip archive, for a download."""
+    import io
+    import zipfile
+
+    folder = Path(folder)
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for path in sorted(folder.iterdir()):
+            archive.write(path, f"{folder.name}/{path.name}")
+    return buffer.getvalue()
+
+
+def release_dir() -> Path:
+    """Where the app writes releases: ``$QRELS_RELEASE_DIR``, else ``releases/``."""
+    import os
+
+    return Path(os.environ.get("QRELS_RELEASE_DIR") or "releases")

@@ -21,6 +21,13 @@ def get_user(name: str, *, session: Session) -> User:
     return user
 
 
+def get_user_by_id(user_id: int, *, session: Session) -> User:
+    user = session.get(User, user_id)
+    if user is None:
+        raise LookupError(t("user_unknown", name=user_id))
+    return user
+
+
 def create_user(name: str, role: str, password_hash: str, *, session: Session) -> User:
     """A new human login account; raises ``ValueError`` for a taken or empty name or an
     unknown role."""

@@ -394,3 +394,38 @@ def export_pool(pool: Pool, path: Path | str, *, session: Session) -> int:
             }
             handle.write(json.dumps(record, ensure_ascii=False) + "\n")
     return len(candidates)
+
+
+@dataclass
+class CandidateView:
+    """What a lead sees of a candidate: the query and the passage with its neighbours."""
+
+    query_text: str
+    query_notes: str
+    title: str
+    text: str
+    before: str | None
+    after: str | None
+
+
+def candidate_view(pool: Pool, query_id: str, chunk_id: str, *, session: Session) -> CandidateView:
+    _, _, queries, chunks = _versions_and_keys(pool, session=session)
+    query = session.get(Query, queries[query_id])
+    chunk = session.get(Chunk, chunks[chunk_id])
+    document = session.get(Document, chunk.document_id)
+    around = dict(
+        session.exec(
+            select(Chunk.position, Chunk.text).where(
+                Chunk.document_id == chunk.document_id,
+                Chunk.position.in_([chunk.position - 1, chunk.position + 1]),
+            )
+        ).all()
+    )
+    return CandidateView(
+        query.text,
+        query.notes,
+        document.title,
+        chunk.text,
+        around.get(chunk.position - 1),
+        around.get(chunk.position + 1),
+    )

@@ -112,3 +112,7 @@ def history(pool: Pool, *, session: Session) -> list[dict]:
             }
         )
     return rows
+
+
+def list_releases(*, session: Session) -> list[Release]:
+    return list(session.exec(select(Release).order_by(Release.id)))

@@ -15,7 +15,7 @@ from storage.db import make_engine, session_scope
 
 APP = Path(__file__).resolve().parents[2] / "annotator"
 PAGES = APP / "pages"
-LEAD_PAGES = ["team_progress.py", "pools.py"]
+LEAD_PAGES = ["team_progress.py", "pools.py", "adjudication.py", "agreement.py", "releases.py"]
 ALL_PAGES = ["label.py", "my_progress.py", *LEAD_PAGES]
 
 
@@ -110,7 +110,7 @@ def test_an_annotator_opening_a_lead_page_is_refused(demo_url, name):
 def test_a_lead_opens_lead_pages(demo_url, name):
     at = page(name, demo_url, as_user="lead")
     assert not at.exception and not at.error
-    assert at.dataframe
+    assert at.dataframe or at.success
 
 
 def test_the_lead_pages_show_what_the_modules_compute(demo_url):
@@ -194,3 +194,64 @@ def test_a_lead_builds_and_tops_up_a_pool_in_the_app(demo_url):
     assert [e.value for e in at.error] == [
         "unknown system 'splade'; valid: bm25, vector, rrf, combsum, combmnz, run:<name>"
     ]
+
+
+def disagree(url: str) -> tuple[str, str]:
+    """annotator1 and annotator2 grade the same first candidate 3 and 0."""
+    engine = make_engine(url)
+    one, two = user_id(url, "annotator1"), user_id(url, "annotator2")
+    first = assignment.next_item(engine, "demo-pool", one)
+    assignment.submit(engine, first, one, grade=3, note="says it outright")
+    while True:
+        item = assignment.next_item(engine, "demo-pool", two)
+        if (item.query_id, item.chunk_id) == (first.query_id, first.chunk_id):
+            assignment.submit(engine, item, two, grade=0, note="wrong product")
+            return first.query_id, first.chunk_id
+        assignment.skip(engine, item)
+
+
+def test_a_lead_adjudicates_a_disagreement(demo_url):
+    query_id, chunk_id = disagree(demo_url)
+    at = page("adjudication.py", demo_url, as_user="lead")
+    assert at.selectbox(key="candidate").value == (query_id, chunk_id)
+    text = shown_text(at)
+    assert "#1: 3  — says it outright" in text and "#2: 0  — wrong product" in text
+    assert "annotator1" not in text  # names hidden by default
+    at.radio(key="final_grade").set_value(2)
+    at.text_input(key="rationale").input("partly answers")
+    at.button(key="decide").click().run()
+    assert not at.exception
+    assert f"Recorded: {query_id} / {chunk_id} → 2" in shown_text(at)
+    assert "Nothing needs a decision." in shown_text(at)  # decided: out of the queue
+    from storage.adjudications import latest_adjudications
+    from storage.pools import get_pool
+
+    with session_scope(make_engine(demo_url)) as session:
+        decisions = latest_adjudications(get_pool("demo-pool", session=session), session=session)
+    assert decisions[(query_id, chunk_id)][:3] == (2, "partly answers", "lead")
+
+
+def test_the_agreement_page_shows_the_modules_figures(demo_url):
+    disagree(demo_url)
+    at = page("agreement.py", demo_url, as_user="lead")
+    assert not at.exception
+    pairs = at.dataframe[0].value
+    assert list(pairs["pair"]) == ["annotator1 × annotator2"]
+    assert pairs["quadratic"][0] == "undefined: fewer than two shared items"
+    assert at.get("arrow_vega_lite_chart") or at.get("vega_lite_chart")
+
+
+def test_a_lead_creates_and_downloads_a_release(demo_url, tmp_path, monkeypatch):
+    monkeypatch.setenv("QRELS_RELEASE_DIR", str(tmp_path / "releases"))
+    disagree(demo_url)
+    at = page("releases.py", demo_url, as_user="lead")
+    at.text_input[0].input("v1")
+    at.button[0].click().run()
+    assert "candidates are unresolved" in at.error[0].value
+    at.checkbox[0].check()
+    at.button[0].click().run()
+    assert not at.exception and "Release v1 written to" in at.success[0].value
+    from annotator.releases import verify_release
+
+    assert verify_release(tmp_path / "releases" / "v1") == []
+    assert at.get("download_button")

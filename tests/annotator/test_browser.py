@@ -78,6 +78,7 @@ def server(tmp_path, monkeypatch):
     qrels("pool", "build", "p", "--systems", "bm25,run:r", "--depth", "4")
     for name in ("ann1", "ann2"):
         qrels("user", "add", name, "--role", "annotator", "--password-file", password)
+    qrels("user", "add", "boss", "--role", "lead", "--password-file", password)
     port = free_port()
     process = subprocess.Popen(
         [sys.executable, "-m", "annotator.cli", "--db", url, "serve", "--port", str(port)],
@@ -126,8 +127,11 @@ def log_in(page, address: str, name: str) -> None:
     page.get_by_label("User name").fill(name)
     page.get_by_role("textbox", name="Password").fill("secret-password")
     page.get_by_role("button", name="Log in").click()
-    page.wait_for_selector(".st-key-passage", timeout=30_000)
-    settle(page)
+    page.locator(".st-key-passage").or_(page.get_by_text("Nothing left for you")).wait_for(
+        timeout=30_000
+    )
+    if page.locator(".st-key-passage").count():
+        settle(page)
     page.mouse.click(900, 20)  # focus on the page, not in a field
 
 
@@ -237,3 +241,70 @@ def test_grading_by_keyboard_going_back_manual_search_and_a_second_annotator(ser
         wait_for_change(other, text)
     other.get_by_text("Nothing left for you").wait_for(timeout=20_000)
     assert [grade for _, grade, _, _ in judgments(url, "ann2")] == [1] * 5
+
+
+def grade_everything(page, key: str) -> int:
+    count = 0
+    while not page.get_by_text("Nothing left for you").count():
+        text = passage(page)
+        page.keyboard.press(key)
+        wait_for_change(page, text)
+        count += 1
+    return count
+
+
+def test_disagreement_adjudicated_in_the_browser_then_released_and_verified(
+    server, browser, tmp_path
+):
+    import zipfile
+
+    from annotator.releases import verify_release
+
+    address, url = server
+    for name, key in (("ann1", "3"), ("ann2", "0")):
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        log_in(page, address, name)
+        assert grade_everything(page, key) == 4
+        page.close()
+
+    lead = browser.new_page(viewport={"width": 1400, "height": 1200})
+    log_in(lead, address, "boss")
+    lead.get_by_role("link", name="Adjudication").click()
+    lead.get_by_text("4 candidates need a decision").wait_for(timeout=30_000)
+    for remaining in (3, 2, 1, 0):
+        lead.locator(".st-key-final_grade").get_by_text("2", exact=True).click()
+        lead.get_by_label("Rationale (required)").fill("evidence, but partial")
+        lead.get_by_label("Rationale (required)").press("Enter")
+        lead.locator(".st-key-decide button").click()
+        expected = (
+            f"{remaining} candidates need a decision" if remaining else "Nothing needs a decision."
+        )
+        lead.get_by_text(expected).wait_for(timeout=30_000)
+
+    lead.get_by_role("link", name="Releases").click()
+    lead.get_by_label("Release version").fill("v1")
+    lead.get_by_role("button", name="Create release").click()
+    lead.get_by_text("Release v1 written to").wait_for(timeout=30_000)
+    with lead.expect_download() as download_info:
+        lead.get_by_role("button", name="Download v1 (zip)").click()
+    archive = tmp_path / "download.zip"
+    download_info.value.save_as(archive)
+    with zipfile.ZipFile(archive) as opened:
+        opened.extractall(tmp_path / "downloaded")
+    release = tmp_path / "downloaded" / "v1"
+    assert verify_release(release) == []
+    grades = [line.split()[3] for line in (release / "qrels.trec").read_text().splitlines()]
+    assert grades == ["2", "2", "2", "2"]
+    result = subprocess.run(
+        [sys.executable, "-m", "annotator.cli", "release", "verify", str(release)],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0 and "intact" in result.stdout
+    (release / "qrels.tsv").write_text("query-id\tcorpus-id\tscore\nq1\tpads\t3\n")
+    result = subprocess.run(
+        [sys.executable, "-m", "annotator.cli", "release", "verify", str(release)],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 1 and "qrels.tsv: sha256 differs" in result.stderr

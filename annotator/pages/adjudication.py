@@ -1,0 +1,123 @@
+"""Leads: decide the candidates annotators disagree on or were unsure about, with a reason."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from annotator import adjudication, ui
+from storage import accounts
+from storage.adjudications import adjudicate
+from storage.db import session_scope
+from storage.pools import candidate_view, get_pool
+
+
+def record(pool_name: str, key: tuple[str, str], policy: str, lead_id: int) -> None:
+    grade = st.session_state["final_grade"]
+    rationale = st.session_state.get("rationale", "")
+    try:
+        with session_scope(ui.engine()) as session:
+            lead = accounts.get_user_by_id(lead_id, session=session)
+            adjudicate(
+                get_pool(pool_name, session=session),
+                *key,
+                grade,
+                rationale,
+                lead,
+                policy,
+                session=session,
+            )
+    except ValueError as error:
+        st.session_state["adjudication_flash"] = ("error", str(error))
+    else:
+        message = ui.t("decided", query=key[0], chunk=key[1], grade=grade)
+        st.session_state["adjudication_flash"] = ("success", message)
+        st.session_state["rationale"] = ""
+
+
+user = ui.require("lead")
+ui.sidebar(user)
+pool_name = ui.choose_pool()
+policy = st.sidebar.selectbox(
+    ui.t("policy"),
+    list(adjudication.POLICIES),
+    index=1,
+    format_func=lambda name: ui.t(f"policy_{name}"),
+    key="policy",
+)
+table, decisions, _ = adjudication.pool_table(ui.engine(), pool_name, policy)
+
+everyone = sorted({a for grades in table["grades"] for a in grades})
+tags = sorted({tag for tags in table["slices"] for tag in tags})
+all_label = ui.t("filter_all")
+left, middle, right = st.columns(3)
+query_filter = left.selectbox(
+    ui.t("filter_query"), [all_label, *sorted(table["query_id"].unique())]
+)
+slice_filter = middle.selectbox(ui.t("filter_slice"), [all_label, *tags])
+person_filter = right.selectbox(ui.t("filter_annotator"), [all_label, *everyone])
+hide_names = st.toggle(ui.t("hide_names"), value=True)
+include_resolved = st.toggle(ui.t("include_resolved"))
+
+shown = adjudication.queue(
+    table,
+    everything=include_resolved,
+    query_id=None if query_filter == all_label else query_filter,
+    slice_tag=None if slice_filter == all_label else slice_filter,
+    annotator=None if person_filter == all_label else person_filter,
+)
+flash = st.session_state.pop("adjudication_flash", None)
+if flash:
+    getattr(st, flash[0])(flash[1])
+if shown.empty:
+    st.success(ui.t("queue_empty"))
+    st.stop()
+st.caption(ui.t("queue_count", count=len(shown)))
+keys = [(r.query_id, r.chunk_id) for r in shown.itertuples()]
+key = st.selectbox(
+    ui.t("candidate"), keys, format_func=lambda k: f"{k[0]} / {k[1]}", key="candidate"
+)
+row = shown[(shown["query_id"] == key[0]) & (shown["chunk_id"] == key[1])].iloc[0]
+with session_scope(ui.engine()) as session:
+    view = candidate_view(get_pool(pool_name, session=session), *key, session=session)
+
+st.markdown(f"**{ui.t('query')}**")
+with st.container(border=True):
+    st.text(view.query_text)
+    if view.query_notes:
+        st.caption(ui.t("query_notes"))
+        st.text(view.query_notes)
+st.markdown(f"**{ui.t('chunk')}**")
+with st.container(border=True, key="passage"):
+    if view.title:
+        st.caption(ui.t("from_document", title=view.title))
+    st.text(view.text)
+with st.expander(ui.t("show_context")):
+    st.caption(ui.t("context_before"))
+    st.text(view.before if view.before is not None else ui.t("context_none"))
+    st.caption(ui.t("context_after"))
+    st.text(view.after if view.after is not None else ui.t("context_none"))
+
+st.markdown(f"**{ui.t('grades_given')}**")
+names = {name: (f"#{i + 1}" if hide_names else name) for i, name in enumerate(everyone)}
+for annotator, grade in row["grades"].items():
+    note = row["notes"].get(annotator, "")
+    st.text(f"{names[annotator]}: {grade}" + (f"  — {note}" if note else ""))
+for annotator in row["unsure"]:
+    st.text(f"{names[annotator]}: {ui.t('unsure_button')}  — {row['notes'].get(annotator, '')}")
+if key in decisions:
+    st.caption(ui.t("current_decision", grade=decisions[key][0], why=decisions[key][1]))
+st.radio(
+    ui.t("final_grade"),
+    [0, 1, 2, 3],
+    horizontal=True,
+    key="final_grade",
+    format_func=lambda g: f"{g}",
+)
+st.text_input(ui.t("rationale"), key="rationale")
+st.button(
+    ui.t("decide_button"),
+    key="decide",
+    on_click=record,
+    args=(pool_name, key, policy, user.id),
+    type="primary",
+)

@@ -1,0 +1,69 @@
+"""Leads: how far annotators agree, per pair, per slice or split, and against the final
+grades before and after adjudication."""
+
+from __future__ import annotations
+
+import altair as alt
+import pandas as pd
+import streamlit as st
+
+from annotator import adjudication, agreement, ui
+
+
+def figure_text(figure: agreement.Figure) -> str:
+    if figure.value is None:
+        return f"undefined: {figure.undefined}"
+    if figure.low is None:
+        return f"{figure.value:.3f}"
+    return f"{figure.value:.3f} [{figure.low:.3f}, {figure.high:.3f}]"
+
+
+user = ui.require("lead")
+ui.sidebar(user)
+pool_name = ui.choose_pool()
+policy = st.sidebar.selectbox(
+    ui.t("policy"),
+    list(adjudication.POLICIES),
+    index=1,
+    format_func=lambda name: ui.t(f"policy_{name}"),
+    key="policy",
+)
+by = st.radio(ui.t("group_by"), ["all", "slice", "split"], horizontal=True, key="agreement_by")
+table, decisions, frame = adjudication.pool_table(ui.engine(), pool_name, policy)
+parts = agreement.groups(frame, None if by == "all" else by)
+for name, part in parts.items():
+    result = agreement.report(part, name, rounds=200)
+    st.subheader(name)
+    st.text(ui.t("alpha_line", value=figure_text(result.alpha)))
+    st.caption(ui.t("pairs_table"))
+    rows = [
+        {
+            "pair": f"{p.annotators[0]} × {p.annotators[1]}",
+            "shared": p.shared,
+            "agreement": figure_text(p.percent),
+            **{kind: figure_text(value) for kind, value in p.kappas.items()},
+        }
+        for p in result.pairs
+    ]
+    st.dataframe(pd.DataFrame(rows), hide_index=True)
+    if by == "all":
+        for pair in result.pairs:
+            cells = pd.DataFrame(
+                [(a, b, pair.confusion[a][b]) for a in range(4) for b in range(4)],
+                columns=["first", "second", "count"],
+            )
+            chart = (
+                alt.Chart(cells)
+                .mark_rect()
+                .encode(x=alt.X("second:O"), y=alt.Y("first:O"), color=alt.Color("count:Q"))
+            )
+            labels = alt.Chart(cells).mark_text().encode(x="second:O", y="first:O", text="count:Q")
+            st.caption(ui.t("confusion_title", a=pair.annotators[0], b=pair.annotators[1]))
+            st.altair_chart(chart + labels, use_container_width=False)
+st.subheader(ui.t("versus_final"))
+st.dataframe(
+    adjudication.versus_final(frame, table, decisions).rename(
+        columns={"before": ui.t("col_before"), "after": ui.t("col_after")}
+    ),
+    hide_index=True,
+)
