@@ -84,7 +84,7 @@ def server(tmp_path, monkeypatch):
         [sys.executable, "-m", "annotator.cli", "--db", url, "serve", "--port", str(port)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
-        env={**os.environ},
+        env={**os.environ, "QRELS_RELEASE_DIR": str(tmp_path / "releases")},
     )
     address = f"http://127.0.0.1:{port}"
     for _ in range(120):
@@ -291,6 +291,7 @@ def test_disagreement_adjudicated_in_the_browser_then_released_and_verified(
     download_info.value.save_as(archive)
     with zipfile.ZipFile(archive) as opened:
         opened.extractall(tmp_path / "downloaded")
+    assert (tmp_path / "releases" / "v1" / "manifest.json").is_file()
     release = tmp_path / "downloaded" / "v1"
     assert verify_release(release) == []
     grades = [line.split()[3] for line in (release / "qrels.trec").read_text().splitlines()]
