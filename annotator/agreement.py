@@ -106,23 +106,37 @@ def _shared(frame: pd.DataFrame, first: str, second: str) -> pd.DataFrame:
     return left.merge(right, on=["query_id", "chunk_id"], suffixes=("_a", "_b"))
 
 
-def pair_agreement(frame: pd.DataFrame, first: str, second: str) -> PairAgreement:
+def _pair_statistic(kind: str) -> Callable[[pd.DataFrame], Figure]:
+    """``percent`` agreement or a kappa, on a frame of two annotators' shared items."""
+
+    def statistic(both: pd.DataFrame) -> Figure:
+        a, b = both["grade_a"].astype(int).tolist(), both["grade_b"].astype(int).tolist()
+        if kind != "percent":
+            return kappa(a, b, kind)
+        return Figure(float(np.mean(np.equal(a, b)))) if a else _undefined("no shared items")
+
+    return statistic
+
+
+def pair_agreement(frame: pd.DataFrame, first: str, second: str, rounds: int = 0) -> PairAgreement:
+    """Two annotators on the items both graded; with ``rounds``, each figure carries its
+    bootstrap interval over queries."""
     both = _shared(frame, first, second)
     a, b = both["grade_a"].astype(int).tolist(), both["grade_b"].astype(int).tolist()
-    percent = Figure(float(np.mean(np.equal(a, b)))) if a else _undefined("no shared items")
+    figures = {k: bootstrap(both, _pair_statistic(k), rounds) for k in ("percent", *KAPPAS)}
     return PairAgreement(
         annotators=(first, second),
         shared=len(a),
-        percent=percent,
-        kappas={kind: kappa(a, b, kind) for kind in KAPPAS},
+        percent=figures.pop("percent"),
+        kappas=figures,
         confusion=confusion_matrix(a, b, labels=GRADES).tolist() if a else [[0] * 4] * 4,
     )
 
 
-def pairwise(frame: pd.DataFrame) -> list[PairAgreement]:
+def pairwise(frame: pd.DataFrame, rounds: int = 0) -> list[PairAgreement]:
     """Every pair of annotators, in name order."""
     names = sorted(frame["annotator"].unique())
-    return [pair_agreement(frame, a, b) for a, b in itertools.combinations(names, 2)]
+    return [pair_agreement(frame, a, b, rounds) for a, b in itertools.combinations(names, 2)]
 
 
 def bootstrap(
@@ -134,7 +148,7 @@ def bootstrap(
     """``statistic`` on ``frame`` with a 95% percentile interval from resampling queries
     (with replacement; a query drawn twice counts twice)."""
     point = statistic(frame)
-    if point.value is None:
+    if point.value is None or rounds == 0:
         return point
     queries = frame["query_id"].unique()
     groups = {q: g for q, g in frame.groupby("query_id")}
@@ -166,13 +180,14 @@ class AgreementReport:
 
 
 def report(frame: pd.DataFrame, group: str = "all", rounds: int = 500) -> AgreementReport:
-    """Pairwise kappas and Krippendorff's alpha (with its bootstrap interval) for ``frame``."""
+    """Pairwise agreement and kappas, and Krippendorff's alpha, each with its bootstrap
+    interval over queries (``rounds`` resamplings; 0 for none), for ``frame``."""
     return AgreementReport(
         group=group,
         annotators=sorted(frame["annotator"].unique()),
         items=int(frame[["query_id", "chunk_id"]].drop_duplicates().shape[0]),
         alpha=bootstrap(frame, krippendorff_alpha, rounds=rounds),
-        pairs=pairwise(frame),
+        pairs=pairwise(frame, rounds),
     )
 
 

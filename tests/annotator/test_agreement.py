@@ -143,3 +143,13 @@ def test_groups_by_slice_and_split_and_stable_json():
         "binary_ge1",
         "binary_ge2",
     }
+
+
+def test_pair_figures_carry_bootstrap_intervals():
+    frame = frame_from(random_grades(11, annotators=2, items=45, missing=0.0))
+    pair = report(frame, rounds=100).pairs[0]
+    for figure in (pair.percent, *pair.kappas.values()):
+        assert figure.low <= figure.value <= figure.high
+    plain = report(frame, rounds=0).pairs[0]
+    assert plain.kappas["quadratic"].value == pair.kappas["quadratic"].value
+    assert plain.kappas["quadratic"].low is None
