@@ -25,7 +25,7 @@ from pooling.chunking import describe
 from pooling.systems import RetrievalOptions
 from pooling.tokenize import CHINESE_SEGMENTERS, TokenizerConfig
 from pooling.tokenize import LANGUAGES as LANGUAGES_TOKENIZE
-from storage import accounts, catalog, imports, pools
+from storage import accounts, assignments, catalog, imports, pools
 from storage.db import (
     DatabaseError,
     check_schema,
@@ -352,6 +352,20 @@ def pool_topup(ctx: click.Context, name: str, systems: str, depth: int) -> None:
     result = pool_jobs.topup_pool(_engine(ctx), name, systems=systems, depth=depth, progress=True)
     counts = {k: _number(v) for k, v in vars(result).items() if isinstance(v, int)}
     click.echo(t("pool_topped_up", name=result.name, **counts))
+
+
+@pool.command("require")
+@click.argument("name")
+@click.argument("query_id")
+@click.argument("chunk_id")
+@click.option("--judgments", type=int, required=True, help="How many independent judgments.")
+@click.pass_context
+def pool_require(ctx: click.Context, name: str, query_id: str, chunk_id: str, judgments: int):
+    """Ask for more (or fewer) judgments of one candidate than the pool's overlap."""
+    with session_scope(_engine(ctx)) as session:
+        pool_row = pools.get_pool(name, session=session)
+        assignments.require_judgments(pool_row, query_id, chunk_id, judgments, session=session)
+    click.echo(f"{name}: {query_id} / {chunk_id} now needs {judgments} judgments")
 
 
 @pool.command("show")

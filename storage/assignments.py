@@ -16,7 +16,7 @@ from sqlalchemy import func, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
-from storage.models import Assignment, Judgment, Pool, PoolCandidate, User, utcnow
+from storage.models import Assignment, Chunk, Judgment, Pool, PoolCandidate, Query, User, utcnow
 
 HOLD = timedelta(minutes=20)
 # Bulk updates here are conditional writes whose outcome is read from the row count; the
@@ -293,7 +293,26 @@ def judged_assignments(pool: Pool, user: User, *, session: Session) -> list[Assi
     )
 
 
-def ask_for_more(candidate: PoolCandidate, extra: int, pool: Pool, *, session: Session) -> None:
-    """A lead asks for ``extra`` judgments beyond the pool's overlap on one candidate."""
-    candidate.required = pool.overlap + extra
+def require_judgments(
+    pool: Pool, query_id: str, chunk_id: str, count: int, *, session: Session
+) -> PoolCandidate:
+    """A lead asks for ``count`` independent judgments of one candidate instead of the
+    pool's overlap (more, to settle a hard case). Raises ``LookupError`` for a candidate not
+    in the pool, ``ValueError`` for a count below 1."""
+    if count < 1:
+        raise ValueError(f"a candidate needs at least 1 judgment, got {count}")
+    candidate = session.exec(
+        select(PoolCandidate)
+        .join(Query, Query.id == PoolCandidate.query_id)
+        .join(Chunk, Chunk.id == PoolCandidate.chunk_id)
+        .where(
+            PoolCandidate.pool_id == pool.id,
+            Query.query_id == query_id,
+            Chunk.chunk_id == chunk_id,
+        )
+    ).first()
+    if candidate is None:
+        raise LookupError(f"({query_id}, {chunk_id}) is not a candidate of pool {pool.name!r}")
+    candidate.required = count
     session.add(candidate)
+    return candidate

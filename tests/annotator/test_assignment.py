@@ -8,15 +8,17 @@ from collections import Counter
 from datetime import timedelta
 
 import pytest
+from click.testing import CliRunner
 from sqlmodel import select
 
 from annotator import assignment
 from annotator.auth import add_user
+from annotator.cli import cli
 from annotator.pools import build_pool
 from storage import assignments as slots
 from storage.db import session_scope
 from storage.imports import import_corpus, import_queries, import_run
-from storage.models import Assignment, Judgment, PoolCandidate
+from storage.models import Assignment, Chunk, Judgment, Query
 from storage.pools import get_pool
 from tests.conftest import write
 from tests.storage.test_imports import jsonl
@@ -146,22 +148,20 @@ def test_an_abandoned_item_is_released_after_the_timeout(engine, pool):
 
 
 def test_a_lead_can_ask_for_more_judgments(engine, pool):
-    with session_scope(engine) as session:
-        pool_row = get_pool("p", session=session)
-        candidate = session.exec(
-            select(PoolCandidate).where(PoolCandidate.pool_id == pool_row.id)
-        ).first()
-        slots.ask_for_more(candidate, 1, pool_row, session=session)
-        target = candidate.id
+    result = CliRunner().invoke(
+        cli, ["--db", str(engine.url), "pool", "require", "p", "q1", "c2", "--judgments", "3"]
+    )
+    assert result.exit_code == 0, result.output + result.stderr
     for user in ("a1", "a2", "a3", "a4"):
         judge_all(engine, pool[user])
     with session_scope(engine) as session:
-        counts = Counter(
-            session.exec(
-                select(Assignment.candidate_id).where(Assignment.done_at.is_not(None))
-            ).all()
-        )
-    assert counts[target] == 3 and max(n for c, n in counts.items() if c != target) == 2
+        judged = Counter(session.exec(select(Judgment.query_id, Judgment.chunk_id)).all())
+        keys = {c.chunk_id: c.id for c in session.exec(select(Chunk)).all()}
+        queries = {q.query_id: q.id for q in session.exec(select(Query)).all()}
+    target = (queries["q1"], keys["c2"])
+    assert judged[target] == 3 and max(n for k, n in judged.items() if k != target) == 2
+    with session_scope(engine) as session, pytest.raises(LookupError, match="not a candidate"):
+        slots.require_judgments(get_pool("p", session=session), "q1", "zz", 3, session=session)
 
 
 def test_progress_counts_done_and_assigned(engine, pool):
