@@ -7,6 +7,7 @@ print comes from ``storage.i18n`` so it reads in English or Chinese (``--lang`` 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import shutil
@@ -17,11 +18,13 @@ from importlib.resources import files
 from pathlib import Path
 
 import click
+import pandas as pd
 
-from annotator import adjudication, agreement, auth, releases
+from annotator import adjudication, agreement, auth, calibration, coverage, releases
 from annotator import pools as pool_jobs
 from annotator.rubric import current_version
 from pooling.chunking import describe
+from pooling.run import Run
 from pooling.systems import RetrievalOptions
 from pooling.tokenize import CHINESE_SEGMENTERS, TokenizerConfig
 from pooling.tokenize import LANGUAGES as LANGUAGES_TOKENIZE
@@ -550,6 +553,89 @@ def release_diff(a: Path, b: Path, run: Path | None, k: int) -> None:
         click.echo(f"~ {query_id} {chunk_id} {old} -> {new}")
     for name, (before, after) in change.metrics.items():
         click.echo(f"{name}: {before:.4f} -> {after:.4f} ({after - before:+.4f})")
+
+
+@cli.command("coverage")
+@click.option(
+    "--release", "release_dir", type=click.Path(file_okay=False, path_type=Path), required=True
+)
+@click.option("--run", "run_file", type=click.Path(dir_okay=False, path_type=Path), required=True)
+@click.option(
+    "--k", "cutoffs", default="5,10,20", show_default=True, help="Cutoffs, comma-separated."
+)
+@click.option("--topup", "pool_name", help="Add the unjudged chunks in the top k to this pool.")
+@click.pass_context
+def coverage_command(ctx, release_dir: Path, run_file: Path, cutoffs: str, pool_name) -> None:
+    """Judged@k of a run against a release, and the unjudged chunks in its top k."""
+    ks = sorted({int(k) for k in cutoffs.split(",") if k.strip()})
+    if not ks or ks[0] < 1:
+        raise ValueError(t("size_positive", what="--k", value=cutoffs))
+    run = Run.from_file(run_file)
+    report = coverage.coverage(releases.read_qrels(release_dir), run, ks)
+    for k, value in report.overall.items():
+        click.echo(f"Judged@{k}: {value:.3f}")
+    for row in report.per_query.itertuples():
+        click.echo(f"  {row.query_id}\tJudged@{row.k}\t{row.judged}/{row.retrieved}")
+    click.echo(f"unjudged in the top {ks[-1]}: {len(report.unjudged)}")
+    for query_id, chunk_id, rank, _ in report.unjudged:
+        click.echo(f"  {query_id}\t{chunk_id}\trank {rank}")
+    if pool_name:
+        system = f"run:{run.name}"
+        with session_scope(_engine(ctx)) as session:
+            result = pools.topup_pool(
+                pools.get_pool(pool_name, session=session),
+                coverage.topup_candidates(report, system),
+                session=session,
+                config={"systems_spec": system, "source": "coverage", "k": ks[-1]},
+            )
+        counts = {k: _number(v) for k, v in vars(result).items() if isinstance(v, int)}
+        click.echo(t("pool_topped_up", name=result.name, **counts))
+
+
+@cli.command("calibrate")
+@click.option("--judge", required=True, help="The model judge's name (from import judgments).")
+@click.option(
+    "--release", "release_dir", type=click.Path(file_okay=False, path_type=Path), required=True
+)
+@click.option("--worst", type=click.IntRange(min=0), default=20, show_default=True)
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_context
+def calibrate_command(ctx, judge: str, release_dir: Path, worst: int, as_json: bool) -> None:
+    """An automatic judge against the adjudicated human grades of a release."""
+    with session_scope(_engine(ctx)) as session:
+        accounts.get_user(judge, session=session)
+        labels = pd.DataFrame(
+            catalog.labels_of(judge, session=session), columns=["query_id", "chunk_id", "grade"]
+        )
+    queries = [
+        json.loads(line)
+        for line in (release_dir / "queries.jsonl").read_text(encoding="utf-8").splitlines()
+    ]
+    result = calibration.calibrate(
+        judge,
+        labels,
+        releases.read_qrels(release_dir),
+        {q["_id"]: q.get("slices", []) for q in queries},
+        worst,
+    )
+    if as_json:
+        click.echo(json.dumps(dataclasses.asdict(result), ensure_ascii=False, indent=2))
+        return
+    click.echo(f"{judge} against {release_dir}: {result.shared} shared candidates")
+    for kind, figure in result.kappas.items():
+        click.echo(f"  kappa {kind}: {_figure(figure)}")
+    click.echo("  confusion (rows: humans 0-3, columns: judge 0-3):")
+    for grade, row in enumerate(result.confusion):
+        click.echo(f"    {grade}: {row}")
+    for tag, figures in result.per_slice.items():
+        click.echo(
+            f"  slice {tag}: {figures['shared']} shared, quadratic kappa "
+            f"{_figure(figures['quadratic'])}"
+        )
+    for row in result.differences:
+        click.echo(
+            f"  {row['query_id']}\t{row['chunk_id']}\thuman {row['human']}\tjudge {row['judge']}"
+        )
 
 
 # -- accounts and the app ------------------------------------------------------------

@@ -295,3 +295,22 @@ def candidate_judgments(pool: Pool, *, session: Session) -> list[tuple]:
         .order_by(Query.query_id, Chunk.chunk_id, User.name)
     ).all()
     return [tuple(row) for row in rows]
+
+
+def labels_of(annotator: str, *, session: Session) -> list[tuple[str, str, int | None]]:
+    """An annotator's (or model judge's) latest grade per (query id, chunk id)."""
+    latest = (
+        select(func.max(Judgment.id).label("id"))
+        .join(User, User.id == Judgment.user_id)
+        .where(User.name == annotator)
+        .group_by(Judgment.query_id, Judgment.chunk_id)
+        .subquery()
+    )
+    rows = session.exec(
+        select(Query.query_id, Chunk.chunk_id, Judgment.grade)
+        .join(latest, latest.c.id == Judgment.id)
+        .join(Query, Query.id == Judgment.query_id)
+        .join(Chunk, Chunk.id == Judgment.chunk_id)
+        .order_by(Query.query_id, Chunk.chunk_id)
+    ).all()
+    return [tuple(row) for row in rows]

@@ -1,0 +1,57 @@
+"""How far an automatic judge agrees with the adjudicated human grades of a release.
+No Streamlit in here."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pandas as pd
+from sklearn.metrics import confusion_matrix
+
+from annotator.agreement import GRADES, KAPPAS, Figure, kappa
+
+
+@dataclass
+class Calibration:
+    judge: str
+    shared: int
+    kappas: dict[str, Figure]
+    confusion: list[list[int]]  # rows: human grade 0–3, columns: the judge's
+    per_slice: dict[str, dict] = field(default_factory=dict)
+    differences: list[dict] = field(default_factory=list)
+
+
+def calibrate(
+    judge: str,
+    labels: pd.DataFrame,
+    qrels: dict[str, dict[str, int]],
+    slices: dict[str, list[str]],
+    worst: int = 20,
+) -> Calibration:
+    """``labels`` (query_id, chunk_id, grade) of the judge against the release's ``qrels``
+    on the candidates both graded; per slice (from the release's queries) the quadratic
+    kappa; and the ``worst`` candidates where judge and humans differ most."""
+    rows = [
+        (r.query_id, r.chunk_id, int(qrels[r.query_id][r.chunk_id]), int(r.grade))
+        for r in labels.dropna(subset=["grade"]).itertuples()
+        if r.chunk_id in qrels.get(r.query_id, {})
+    ]
+    both = pd.DataFrame(rows, columns=["query_id", "chunk_id", "human", "judge"])
+    human, machine = both["human"].tolist(), both["judge"].tolist()
+    per_slice = {}
+    for tag in sorted({t for tags in slices.values() for t in tags}):
+        part = both[both["query_id"].map(lambda q, tag=tag: tag in slices.get(q, []))]
+        figure = kappa(part["human"].tolist(), part["judge"].tolist(), "quadratic")
+        per_slice[tag] = {"shared": len(part), "quadratic": figure}
+    gaps = both.assign(gap=(both["judge"] - both["human"]).abs())
+    gaps = gaps.sort_values(["gap", "query_id", "chunk_id"], ascending=[False, True, True])
+    return Calibration(
+        judge=judge,
+        shared=len(both),
+        kappas={kind: kappa(human, machine, kind) for kind in KAPPAS},
+        confusion=confusion_matrix(human, machine, labels=GRADES).tolist()
+        if rows
+        else [[0] * 4] * 4,
+        per_slice=per_slice,
+        differences=gaps[gaps["gap"] > 0].head(worst).drop(columns="gap").to_dict("records"),
+    )
