@@ -411,6 +411,14 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "download_release": {"en": "Download {version} (zip)", "zh": "下载 {version}（zip）"},
     "releases_table": {"en": "Releases", "zh": "已有发布"},
+    "coverage_title": {"en": "Coverage of a new run", "zh": "新运行结果的覆盖情况"},
+    "coverage_release": {"en": "Release", "zh": "发布版本"},
+    "coverage_run": {"en": "TREC run file", "zh": "TREC 运行结果文件"},
+    "coverage_unjudged": {
+        "en": "{count} unjudged chunks in the top {k}",
+        "zh": "前 {k} 名中有 {count} 个未标注片段",
+    },
+    "coverage_topup": {"en": "Add them to pool '{pool}'", "zh": "加入候选池“{pool}”"},
     "pool_complete": {
         "en": "{complete} of {candidates} candidates have their {overlap} judgments",
         "zh": "{candidates} 个候选中已有 {complete} 个获得 {overlap} 份标注",

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pandas as pd
 import streamlit as st
 
-from annotator import adjudication, releases, ui
+from annotator import adjudication, coverage, releases, ui
+from pooling.run import Run
 from storage.db import session_scope
+from storage.pools import get_pool, topup_pool
 from storage.releases import list_releases
 
 user = ui.require("lead")
@@ -55,3 +59,38 @@ with session_scope(ui.engine()) as session:
     ]
 st.subheader(ui.t("releases_table"))
 st.dataframe(pd.DataFrame(known, columns=["version", "pool", "created", "graded"]), hide_index=True)
+
+st.subheader(ui.t("coverage_title"))
+written = sorted(path.parent.name for path in releases.release_dir().glob("*/manifest.json"))
+uploaded = st.file_uploader(ui.t("coverage_run"), key="coverage_run")
+chosen = st.selectbox(ui.t("coverage_release"), written, key="coverage_release")
+if uploaded is not None and chosen:
+    run_path = releases.release_dir() / f".{uploaded.name}"
+    run_path.write_bytes(uploaded.getvalue())
+    try:
+        run = Run.from_file(run_path, name=Path(uploaded.name).stem)
+    except ValueError as error:
+        st.error(str(error))
+        st.stop()
+    finally:
+        run_path.unlink(missing_ok=True)
+    report = coverage.coverage(
+        releases.read_qrels(releases.release_dir() / chosen), run, [5, 10, 20]
+    )
+    st.dataframe(
+        pd.DataFrame([{"k": k, "Judged@k": v} for k, v in report.overall.items()]), hide_index=True
+    )
+    st.caption(ui.t("coverage_unjudged", count=len(report.unjudged), k=20))
+    st.dataframe(
+        pd.DataFrame(report.unjudged, columns=["query", "chunk", "rank", "score"]), hide_index=True
+    )
+    if report.unjudged and st.button(ui.t("coverage_topup", pool=pool_name), key="coverage_add"):
+        with session_scope(ui.engine()) as session:
+            result = topup_pool(
+                get_pool(pool_name, session=session),
+                coverage.topup_candidates(report, f"run:{run.name}"),
+                session=session,
+                config={"systems_spec": f"run:{run.name}", "source": "coverage"},
+            )
+        counts = {k: v for k, v in vars(result).items() if k != "name"}
+        st.success(ui.t("pool_topped_up", name=result.name, **counts))
