@@ -20,7 +20,7 @@ from pathlib import Path
 import click
 import pandas as pd
 
-from annotator import adjudication, agreement, auth, calibration, coverage, releases
+from annotator import adjudication, agreement, auth, calibration, judged, releases
 from annotator import pools as pool_jobs
 from annotator.rubric import current_version
 from pooling.chunking import describe
@@ -571,7 +571,7 @@ def coverage_command(ctx, release_dir: Path, run_file: Path, cutoffs: str, pool_
     if not ks or ks[0] < 1:
         raise ValueError(t("size_positive", what="--k", value=cutoffs))
     run = Run.from_file(run_file)
-    report = coverage.coverage(releases.read_qrels(release_dir), run, ks)
+    report = judged.coverage(releases.read_qrels(release_dir), run, ks)
     for k, value in report.overall.items():
         click.echo(f"Judged@{k}: {value:.3f}")
     for row in report.per_query.itertuples():
@@ -584,7 +584,7 @@ def coverage_command(ctx, release_dir: Path, run_file: Path, cutoffs: str, pool_
         with session_scope(_engine(ctx)) as session:
             result = pools.topup_pool(
                 pools.get_pool(pool_name, session=session),
-                coverage.topup_candidates(report, system),
+                judged.topup_candidates(report, system),
                 session=session,
                 config={"systems_spec": system, "source": "coverage", "k": ks[-1]},
             )

@@ -7,7 +7,7 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from annotator import adjudication, coverage, releases, ui
+from annotator import adjudication, judged, releases, ui
 from pooling.run import Run
 from storage.db import session_scope
 from storage.pools import get_pool, topup_pool
@@ -74,9 +74,7 @@ if uploaded is not None and chosen:
         st.stop()
     finally:
         run_path.unlink(missing_ok=True)
-    report = coverage.coverage(
-        releases.read_qrels(releases.release_dir() / chosen), run, [5, 10, 20]
-    )
+    report = judged.coverage(releases.read_qrels(releases.release_dir() / chosen), run, [5, 10, 20])
     st.dataframe(
         pd.DataFrame([{"k": k, "Judged@k": v} for k, v in report.overall.items()]), hide_index=True
     )
@@ -88,7 +86,7 @@ if uploaded is not None and chosen:
         with session_scope(ui.engine()) as session:
             result = topup_pool(
                 get_pool(pool_name, session=session),
-                coverage.topup_candidates(report, f"run:{run.name}"),
+                judged.topup_candidates(report, f"run:{run.name}"),
                 session=session,
                 config={"systems_spec": f"run:{run.name}", "source": "coverage"},
             )

@@ -255,3 +255,18 @@ def test_a_lead_creates_and_downloads_a_release(demo_url, tmp_path, monkeypatch)
 
     assert verify_release(tmp_path / "releases" / "v1") == []
     assert at.get("download_button")
+
+
+def test_no_module_of_the_app_shadows_one_its_libraries_import():
+    """Streamlit puts annotator/ first on sys.path: a module there named like one that a
+    library imports, even optionally (numba tries `coverage`), would replace it."""
+    import subprocess
+    import sys
+
+    code = (
+        f"import sys; sys.path.insert(0, {str(APP)!r}); "
+        "import annotator.ui, annotator.search, annotator.releases, annotator.agreement, "
+        "pooling.retrievers, numba, sklearn, bm25s, altair"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr

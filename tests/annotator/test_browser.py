@@ -272,14 +272,22 @@ def test_disagreement_adjudicated_in_the_browser_then_released_and_verified(
     lead.get_by_role("link", name="Adjudication").click()
     lead.get_by_text("4 candidates need a decision").wait_for(timeout=30_000)
     for remaining in (3, 2, 1, 0):
-        lead.locator(".st-key-final_grade").get_by_text("2", exact=True).click()
-        lead.get_by_label("Rationale (required)").fill("evidence, but partial")
-        lead.get_by_label("Rationale (required)").press("Enter")
-        lead.locator(".st-key-decide button").click()
         expected = (
             f"{remaining} candidates need a decision" if remaining else "Nothing needs a decision."
         )
-        lead.get_by_text(expected).wait_for(timeout=30_000)
+        for _ in range(3):  # a click while the page is still redrawing may be lost: retry
+            lead.wait_for_timeout(800)
+            lead.locator(".st-key-final_grade").get_by_text("2", exact=True).click()
+            lead.get_by_label("Rationale (required)").fill("evidence, but partial")
+            lead.get_by_label("Rationale (required)").press("Enter")
+            lead.wait_for_timeout(300)
+            lead.locator(".st-key-decide button").click()
+            try:
+                lead.get_by_text(expected).wait_for(timeout=15_000)
+                break
+            except Exception:
+                continue
+        lead.get_by_text(expected).wait_for(timeout=15_000)
 
     lead.get_by_role("link", name="Releases").click()
     lead.get_by_label("Release version").fill("v1")

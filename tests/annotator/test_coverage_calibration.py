@@ -9,7 +9,7 @@ from click.testing import CliRunner
 from sklearn.metrics import cohen_kappa_score
 
 from annotator.cli import cli
-from annotator.coverage import coverage
+from annotator.judged import coverage
 from pooling.run import Run
 from storage.db import make_engine, session_scope
 from storage.imports import import_judgments
