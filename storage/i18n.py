@@ -419,6 +419,13 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "前 {k} 名中有 {count} 个未标注片段",
     },
     "coverage_topup": {"en": "Add them to pool '{pool}'", "zh": "加入候选池“{pool}”"},
+    "col_pair": {"en": "pair", "zh": "标注者对"},
+    "col_shared": {"en": "shared", "zh": "共同条目"},
+    "col_agreement": {"en": "agreement", "zh": "一致率"},
+    "col_version": {"en": "version", "zh": "版本"},
+    "col_pool": {"en": "pool", "zh": "候选池"},
+    "col_created": {"en": "created", "zh": "创建时间"},
+    "col_graded": {"en": "graded", "zh": "已定级"},
     "pool_complete": {
         "en": "{complete} of {candidates} candidates have their {overlap} judgments",
         "zh": "{candidates} 个候选中已有 {complete} 个获得 {overlap} 份标注",

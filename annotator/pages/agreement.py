@@ -38,9 +38,9 @@ for name, part in parts.items():
     st.caption(ui.t("pairs_table"))
     rows = [
         {
-            "pair": f"{p.annotators[0]} × {p.annotators[1]}",
-            "shared": p.shared,
-            "agreement": figure_text(p.percent),
+            ui.t("col_pair"): f"{p.annotators[0]} × {p.annotators[1]}",
+            ui.t("col_shared"): p.shared,
+            ui.t("col_agreement"): figure_text(p.percent),
             **{kind: figure_text(value) for kind, value in p.kappas.items()},
         }
         for p in result.pairs

@@ -58,7 +58,8 @@ with session_scope(ui.engine()) as session:
         for r in list_releases(session=session)
     ]
 st.subheader(ui.t("releases_table"))
-st.dataframe(pd.DataFrame(known, columns=["version", "pool", "created", "graded"]), hide_index=True)
+columns = [ui.t(f"col_{name}") for name in ("version", "pool", "created", "graded")]
+st.dataframe(pd.DataFrame(known, columns=columns), hide_index=True)
 
 st.subheader(ui.t("coverage_title"))
 written = sorted(path.parent.name for path in releases.release_dir().glob("*/manifest.json"))
