@@ -19,7 +19,7 @@ from pooling.pool import shuffle_key
 from storage import assignments as slots
 from storage.db import session_scope
 from storage.models import Assignment, Chunk, Document, Pool, PoolCandidate, Query, User
-from storage.pools import get_pool
+from storage.pools import get_pool, neighbour_texts
 
 ATTEMPTS = 20  # candidates tried before giving up a round lost to other annotators
 
@@ -188,15 +188,7 @@ def reload(engine: Engine, item: Item) -> Item:
 def neighbours(engine: Engine, item: Item) -> tuple[str | None, str | None]:
     """The texts of the chunks before and after this one in its document, for context."""
     with session_scope(engine) as session:
-        rows = dict(
-            session.exec(
-                select(Chunk.position, Chunk.text).where(
-                    Chunk.document_id == item.document_key,
-                    Chunk.position.in_([item.position - 1, item.position + 1]),
-                )
-            ).all()
-        )
-    return rows.get(item.position - 1), rows.get(item.position + 1)
+        return neighbour_texts(item.document_key, item.position, session=session)
 
 
 @dataclass(frozen=True)

@@ -93,6 +93,34 @@ def choose_pool() -> str:
     return st.sidebar.selectbox(t("pool_select"), names, key=POOL_KEY)
 
 
+def choose_policy() -> str:
+    """The disagreement policy chosen in the sidebar (default: different sides of 2)."""
+    from annotator.adjudication import POLICIES
+
+    return st.sidebar.selectbox(
+        t("policy"),
+        list(POLICIES),
+        index=1,
+        format_func=lambda name: t(f"policy_{name}"),
+        key="policy",
+    )
+
+
+def show_pair(query_text: str, query_notes: str, title: str, text: str) -> None:
+    """The query and the passage, both as plain text: markup and scripts are shown."""
+    st.markdown(f"**{t('query')}**")
+    with st.container(border=True):
+        st.text(query_text)
+        if query_notes:
+            st.caption(t("query_notes"))
+            st.text(query_notes)
+    st.markdown(f"**{t('chunk')}**")
+    with st.container(border=True, key="passage"):
+        if title:
+            st.caption(t("from_document", title=title))
+        st.text(text)
+
+
 # Grades, unsure, skip and moving back and forth are the buttons' own shortcuts (Streamlit
 # ignores them while a text field has the focus). Two keys need a script: `n` moves into the
 # note field, Esc leaves it so that the shortcuts work again.

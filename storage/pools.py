@@ -413,19 +413,20 @@ def candidate_view(pool: Pool, query_id: str, chunk_id: str, *, session: Session
     query = session.get(Query, queries[query_id])
     chunk = session.get(Chunk, chunks[chunk_id])
     document = session.get(Document, chunk.document_id)
+    before, after = neighbour_texts(chunk.document_id, chunk.position, session=session)
+    return CandidateView(query.text, query.notes, document.title, chunk.text, before, after)
+
+
+def neighbour_texts(
+    document_key: int, position: int, *, session: Session
+) -> tuple[str | None, str | None]:
+    """The texts of the chunks just before and after ``position`` in a document."""
     around = dict(
         session.exec(
             select(Chunk.position, Chunk.text).where(
-                Chunk.document_id == chunk.document_id,
-                Chunk.position.in_([chunk.position - 1, chunk.position + 1]),
+                Chunk.document_id == document_key,
+                Chunk.position.in_([position - 1, position + 1]),
             )
         ).all()
     )
-    return CandidateView(
-        query.text,
-        query.notes,
-        document.title,
-        chunk.text,
-        around.get(chunk.position - 1),
-        around.get(chunk.position + 1),
-    )
+    return around.get(position - 1), around.get(position + 1)

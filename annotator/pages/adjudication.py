@@ -37,13 +37,7 @@ def record(pool_name: str, key: tuple[str, str], policy: str, lead_id: int) -> N
 user = ui.require("lead")
 ui.sidebar(user)
 pool_name = ui.choose_pool()
-policy = st.sidebar.selectbox(
-    ui.t("policy"),
-    list(adjudication.POLICIES),
-    index=1,
-    format_func=lambda name: ui.t(f"policy_{name}"),
-    key="policy",
-)
+policy = ui.choose_policy()
 table, decisions, _ = adjudication.pool_table(ui.engine(), pool_name, policy)
 
 everyone = sorted({a for grades in table["grades"] for a in grades})
@@ -80,17 +74,7 @@ row = shown[(shown["query_id"] == key[0]) & (shown["chunk_id"] == key[1])].iloc[
 with session_scope(ui.engine()) as session:
     view = candidate_view(get_pool(pool_name, session=session), *key, session=session)
 
-st.markdown(f"**{ui.t('query')}**")
-with st.container(border=True):
-    st.text(view.query_text)
-    if view.query_notes:
-        st.caption(ui.t("query_notes"))
-        st.text(view.query_notes)
-st.markdown(f"**{ui.t('chunk')}**")
-with st.container(border=True, key="passage"):
-    if view.title:
-        st.caption(ui.t("from_document", title=view.title))
-    st.text(view.text)
+ui.show_pair(view.query_text, view.query_notes, view.title, view.text)
 with st.expander(ui.t("show_context")):
     st.caption(ui.t("context_before"))
     st.text(view.before if view.before is not None else ui.t("context_none"))

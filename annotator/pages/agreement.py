@@ -21,13 +21,7 @@ def figure_text(figure: agreement.Figure) -> str:
 user = ui.require("lead")
 ui.sidebar(user)
 pool_name = ui.choose_pool()
-policy = st.sidebar.selectbox(
-    ui.t("policy"),
-    list(adjudication.POLICIES),
-    index=1,
-    format_func=lambda name: ui.t(f"policy_{name}"),
-    key="policy",
-)
+policy = ui.choose_policy()
 by = st.radio(ui.t("group_by"), ["all", "slice", "split"], horizontal=True, key="agreement_by")
 table, decisions, frame = adjudication.pool_table(ui.engine(), pool_name, policy)
 parts = agreement.groups(frame, None if by == "all" else by)

@@ -113,17 +113,7 @@ def labeling(pool_name: str, user_id: int, user_name: str) -> None:
         text=ui.t("progress_pool", done=done.pool_done, total=done.pool_total),
     )
 
-    st.markdown(f"**{ui.t('query')}**")
-    with st.container(border=True):
-        st.text(item.query_text)
-        if item.query_notes:
-            st.caption(ui.t("query_notes"))
-            st.text(item.query_notes)
-    st.markdown(f"**{ui.t('chunk')}**")
-    with st.container(border=True, key="passage"):
-        if item.title:
-            st.caption(ui.t("from_document", title=item.title))
-        st.text(item.chunk_text)  # plain text: markup and scripts in a passage are shown
+    ui.show_pair(item.query_text, item.query_notes, item.title, item.chunk_text)
     if st.toggle(ui.t("show_context"), key=f"context_{item.assignment_id}"):
         before, after = assignment.neighbours(engine, item)
         for label, text in ((ui.t("context_before"), before), (ui.t("context_after"), after)):
