@@ -12,13 +12,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sqlalchemy.engine import Engine
-from sqlmodel import Session, select
+from sqlmodel import Session
 
 from annotator.rubric import current_version
 from pooling.pool import shuffle_key
 from storage import assignments as slots
+from storage.catalog import query_keys
 from storage.db import session_scope
-from storage.models import Assignment, Chunk, Document, Pool, PoolCandidate, Query, User
+from storage.models import Assignment, Chunk, Document, Pool, PoolCandidate, Query, QuerySet, User
 from storage.pools import get_pool, neighbour_texts
 
 ATTEMPTS = 20  # candidates tried before giving up a round lost to other annotators
@@ -79,20 +80,10 @@ def _order_key(pool: Pool, user: User, query_key: int, chunk_key: int) -> int:
     )
 
 
-def _current_query(pool: Pool, user: User, session: Session) -> int | None:
-    last = session.exec(
-        select(PoolCandidate.query_id)
-        .join(Assignment, Assignment.candidate_id == PoolCandidate.id)
-        .where(Assignment.pool_id == pool.id, Assignment.user_id == user.id)
-        .order_by(Assignment.taken_at.desc(), Assignment.id.desc())
-    ).first()
-    return last
-
-
 def _choose(pool: Pool, user: User, session: Session) -> list[slots.OpenCandidate]:
     """The candidates to try, best first: the current query's, else the least covered
     query's, in this annotator's own order (skipped ones last)."""
-    current = _current_query(pool, user, session)
+    current = slots.last_query_key(pool, user, session=session)
     if current is not None:
         here = slots.open_candidates(pool, user, session=session, query_key=current)
         if any(not c.skipped for c in here):
@@ -204,21 +195,13 @@ class Progress:
 def progress(engine: Engine, pool_name: str, user_id: int, query_id: str | None) -> Progress:
     with session_scope(engine) as session:
         pool, user = get_pool(pool_name, session=session), _user(user_id, session)
-        mine = session.exec(
-            select(PoolCandidate.query_id, Assignment.done_at, Assignment.slot)
-            .join(Assignment, Assignment.candidate_id == PoolCandidate.id)
-            .where(Assignment.pool_id == pool.id, Assignment.user_id == user.id)
-        ).all()
+        mine = slots.holdings(pool, user, session=session)
         open_now = slots.open_candidates(pool, user, session=session)
-        query_key = None
-        if query_id is not None:
-            query_key = session.exec(
-                select(Query.id).where(
-                    Query.query_set_id == pool.query_set_id, Query.query_id == query_id
-                )
-            ).first()
-    done = [q for q, done_at, _ in mine if done_at is not None]
-    held = [q for q, done_at, slot in mine if done_at is None and slot is not None]
+        query_key = query_keys(session.get(QuerySet, pool.query_set_id), session=session).get(
+            query_id
+        )
+    done = [q for q, judged, _ in mine if judged]
+    held = [q for q, _, holding in mine if holding]
     open_keys = [c.query_key for c in open_now]
     return Progress(
         query_done=done.count(query_key),

@@ -139,6 +139,26 @@ def open_candidates(
     ]
 
 
+def last_query_key(pool: Pool, user: User, *, session: Session) -> int | None:
+    """The query of the item ``user`` took most recently in ``pool``."""
+    return session.exec(
+        select(PoolCandidate.query_id)
+        .join(Assignment, Assignment.candidate_id == PoolCandidate.id)
+        .where(Assignment.pool_id == pool.id, Assignment.user_id == user.id)
+        .order_by(Assignment.taken_at.desc(), Assignment.id.desc())
+    ).first()
+
+
+def holdings(pool: Pool, user: User, *, session: Session) -> list[tuple[int, bool, bool]]:
+    """``(query key, judged, held)`` for every item ``user`` took in ``pool``."""
+    rows = session.exec(
+        select(PoolCandidate.query_id, Assignment.done_at, Assignment.slot)
+        .join(Assignment, Assignment.candidate_id == PoolCandidate.id)
+        .where(Assignment.pool_id == pool.id, Assignment.user_id == user.id)
+    ).all()
+    return [(q, done is not None, done is None and slot is not None) for q, done, slot in rows]
+
+
 def claim(
     pool: Pool,
     candidate_id: int,
