@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-import pandas as pd
 from sqlalchemy.engine import Engine
 
 from annotator import adjudication, agreement
+from pooling.run import Run
 from storage import releases as stored
 from storage.adjudications import latest_adjudications
 from storage.db import session_scope
@@ -214,7 +214,7 @@ def ndcg_at(run: dict[str, dict[str, float]], qrels: dict[str, dict[str, int]], 
         ideal = sorted((g for g in judged.values() if g > 0), reverse=True)[:k]
         if not ideal:
             continue
-        ranking = sorted(run.get(query_id, {}).items(), key=lambda p: (-p[1], p[0]))[:k]
+        ranking = Run(run).ranking(query_id, k)
         dcg = sum(judged.get(c, 0) / math.log2(i + 2) for i, (c, _) in enumerate(ranking))
         scores.append(dcg / sum(g / math.log2(i + 2) for i, g in enumerate(ideal)))
     return sum(scores) / len(scores) if scores else 0.0
@@ -227,7 +227,7 @@ def recall_at(run: dict[str, dict[str, float]], qrels: dict[str, dict[str, int]]
         relevant = {c for c, g in judged.items() if g > 0}
         if not relevant:
             continue
-        ranking = sorted(run.get(query_id, {}).items(), key=lambda p: (-p[1], p[0]))[:k]
+        ranking = Run(run).ranking(query_id, k)
         scores.append(len(relevant & {c for c, _ in ranking}) / len(relevant))
     return sum(scores) / len(scores) if scores else 0.0
 
@@ -245,8 +245,6 @@ def diff_releases(
 ) -> ReleaseDiff:
     """Judgments added, removed and changed from release ``a`` to ``b``; with a TREC
     ``run``, its nDCG@10 and Recall@k under each."""
-    from pooling.run import Run
-
     old, new = read_qrels(a), read_qrels(b)
     flat_old = {(q, c): g for q, d in old.items() for c, g in d.items()}
     flat_new = {(q, c): g for q, d in new.items() for c, g in d.items()}
@@ -267,12 +265,6 @@ def diff_releases(
         ),
         metrics=metrics,
     )
-
-
-def release_frame(folder: Path | str) -> pd.DataFrame:
-    """A release's qrels as a data frame (query_id, chunk_id, grade)."""
-    rows = [(q, c, g) for q, d in read_qrels(folder).items() for c, g in d.items()]
-    return pd.DataFrame(rows, columns=["query_id", "chunk_id", "grade"])
 
 
 def zip_bytes(folder: Path | str) -> bytes:

@@ -65,9 +65,8 @@ def skip(item: assignment.Item) -> None:
 def move(step: int, history_length: int) -> None:
     review = st.session_state.get(REVIEW)
     position = (history_length if review is None else review) + step
-    st.session_state[REVIEW] = position if 0 <= position < history_length else None
-    if position < 0:
-        st.session_state[REVIEW] = 0
+    # Past the last judged item is the current one (None); before the first stays there.
+    st.session_state[REVIEW] = max(position, 0) if position < history_length else None
 
 
 def add_found(search: ManualSearch, query_id: str, chunk_id: str, user_name: str) -> None:
