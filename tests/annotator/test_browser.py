@@ -150,21 +150,30 @@ def press_until_saved(page, url: str, name: str, key: str) -> None:
     """Press ``key`` and wait until the database holds one more judgment by ``name``; a
     key pressed while the page is being redrawn is dropped, so press again then (a second
     press of the same grade on the same item is refused by its revision, never doubled)."""
-    before = len(judgments(url, name))
+    before, shown = len(judgments(url, name)), passage(page)
     for _ in range(4):
         page.keyboard.press(key)
         deadline = time.monotonic() + 6
         while time.monotonic() < deadline:
             if len(judgments(url, name)) > before:
-                page.wait_for_timeout(300)
-                page.locator(".st-key-passage").or_(
-                    page.get_by_text("Nothing left for you")
-                ).first.wait_for(timeout=20_000)
-                if page.locator(".st-key-passage").count():
-                    settle(page)
+                wait_for_next_item(page, shown)
                 return
             time.sleep(0.2)
     raise AssertionError(f"{name}'s key {key!r} was never saved")
+
+
+def wait_for_next_item(page, shown: str, timeout: float = 20) -> None:
+    """After a saved grade: wait until the page shows another passage (or says nothing is
+    left), then until that item's buttons are drawn."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if page.get_by_text("Nothing left for you").count():
+            return
+        if page.locator(".st-key-passage").count() and passage(page) != shown:
+            settle(page)
+            return
+        time.sleep(0.2)
+    raise AssertionError(f"the page still shows {shown!r}")
 
 
 def judgments(url: str, name: str) -> list[tuple[str, int | None, str, int]]:
@@ -195,8 +204,13 @@ def test_grading_by_keyboard_going_back_manual_search_and_a_second_annotator(ser
 
     # A note, then Esc to leave the field, then grade with keys alone.
     seen, keys = [], ["2", "1", "3", "0", "2"]
+    settle(page)
+    for _ in range(10):  # `n` moves into the note once the redraw after the search is done
+        page.keyboard.press("n")
+        if page.evaluate("document.activeElement.tagName") == "TEXTAREA":
+            break
+        page.wait_for_timeout(300)
     first = passage(page)
-    page.keyboard.press("n")
     page.keyboard.type("secret note by ann1")
     page.keyboard.press("Escape")
     for key in keys:
