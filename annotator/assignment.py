@@ -14,8 +14,10 @@ from dataclasses import dataclass
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
+from annotator.active import choose_next, is_active, stopping_rule
 from annotator.rubric import current_version
 from pooling.pool import shuffle_key
+from storage import active as active_slots
 from storage import assignments as slots
 from storage.catalog import query_keys
 from storage.db import session_scope
@@ -82,19 +84,49 @@ def _order_key(pool: Pool, user: User, query_key: int, chunk_key: int) -> int:
 
 def _choose(pool: Pool, user: User, session: Session) -> list[slots.OpenCandidate]:
     """The candidates to try, best first: the current query's, else the least covered
-    query's, in this annotator's own order (skipped ones last)."""
+    query's, in this annotator's own order (skipped ones last). In an active pool a query
+    with nothing open gets its next candidate chosen, until its stopping rule stops it."""
     current = slots.last_query_key(pool, user, session=session)
     if current is not None:
         here = slots.open_candidates(pool, user, session=session, query_key=current)
         if any(not c.skipped for c in here):
             return _ordered(pool, user, here)
+        if is_active(pool) and (chosen := _choose_active(pool, user, current, session)):
+            return chosen
     open_all = slots.open_candidates(pool, user, session=session)
-    if not open_all:
+    offered = {c.query_key for c in open_all if not c.skipped}
+    ratio = _coverage_ratio(pool, session)
+    if is_active(pool) and not offered:
+        # Nothing chosen is open: the least covered query that may still choose goes next.
+        for query in sorted(ratio, key=lambda q: (ratio[q], _order_key(pool, user, q, 0))):
+            if query != current and (chosen := _choose_active(pool, user, query, session)):
+                return chosen
+    offered = offered or {c.query_key for c in open_all}
+    if not offered:
         return []
-    offered = {c.query_key for c in open_all if not c.skipped} or {c.query_key for c in open_all}
-    ratio = {c.query_key: c.held / c.required for c in slots.coverage(pool, session=session)}
     query = min(offered, key=lambda q: (ratio.get(q, 0.0), _order_key(pool, user, q, 0)))
     return _ordered(pool, user, [c for c in open_all if c.query_key == query])
+
+
+def _coverage_ratio(pool: Pool, session: Session) -> dict[int, float]:
+    """Per query, the share of its judgment slots held or judged; in an active pool, of
+    the slots its budget allows."""
+    rows = slots.coverage(pool, session=session)
+    if is_active(pool):
+        full = stopping_rule(pool).budget * pool.overlap
+        return {c.query_key: c.held / full for c in rows}
+    return {c.query_key: c.held / c.required for c in rows if c.required}
+
+
+def _choose_active(
+    pool: Pool, user: User, query_key: int, session: Session
+) -> list[slots.OpenCandidate]:
+    """The query's next candidate by active pooling, if the query goes on and this
+    annotator may take it."""
+    if choose_next(pool, query_key, session=session) is None:
+        return []
+    here = slots.open_candidates(pool, user, session=session, query_key=query_key)
+    return _ordered(pool, user, here)
 
 
 def _ordered(pool: Pool, user: User, candidates: list[slots.OpenCandidate]):
@@ -109,6 +141,8 @@ def next_item(engine: Engine, pool_name: str, user_id: int) -> Item | None:
     for _ in range(ATTEMPTS):
         with session_scope(engine) as session:
             pool, user = get_pool(pool_name, session=session), _user(user_id, session)
+            if is_active(pool):
+                active_slots.lock(pool, session=session)
             slots.release_expired(pool, session=session)
             held = slots.active_assignment(pool, user, session=session)
             if held is not None:

@@ -14,12 +14,14 @@ import shutil
 import statistics
 import subprocess
 import sys
+from collections import Counter
 from importlib.resources import files
 from pathlib import Path
 
 import click
 import pandas as pd
 
+from annotator import active as pool_active
 from annotator import adjudication, agreement, auth, calibration, judged, releases
 from annotator import pools as pool_jobs
 from annotator.rubric import current_version
@@ -282,7 +284,28 @@ systems_option = click.option(
 @click.argument("name")
 @systems_option
 @click.option("--depth", type=int, help="Union of each system's top K per query.")
-@click.option("--budget", type=int, help="Instead: the B best per query by fusion.")
+@click.option(
+    "--budget", type=int, help="Instead: the B best per query by fusion (active: at most B)."
+)
+@click.option(
+    "--strategy",
+    type=click.Choice(["fixed", "active"]),
+    default="fixed",
+    show_default=True,
+    help="active: choose what to judge next from the judgments so far (needs --budget).",
+)
+@click.option(
+    "--reach",
+    type=click.IntRange(min=1),
+    help="Active: each system's top K to choose from [default: 12 x budget].",
+)
+@click.option(
+    "--stop-below",
+    type=float,
+    default=1.0,
+    show_default=True,
+    help="Active: stop a query once fewer relevant chunks than this are estimated to remain.",
+)
 @click.option("--fusion", default="rrf", show_default=True, help="Fusion for --budget.")
 @click.option("--overlap", type=int, default=2, show_default=True, help="Judgments per candidate.")
 @_with_versions
@@ -330,6 +353,9 @@ def pool_build(ctx: click.Context, name: str, **options) -> None:
         systems=options["systems"],
         depth=options["depth"],
         budget=options["budget"],
+        active=options["strategy"] == "active",
+        reach=options["reach"],
+        stop_below=options["stop_below"],
         fusion=options["fusion"],
         overlap=options["overlap"],
         query_set=options["query_set"],
@@ -422,6 +448,38 @@ def pool_show(ctx: click.Context, name: str, per_query: bool) -> None:
         click.echo("\n" + t("pool_show_per_query"))
         for query_id, size in report.sizes.items():
             click.echo(f"  {query_id}\t{size}")
+    if report.config.get("strategy") == "active":
+        _echo_active(report, pool_active.pool_status(_engine(ctx), name), per_query)
+
+
+def _echo_active(report: pools.PoolReport, status: list, per_query: bool) -> None:
+    """Where an active pool's queries stand against the stopping rule."""
+    settings = report.config["active"]
+    stopped = Counter(s.stopped or "open" for s in status)
+    click.echo(
+        "\n"
+        + t(
+            "active_summary",
+            budget=settings["budget"],
+            below=f"{settings['stop_below']:g}",
+            chosen=_number(sum(s.chosen for s in status)),
+            judged=_number(sum(s.judged for s in status)),
+            relevant=_number(sum(s.relevant for s in status)),
+            open=stopped["open"],
+            budget_spent=stopped["budget"],
+            estimate=stopped["estimate"],
+            exhausted=stopped["exhausted"],
+        )
+    )
+    if per_query:
+        click.echo(t("active_per_query"))
+        for s in status:
+            estimate = "-" if s.estimate is None else f"{s.estimate:.1f}"
+            state = t(f"active_{s.stopped}") if s.stopped else t("active_open")
+            click.echo(
+                f"  {s.query_id}\t{s.chosen}/{settings['budget']}\t{s.judged}\t{s.relevant}"
+                f"\t{estimate}\t{state}"
+            )
 
 
 @pool.command("export")

@@ -9,12 +9,15 @@ from __future__ import annotations
 
 from sqlalchemy.engine import Engine
 
+from pooling.pool import check_size
 from pooling.systems import RetrievalOptions, build_candidates, parse_systems
 from storage import pools
 from storage.catalog import resolve_corpus_version, resolve_query_set
 from storage.db import session_scope
 from storage.i18n import t
 from storage.models import CorpusVersion, QuerySet
+
+ACTIVE_REACH = 12  # an active pool reaches this many times its budget into each system
 
 
 def _inputs(engine: Engine, specs, query_set: str | None, corpus_version: str | None):
@@ -35,6 +38,9 @@ def build_pool(
     systems: str,
     depth: int | None = None,
     budget: int | None = None,
+    active: bool = False,
+    reach: int | None = None,
+    stop_below: float = 1.0,
     fusion: str = "rrf",
     overlap: int = 2,
     query_set: str | None = None,
@@ -42,12 +48,16 @@ def build_pool(
     options: RetrievalOptions = RetrievalOptions(),  # noqa: B008  (frozen, never mutated)
     progress: bool = False,
 ) -> pools.PoolResult:
-    """Build pool ``name`` from ``systems`` (``"bm25,vector,rrf,run:NAME"``), either the
-    union of each system's top ``depth`` or the ``budget`` best by ``fusion``, and store it.
-    Raises ``ValueError`` for bad parameters and ``NotFound`` for unknown versions or runs,
-    before any retrieval starts."""
-    if (depth is None) == (budget is None):
+    """Build pool ``name`` from ``systems`` (``"bm25,vector,rrf,run:NAME"``): the union of
+    each system's top ``depth``, or the ``budget`` best by ``fusion``, or with ``active``
+    every system's top ``reach`` (default ``12 × budget``) from which active pooling chooses
+    up to ``budget`` per query as judgments arrive, stopping a query early once fewer than
+    ``stop_below`` relevant chunks are estimated to remain. Raises ``ValueError`` for bad
+    parameters and ``NotFound`` for unknown versions or runs, before any retrieval starts."""
+    if (depth is None) == (budget is None) or (active and budget is None):
         raise ValueError(t("depth_or_budget"))
+    if stop_below < 0:
+        raise ValueError(t("stop_below_negative", value=stop_below))
     if overlap < 1:
         raise ValueError(t("overlap_positive", value=overlap))
     specs = parse_systems(systems)
@@ -56,6 +66,11 @@ def build_pool(
             raise ValueError(t("pool_exists", name=name))
     qs, cv, corpus, queries, external = _inputs(engine, specs, query_set, corpus_version)
     strategy, size = ("depth", depth) if depth is not None else ("budget", budget)
+    settings = {}
+    if active:
+        check_size(budget, "budget")
+        strategy, size = "active", reach or ACTIVE_REACH * budget
+        settings = {"active": {"budget": budget, "stop_below": stop_below}}
     candidates, config = build_candidates(
         specs,
         corpus,
@@ -74,7 +89,7 @@ def build_pool(
             session=session,
             query_set=qs,
             corpus_version=cv,
-            config={**config, "systems_spec": systems},
+            config={**config, **settings, "systems_spec": systems},
             overlap=overlap,
         )
 

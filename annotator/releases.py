@@ -21,6 +21,7 @@ from sqlalchemy.engine import Engine
 from annotator import adjudication, agreement
 from pooling.run import Run
 from storage import releases as stored
+from storage.active import not_chosen
 from storage.adjudications import latest_adjudications
 from storage.db import session_scope
 from storage.models import CorpusVersion, QuerySet
@@ -71,6 +72,9 @@ def create_release(
         pool = get_pool(pool_name, session=session)
         decisions = latest_adjudications(pool, session=session)
         everything = [(c.query_id, c.chunk_id) for c in pool_candidates(pool, session=session)]
+        # An active pool's candidates that were never chosen were never asked about: left
+        # out of the release like chunks outside the pool, and counted apart.
+        never_asked = not_chosen(pool, session=session)
         query_set = session.get(QuerySet, pool.query_set_id)
         corpus = session.get(CorpusVersion, pool.corpus_version_id)
         queries = stored.queries_of(query_set, session=session)
@@ -79,7 +83,11 @@ def create_release(
         pool_config, overlap = pool.config, pool.overlap
     table = adjudication.candidates(frame, policy, overlap)
     grades, unresolved = adjudication.final_grades(table, decisions)
-    unjudged = [key for key in everything if key not in grades and key not in unresolved]
+    unjudged = [
+        key
+        for key in everything
+        if key not in grades and key not in unresolved and key not in never_asked
+    ]
     unresolved += unjudged
     if unresolved and not allow_unresolved:
         raise ReleaseError(
@@ -139,6 +147,7 @@ def create_release(
             "judged_candidates": len(grades),
             "per_grade": {str(g): sum(1 for v in grades.values() if v == g) for g in range(4)},
             "unresolved_left_out": len(unresolved),
+            "not_chosen_by_active_pooling": len(never_asked - grades.keys()),
             "queries_without_evidence": sum(1 for q in queries if best.get(q.query_id, 0) < 2),
             "adjudicated": sum(1 for key in grades if key in decisions),
         },

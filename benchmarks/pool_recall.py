@@ -8,14 +8,18 @@ each budget B (10, 20, 50 judgments per query) and strategy:
 - each single system's top B (``bm25``, ``vector``: the built-in TF-IDF + SVD);
 - ``depth-k union``: the union of both systems' rankings taken level by level (depth 1 of
   each, then depth 2, ...) until B candidates;
-- ``fused budget (rrf)``: the B best by reciprocal rank fusion of both systems.
+- ``fused budget (rrf)``: the B best by reciprocal rank fusion of both systems;
+- ``active``: active pooling (``pooling.active``) over the union of both systems' top
+  ``--reach``, each next chunk chosen from the judgments so far, the known judgments
+  answering as the assessor; and the same with its stopping rule (stop when fewer than one
+  relevant chunk is estimated to remain), with the mean judgments it spent per query.
 
 it prints the share of all known relevant chunks (grade >= 1) that the pool holds (micro),
 the mean per-query recall (macro), and the micro share as a ratio to BM25 alone, the
 baseline. Queries without a relevant chunk are left out; the collections are read from
 ``../shared/datasets`` and skipped when absent.
 
-    python benchmarks/pool_recall.py [--budgets 10,20,50]
+    python benchmarks/pool_recall.py [--budgets 10,20,50] [--reach 200]
 """
 
 from __future__ import annotations
@@ -27,9 +31,12 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
+from pooling.active import QueryLearner, StoppingRule, estimate_remaining
 from pooling.fusion import rrf
+from pooling.pool import active_pool
 from pooling.retrievers import BM25Retriever, Corpus, VectorRetriever
 from pooling.run import Run
+from pooling.tokenize import Tokenizer
 from storage.readers import read_collection
 
 DATASETS = Path(__file__).resolve().parents[2] / "shared" / "datasets"
@@ -75,9 +82,50 @@ def pooling_strategies(bm25: Run, vector: Run) -> dict[str, Callable[[str, int],
     }
 
 
+def active_judging(
+    corpus: Corpus,
+    queries: dict[str, str],
+    relevant: dict[str, set[str]],
+    runs: list[Run],
+    reach: int,
+    rule: StoppingRule,
+    stop_early: bool,
+) -> dict[str, list[str]]:
+    """Per query, the chunks active pooling asks about, in order, the known judgments
+    answering. Without ``stop_early`` it asks until the budget is spent or every known
+    relevant chunk is found (asking more could find nothing more)."""
+    texts = dict(zip(corpus.ids, corpus.texts, strict=True))
+    tokenizer = Tokenizer().resolved(corpus.texts)
+    by_query: dict[str, list[tuple[int, str]]] = {}
+    for candidate in active_pool({run.name: run for run in runs}, reach):
+        fused_rank = candidate.sources[0].rank
+        by_query.setdefault(candidate.query_id, []).append((fused_rank, candidate.chunk_id))
+    asked: dict[str, list[str]] = {}
+    for query_id, ranked in by_query.items():
+        chunks = [chunk for _, chunk in sorted(ranked)]
+        learner = QueryLearner(queries[query_id], [texts[c] for c in chunks], tokenizer)
+        labels: dict[int, bool] = {}
+        order: list[int] = []
+        while True:
+            outcomes = [labels[i] for i in order]
+            estimate = estimate_remaining(outcomes, len(chunks)) if stop_early else None
+            if rule.reason(len(order), estimate, len(chunks)):
+                break
+            if not stop_early and sum(outcomes) == len(relevant[query_id]):
+                break
+            pick = learner.order(labels)[0]
+            labels[pick] = chunks[pick] in relevant[query_id]
+            order.append(pick)
+        asked[query_id] = [chunks[i] for i in order]
+    return asked
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--budgets", default="10,20,50")
+    parser.add_argument("--reach", type=int, default=200, help="active pooling's depth")
+    parser.add_argument("--only", choices=COLLECTIONS, help="one collection")
+    parser.add_argument("--stop-below", default="0.5,1,2", help="stopping rule levels")
     args = parser.parse_args()
     budgets = [int(b) for b in args.budgets.split(",")]
     if not DATASETS.is_dir():
@@ -89,13 +137,17 @@ def main() -> None:
         "| vs bm25 |"
     )
     print("|---|---:|---|---:|---:|---:|")
-    for name in COLLECTIONS:
+    stopping: dict[str, list[list[str]]] = {}
+    for name in [args.only] if args.only else COLLECTIONS:
         corpus, queries, relevant = load(DATASETS / name)
         queries = {q: queries[q] for q in relevant}
-        depth = max(budgets)
+        depth = max(*budgets, args.reach)
         bm25 = BM25Retriever(corpus).search(queries, depth)
         vector = VectorRetriever(corpus).search(queries, depth)
         strategies = pooling_strategies(bm25, vector)
+        rule = StoppingRule(budget=max(budgets), below=0)
+        asked = active_judging(corpus, queries, relevant, [bm25, vector], args.reach, rule, False)
+        strategies[f"active (reach {args.reach})"] = lambda q, b, a=asked: set(a[q][:b])
         for budget in budgets:
             baseline = None
             for label, strategy in strategies.items():
@@ -106,6 +158,36 @@ def main() -> None:
                     f"| {micro / baseline:.2f}x |"
                 )
         sys.stdout.flush()
+        stopping[name] = _stopping_rows(corpus, queries, relevant, [bm25, vector], args, rule)
+    print(
+        "\n| collection | stop below | judgments per query (mean) | stopped early "
+        "| share of relevant (micro) | mean recall (macro) |"
+    )
+    print("|---|---:|---:|---:|---:|---:|")
+    for name, rows in stopping.items():
+        for row in rows:
+            print(f"| {name} | " + " | ".join(row) + " |")
+
+
+def _stopping_rows(corpus, queries, relevant, runs, args, rule) -> list[list[str]]:
+    """The stopping rule at each level of ``--stop-below``, the budget capping it."""
+    rows = []
+    for below in (float(b) for b in args.stop_below.split(",")):
+        with_stop = StoppingRule(budget=rule.budget, below=below)
+        asked = active_judging(corpus, queries, relevant, runs, args.reach, with_stop, True)
+        micro, macro = measure(relevant, lambda q, a=asked: set(a[q]))
+        spent = [len(chunks) for chunks in asked.values()]
+        early = sum(1 for n in spent if n < rule.budget)
+        rows.append(
+            [
+                f"{below:g}",
+                f"{sum(spent) / len(spent):.1f}",
+                f"{early / len(spent):.0%}",
+                f"{micro:.3f}",
+                f"{macro:.3f}",
+            ]
+        )
+    return rows
 
 
 if __name__ == "__main__":

@@ -5,6 +5,8 @@ and is looked up by name in ``STRATEGIES``:
 
 - ``depth``: the union of each system's top ``size`` per query (TREC depth-k pooling).
 - ``budget``: per query, the ``size`` chunks ranked highest by fusing all the systems.
+- ``active``: the union of each system's top ``size``, from which active pooling
+  (``pooling.active``) picks what to judge next as judgments arrive.
 
 Each candidate keeps its provenance: every system that ranked it, at which rank (from 1)
 and score. The order candidates are shown in comes from ``shuffle_key``, a seeded hash
@@ -87,8 +89,26 @@ def budget_pool(runs: Mapping[str, Run], size: int, *, fusion: str = "rrf") -> l
     return sorted(candidates, key=lambda c: (c.query_id, c.chunk_id))
 
 
+def active_pool(runs: Mapping[str, Run], size: int, *, fusion: str = "rrf") -> list[Candidate]:
+    """The union of each run's top ``size`` chunks per query: how deep active pooling may
+    reach. Each candidate's first source is its rank by ``fusion`` over all ``runs``, the
+    order active pooling starts from (``pooling.active``)."""
+    check_size(size, "reach")
+    fused = fuse(list(runs.values()), fusion)
+    ranks = {(q, c): (rank, score) for q, c, rank, score in fused.entries()}
+    candidates = depth_pool(runs, size)
+    for candidate in candidates:
+        found = ranks[(candidate.query_id, candidate.chunk_id)]
+        candidate.sources.insert(0, Source(fusion, *found))
+    return candidates
+
+
 Strategy = Callable[..., list[Candidate]]
-STRATEGIES: dict[str, Strategy] = {"depth": depth_pool, "budget": budget_pool}
+STRATEGIES: dict[str, Strategy] = {
+    "depth": depth_pool,
+    "budget": budget_pool,
+    "active": active_pool,
+}
 
 
 def pool(

@@ -146,13 +146,14 @@ def build_candidates(
     options: RetrievalOptions = RetrievalOptions(),  # noqa: B008  (frozen, never mutated)
     progress: bool = False,
 ) -> tuple[list[Candidate], dict]:
-    """Run the systems and pool their runs with ``strategy`` (``depth`` or ``budget``) at
-    ``size``; returns the candidates and the config to store with the pool. With ``budget``
-    the fusion is ``fusion`` over all systems, so fusion methods may not be listed too.
-    Parameters are checked before any retrieval starts."""
+    """Run the systems and pool their runs with ``strategy`` (``depth``, ``budget`` or
+    ``active``, whose ``size`` is its reach) at ``size``; returns the candidates and the
+    config to store with the pool. With ``budget`` and ``active`` the fusion is ``fusion``
+    over all systems, so fusion methods may not be listed too. Parameters are checked
+    before any retrieval starts."""
     check_name(strategy, STRATEGIES, "what_strategy")
-    check_size(size, "depth" if strategy == "depth" else "budget")
-    if strategy == "budget":
+    check_size(size, {"depth": "depth", "budget": "budget"}.get(strategy, "reach"))
+    if strategy != "depth":
         listed = [s.name for s in specs if s.kind == "fusion"]
         if listed:
             raise ValueError(t("budget_no_fusion_systems", names=", ".join(listed)))
@@ -164,7 +165,7 @@ def build_candidates(
     config = {
         "strategy": strategy,
         "size": size,
-        "fusion": fusion if strategy == "budget" else None,
+        "fusion": fusion if strategy != "depth" else None,
         "systems": configs,
         "retrieval": options.to_dict(),
     }

@@ -172,7 +172,7 @@ def claim(
     (possibly by another annotator a moment ago) or ``user`` already judged it."""
     now = now or utcnow()
     candidate = session.get(PoolCandidate, candidate_id)
-    required = candidate.required or pool.overlap
+    required = pool.overlap if candidate.required is None else candidate.required
     used = set(
         session.exec(
             select(Assignment.slot).where(

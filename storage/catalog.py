@@ -208,7 +208,10 @@ def pool_summary(pool: Pool, session: Session) -> PoolSummary:
         )
         .scalar_subquery()
     )
-    candidates = select(PoolCandidate.id).where(PoolCandidate.pool_id == pool.id)
+    # An active pool's candidates not chosen yet (required 0) are not asked about.
+    candidates = select(PoolCandidate.id).where(
+        PoolCandidate.pool_id == pool.id, func.coalesce(PoolCandidate.required, 1) != 0
+    )
     return PoolSummary(
         name=pool.name,
         query_set=session.get(QuerySet, pool.query_set_id).name,

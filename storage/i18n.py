@@ -178,8 +178,12 @@ MESSAGES: dict[str, dict[str, str]] = {
         "（发现 {names}）",
     },
     "depth_or_budget": {
-        "en": "give exactly one of --depth and --budget",
-        "zh": "--depth 与 --budget 须且只能指定一个",
+        "en": "give exactly one of --depth and --budget (--strategy active takes --budget)",
+        "zh": "--depth 与 --budget 须且只能指定一个（--strategy active 使用 --budget）",
+    },
+    "stop_below_negative": {
+        "en": "--stop-below must be 0 or more, got {value}",
+        "zh": "--stop-below 不能小于 0，得到 {value}",
     },
     "pool_built": {
         "en": "pool '{name}': {added} candidates for {queries} queries "
@@ -213,6 +217,23 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "pool_show_shared": {"en": "shared with other systems", "zh": "与其他系统共同找到"},
     "pool_show_per_query": {"en": "candidates per query", "zh": "各查询候选数"},
+    "active_summary": {
+        "en": "active pooling (budget {budget} per query, stop below {below} estimated "
+        "relevant left): {chosen} chosen, {judged} judged, {relevant} relevant; queries going "
+        "on {open}, stopped by budget {budget_spent}, by estimate {estimate}, with nothing "
+        "left {exhausted}",
+        "zh": "主动建池（每个查询预算 {budget}，估计剩余相关数低于 {below} 即停止）：已选 "
+        "{chosen}，已判 {judged}，相关 {relevant}；进行中查询 {open}，因预算停止 "
+        "{budget_spent}，因估计停止 {estimate}，候选已用尽 {exhausted}",
+    },
+    "active_per_query": {
+        "en": "  query\tchosen/budget\tjudged\trelevant\testimated left\tstate",
+        "zh": "  查询\t已选/预算\t已判\t相关\t估计剩余\t状态",
+    },
+    "active_open": {"en": "going on", "zh": "进行中"},
+    "active_budget": {"en": "stopped: budget spent", "zh": "已停止：预算用完"},
+    "active_estimate": {"en": "stopped: few relevant left", "zh": "已停止：估计剩余相关很少"},
+    "active_exhausted": {"en": "stopped: no candidates left", "zh": "已停止：候选已用尽"},
     # -- accounts
     "password_short": {
         "en": "the password must have at least {length} characters",

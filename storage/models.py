@@ -177,7 +177,8 @@ class PoolCandidate(SQLModel, table=True):
     chunk_id: int = Field(foreign_key="chunk.id", index=True)
     # A seeded random key: candidates are shown in this order, which carries no hint of rank.
     shuffle_key: int = Field(sa_column=Column(BigInteger, nullable=False))
-    # Judgments this candidate needs when a lead asked for more than the pool's overlap.
+    # Judgments this candidate needs when not the pool's overlap: more when a lead asked for
+    # more; 0 in an active pool until active pooling chooses it (see storage.active).
     required: int | None = None
     added_at: datetime = _created()
 

@@ -18,6 +18,7 @@ from sqlmodel import Session, select
 from pooling.pool import Candidate, Source, shuffle_key
 from pooling.retrievers import Corpus, indexed_text
 from pooling.run import Run
+from storage.active import NOT_CHOSEN
 from storage.catalog import NotFound, chunk_keys, query_keys
 from storage.i18n import t
 from storage.models import (
@@ -134,6 +135,7 @@ def _insert_candidates(
     chunks: dict[str, int],
     *,
     session: Session,
+    required: int | None = None,
 ) -> None:
     seed = pool.config.get("seed", pool.name)
     now = utcnow()
@@ -145,6 +147,7 @@ def _insert_candidates(
                 "query_id": queries[c.query_id],
                 "chunk_id": chunks[c.chunk_id],
                 "shuffle_key": shuffle_key(seed, c.query_id, c.chunk_id),
+                "required": required,
                 "added_at": now,
             }
             for c in candidates
@@ -225,7 +228,9 @@ def create_pool(
         chunk_keys(corpus_version, session=session),
     )
     if candidates:
-        _insert_candidates(pool, candidates, queries, chunks, session=session)
+        # An active pool asks about a candidate only once active pooling chooses it.
+        required = NOT_CHOSEN if config.get("strategy") == "active" else None
+        _insert_candidates(pool, candidates, queries, chunks, session=session, required=required)
     return PoolResult(name, added=len(candidates), queries=len({c.query_id for c in candidates}))
 
 

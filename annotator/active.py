@@ -1,0 +1,114 @@
+"""Active pools: which candidate of a query is judged next, and where each query stands
+against its stopping rule. No Streamlit in here: the assignment of work
+(``annotator.assignment``), the CLI and the lead's pages call these.
+
+A candidate counts as relevant for learning when the mean of its human grades is at least
+1; what annotators see never says why an item was chosen.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+from sqlalchemy.engine import Engine
+from sqlmodel import Session
+
+from pooling.active import QueryLearner, StoppingRule, estimate_remaining
+from pooling.tokenize import Tokenizer, TokenizerConfig
+from storage import active as stored
+from storage.catalog import query_keys
+from storage.db import session_scope
+from storage.models import Pool, Query, QuerySet
+from storage.pools import get_pool
+
+RELEVANT_GRADE = 1
+
+
+def is_active(pool: Pool) -> bool:
+    return pool.config.get("strategy") == "active"
+
+
+def stopping_rule(pool: Pool) -> StoppingRule:
+    settings = pool.config["active"]
+    return StoppingRule(budget=settings["budget"], below=settings["stop_below"])
+
+
+def _relevant(grades: list[int]) -> bool:
+    return sum(grades) / len(grades) >= RELEVANT_GRADE
+
+
+@dataclass(frozen=True)
+class QueryStatus:
+    """One query of an active pool: candidates it may reach, chosen so far, judged, found
+    relevant, the estimated relevant ones left among the unjudged, and why it stopped
+    (``budget``, ``estimate``, ``exhausted``) or None while it goes on."""
+
+    query_id: str
+    candidates: int
+    chosen: int
+    judged: int
+    relevant: int
+    estimate: float | None
+    stopped: str | None
+
+
+def _status(pool: Pool, query_id: str, candidates: list[stored.QueryCandidate]) -> QueryStatus:
+    asked = sorted(
+        (c for c in candidates if c.chosen and c.grades and c.first_assignment is not None),
+        key=lambda c: c.first_assignment,
+    )
+    outcomes = [_relevant(c.grades) for c in asked]
+    estimate = estimate_remaining(outcomes, len(candidates))
+    chosen = sum(c.chosen for c in candidates)
+    return QueryStatus(
+        query_id=query_id,
+        candidates=len(candidates),
+        chosen=chosen,
+        judged=len(outcomes),
+        relevant=sum(outcomes),
+        estimate=estimate,
+        stopped=stopping_rule(pool).reason(chosen, estimate, len(candidates)),
+    )
+
+
+@lru_cache(maxsize=32)
+def _learner(
+    key: tuple[int, int, tuple[int, ...]],
+    query: str,
+    texts: tuple[str, ...],
+    tokenizer: TokenizerConfig,
+) -> QueryLearner:
+    """The query's learner, kept while its candidates stay the same (``key``)."""
+    return QueryLearner(query, texts, Tokenizer(tokenizer))
+
+
+def choose_next(pool: Pool, query_key: int, *, session: Session) -> int | None:
+    """Choose the query's next candidate from the judgments so far and ask for it (the
+    candidate id), or None when the query's stopping rule says stop. The transaction must
+    hold ``storage.active.lock``."""
+    query = session.get(Query, query_key)
+    candidates = stored.query_candidates(pool, query_key, session=session)
+    if _status(pool, query.query_id, candidates).stopped:
+        return None
+    tokenizer = TokenizerConfig(**pool.config["retrieval"]["tokenizer"])
+    ids = tuple(c.candidate_id for c in candidates)
+    texts = tuple(c.text for c in candidates)
+    learner = _learner((pool.id, query_key, ids), query.text, texts, tokenizer)
+    labels = {i: _relevant(c.grades) for i, c in enumerate(candidates) if c.grades}
+    for i in learner.order(labels):
+        if not candidates[i].chosen:
+            stored.choose(pool, candidates[i].candidate_id, session=session)
+            return candidates[i].candidate_id
+    return None
+
+
+def pool_status(engine: Engine, pool_name: str) -> list[QueryStatus]:
+    """Every query of an active pool against its stopping rule, by query id."""
+    with session_scope(engine) as session:
+        pool = get_pool(pool_name, session=session)
+        keys = query_keys(session.get(QuerySet, pool.query_set_id), session=session)
+        return [
+            _status(pool, query_id, stored.query_candidates(pool, key, session=session))
+            for query_id, key in sorted(keys.items())
+        ]

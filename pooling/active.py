@@ -1,0 +1,155 @@
+"""Active pooling: which candidate of a query to judge next, learned from the judgments
+made so far, and when to stop asking.
+
+Continuous active learning in the style of HiCAL (Abualsaud et al. 2018): after every
+judgment the query's unjudged candidates are ranked again by up to four voices, fused by
+reciprocal rank:
+
+- the systems' fused rank;
+- Rocchio feedback: TF-IDF cosine to the query plus the mean of the relevant chunks;
+- once a relevant chunk is known, a logistic regression on TF-IDF trained on the judged
+  chunks, the query as one more relevant example, and a seeded sample of unjudged
+  candidates from the lower half of the fused order as non-relevant (such chunks are nearly
+  all non-relevant; BMI does the same with random documents);
+- and the cosine, in the candidates' latent topics (LSI), to the relevant chunks' mean.
+
+TF-IDF is fitted on the query's candidates alone, which keeps the work per query small and
+independent of the corpus size. ``benchmarks/pool_recall.py`` measures the choice.
+
+The stopping rule fits the chance that the t-th chunk judged is relevant, logit(p) = a + b·t,
+to the judgments in the order they were asked for, with one pseudo-relevant judgment at the
+start and one pseudo-non-relevant at the end of the candidates (relevance thins out down the
+ranking); the remaining relevant chunks are estimated as the sum of p over the positions not
+judged yet.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from pooling.tokenize import Tokenizer
+
+FUSION_K = 10  # small: each voice's top few should count
+UNJUDGED_SAMPLE = 100  # unjudged candidates taken as non-relevant when training
+UNLIKELY_FROM = 0.5  # ... drawn from the lower half of the fused order
+LSI_DIMENSIONS = 100
+MIN_JUDGED = 10  # the estimate may stop a query only after this many judgments
+
+
+def _identity(tokens: list[str]) -> list[str]:
+    return tokens
+
+
+@dataclass(frozen=True)
+class StoppingRule:
+    """Stop asking for a query once ``budget`` candidates were chosen, or once the estimated
+    number of relevant chunks not judged yet falls below ``below`` (0 never stops early)."""
+
+    budget: int
+    below: float = 1.0
+
+    def reason(self, chosen: int, estimate: float | None, candidates: int) -> str | None:
+        """``budget``, ``estimate``, ``exhausted`` (nothing left to choose) or None (go on)."""
+        if chosen >= candidates:
+            return "exhausted"
+        if chosen >= self.budget:
+            return "budget"
+        if estimate is not None and estimate < self.below:
+            return "estimate"
+        return None
+
+
+class QueryLearner:
+    """One query's candidates (best fused rank first) as TF-IDF vectors, ready to be ranked
+    again whenever judgments arrive. ``texts[i]`` is candidate ``i``."""
+
+    def __init__(self, query: str, texts: Sequence[str], tokenizer: Tokenizer) -> None:
+        from sklearn.decomposition import TruncatedSVD
+        from sklearn.feature_extraction.text import TfidfVectorizer
+
+        tokenizer = tokenizer.resolved(list(texts))
+        vectorizer = TfidfVectorizer(analyzer=_identity, sublinear_tf=True)
+        self.vectors = vectorizer.fit_transform(tokenizer(texts))
+        self.query_vector = vectorizer.transform([tokenizer.tokens(query)])
+        self.query_similarity = (self.vectors @ self.query_vector.T).toarray().ravel()
+        self.query = query
+        # Latent topics of the candidates (LSI), for chunks that share no word with the
+        # relevant ones found so far.
+        dimensions = min(LSI_DIMENSIONS, self.vectors.shape[0] - 1, self.vectors.shape[1] - 1)
+        self.topics = None
+        if dimensions >= 1:
+            topics = TruncatedSVD(dimensions, random_state=0).fit_transform(self.vectors)
+            self.topics = topics / (np.linalg.norm(topics, axis=1, keepdims=True) + 1e-12)
+
+    def __len__(self) -> int:
+        return self.vectors.shape[0]
+
+    def order(self, labels: Mapping[int, bool]) -> list[int]:
+        """Unjudged candidates, most likely relevant first, given ``labels`` (candidate index
+        -> judged relevant). With no labels this is the fused order, nudged by the query."""
+        n = len(self)
+        relevant = [i for i, y in labels.items() if y]
+        voices = [-np.arange(n, dtype=float), self._rocchio(relevant)]
+        if relevant:
+            voices.append(self._classifier(labels))
+            if self.topics is not None:
+                voices.append(self.topics @ self.topics[relevant].mean(axis=0))
+        score = sum(1.0 / (FUSION_K + _ranks(v)) for v in voices)
+        unjudged = [i for i in range(n) if i not in labels]
+        return sorted(unjudged, key=lambda i: (-score[i], i))
+
+    def _rocchio(self, relevant: list[int]) -> np.ndarray:
+        """Cosine to the query plus the mean of the relevant chunks. (Subtracting the
+        non-relevant ones, as Rocchio may, measured worse.)"""
+        score = self.query_similarity.copy()
+        if relevant:
+            centroid = np.asarray(self.vectors[relevant].mean(axis=0)).ravel()
+            score += self.vectors @ centroid
+        return score
+
+    def _classifier(self, labels: Mapping[int, bool]) -> np.ndarray:
+        import scipy.sparse as sp
+        from sklearn.linear_model import LogisticRegression
+
+        start = int(UNLIKELY_FROM * len(self))
+        unjudged = [i for i in range(start, len(self)) if i not in labels]
+        seed = hashlib.sha256(f"{self.query}\x00{len(labels)}".encode()).digest()
+        rng = np.random.default_rng(int.from_bytes(seed[:8], "big"))
+        sample = rng.choice(unjudged, min(UNJUDGED_SAMPLE, len(unjudged)), replace=False)
+        rows = [*labels, *sample.tolist()]
+        x = sp.vstack([self.vectors[rows], self.query_vector])
+        y = [int(labels[i]) for i in labels] + [0] * len(sample) + [1]
+        model = LogisticRegression(class_weight="balanced", max_iter=300).fit(x, y)
+        return model.decision_function(self.vectors)
+
+
+def _ranks(values: np.ndarray) -> np.ndarray:
+    """0 for the highest value, ties by position."""
+    ranks = np.empty(len(values), dtype=float)
+    ranks[np.argsort(-values, kind="stable")] = np.arange(len(values))
+    return ranks
+
+
+def estimate_remaining(outcomes: Sequence[bool], candidates: int) -> float | None:
+    """Expected relevant chunks among the ``candidates - len(outcomes)`` not judged yet, from
+    ``outcomes`` (relevant or not, in the order they were asked for). None before
+    ``MIN_JUDGED`` judgments: too few to say."""
+    judged = len(outcomes)
+    if judged < MIN_JUDGED:
+        return None
+    left = candidates - judged
+    if left <= 0:
+        return 0.0
+    from sklearn.linear_model import LogisticRegression
+
+    positions = np.arange(judged + 2, dtype=float)
+    positions[-1] = candidates  # the pseudo-non-relevant last candidate
+    y = [1, *map(int, outcomes), 0]
+    scale = float(candidates)
+    model = LogisticRegression(C=100.0).fit((positions / scale).reshape(-1, 1), y)
+    ahead = np.arange(judged + 1, candidates + 1, dtype=float) / scale
+    return float(model.predict_proba(ahead.reshape(-1, 1))[:, 1].sum())

@@ -1,0 +1,136 @@
+"""Active pools in the database: chosen as judgments arrive, stopped by the budget,
+overlap and concurrency as in fixed pools, and what a release says of them; on SQLite and
+PostgreSQL."""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter
+
+import pytest
+from click.testing import CliRunner
+from sqlmodel import select
+
+from annotator import assignment
+from annotator.active import pool_status
+from annotator.auth import add_user
+from annotator.cli import cli
+from annotator.pools import build_pool
+from annotator.releases import create_release
+from storage.db import session_scope
+from storage.imports import import_corpus, import_queries, import_run
+from storage.models import Judgment
+from tests.conftest import write
+from tests.pooling.test_active import PEROVSKITE, QUERY, TEXTS
+from tests.storage.test_imports import jsonl
+
+BUDGET = 4
+
+
+@pytest.fixture
+def users(engine, tmp_path, monkeypatch):
+    """The solar corpus, two queries ranked by one run in the corpus's order, and
+    annotators a1..a4."""
+    monkeypatch.setenv("QRELS_LANG", "en")
+    corpus = [{"_id": f"c{i}", "text": text} for i, text in enumerate(TEXTS)]
+    queries = [{"_id": "q1", "text": QUERY}, {"_id": "q2", "text": "energy storage"}]
+    run = "".join(
+        f"{q} Q0 c{i} {i + 1} {20 - i} r\n" for q in ("q1", "q2") for i in range(len(TEXTS))
+    )
+    with session_scope(engine) as session:
+        import_corpus(write(tmp_path, "c.jsonl", jsonl(corpus)), session=session, version="c")
+        import_queries(write(tmp_path, "q.jsonl", jsonl(queries)), session=session, name="q")
+        import_run(write(tmp_path, "r.trec", run), session=session, system="r")
+        return {
+            f"a{i}": add_user(f"a{i}", "annotator", "password-1", session=session).id
+            for i in range(1, 5)
+        }
+
+
+def oracle(item) -> int:
+    """Perovskite chunks are the relevant ones, for both queries."""
+    return 3 if "perovskite" in item.chunk_text else 0
+
+
+def judge_all(engine, user_id, grade=oracle, pool="p") -> list[tuple[str, str]]:
+    seen = []
+    while (item := assignment.next_item(engine, pool, user_id)) is not None:
+        assert assignment.submit(engine, item, user_id, grade=grade(item))
+        seen.append((item.query_id, item.chunk_id))
+    return seen
+
+
+def test_only_chosen_candidates_are_asked_until_the_budget(engine, users):
+    result = build_pool(engine, "p", systems="run:r", budget=BUDGET, active=True, overlap=1)
+    assert result.added == 2 * len(TEXTS)  # every candidate it may reach is stored
+    seen = judge_all(engine, users["a1"])
+    assert Counter(q for q, _ in seen) == {"q1": BUDGET, "q2": BUDGET}
+    status = {s.query_id: s for s in pool_status(engine, "p")}
+    assert status["q1"].chosen == status["q1"].judged == BUDGET
+    assert status["q1"].stopped == "budget"
+    assert status["q1"].candidates == len(TEXTS)
+
+
+def test_the_order_follows_the_judgments(engine, users):
+    """The run ranks c5, c6, c7 before the perovskite chunks c8 and c9; once one perovskite
+    chunk is judged relevant, the other two come before those."""
+    build_pool(engine, "p", systems="run:r", budget=7, active=True, overlap=1)
+    asked = [int(c[1:]) for q, c in judge_all(engine, users["a1"]) if q == "q1"]
+    first = min(asked.index(c) for c in PEROVSKITE if c in asked)
+    after = asked[first + 1 :]
+    assert PEROVSKITE - {asked[first]} <= set(after)
+    assert not {5, 6, 7} & set(after[:2])
+
+
+def test_overlap_holds_and_concurrent_annotators_never_overrun(engine, users):
+    build_pool(engine, "p", systems="run:r", budget=3, active=True, overlap=2)
+    errors, barrier = [], threading.Barrier(len(users))
+
+    def work(user_id):
+        try:
+            barrier.wait()
+            judge_all(engine, user_id)
+        except Exception as exc:  # reported below
+            errors.append(repr(exc))
+
+    threads = [threading.Thread(target=work, args=(u,)) for u in users.values()]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=300)
+    assert not errors, errors
+    with session_scope(engine) as session:
+        rows = session.exec(select(Judgment.query_id, Judgment.chunk_id, Judgment.user_id)).all()
+    per_candidate = Counter((q, c) for q, c, _ in rows)
+    assert len(rows) == len(set(rows))  # nobody judged a candidate twice
+    assert set(per_candidate.values()) == {2}  # each chosen candidate judged by two
+    assert Counter(q for q, _ in per_candidate) == {1: 3, 2: 3}  # budget 3 per query
+
+
+def test_a_release_leaves_out_what_was_never_chosen(engine, users, tmp_path):
+    build_pool(engine, "p", systems="run:r", budget=BUDGET, active=True, overlap=1)
+    judge_all(engine, users["a1"])
+    release = create_release(engine, "v1", "p", tmp_path / "v1", policy="any")
+    counts = release.manifest["counts"]
+    assert counts["judged_candidates"] == 2 * BUDGET
+    assert counts["not_chosen_by_active_pooling"] == 2 * (len(TEXTS) - BUDGET)
+    assert counts["unresolved_left_out"] == 0
+    assert release.manifest["pool"]["config"]["active"] == {"budget": BUDGET, "stop_below": 1.0}
+
+
+def test_cli_builds_and_shows_an_active_pool(db_url, users):
+    runner = CliRunner()
+    args = ["--db", db_url, "pool", "build", "p", "--systems", "run:r"]
+    built = runner.invoke(cli, [*args, "--strategy", "active", "--budget", "3", "--reach", "5"])
+    assert built.exit_code == 0, built.output
+    shown = runner.invoke(cli, ["--db", db_url, "pool", "show", "p", "--per-query"])
+    assert shown.exit_code == 0, shown.output
+    assert "active pooling (budget 3 per query" in shown.output
+    assert "q1\t0/3\t0\t0\t-\tgoing on" in shown.output
+    missing = runner.invoke(cli, [*args, "--strategy", "active", "--depth", "3"])
+    assert missing.exit_code != 0 and "--strategy active takes --budget" in missing.output
+    negative = runner.invoke(
+        cli,
+        [*args[:4], "p2", *args[5:], "--strategy", "active", "--budget", "3", "--stop-below", "-1"],
+    )
+    assert negative.exit_code != 0 and "--stop-below" in negative.output
