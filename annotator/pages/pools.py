@@ -9,6 +9,7 @@ import streamlit as st
 
 from annotator import pools as pool_jobs
 from annotator import ui
+from annotator.active import pool_status
 from storage import catalog
 from storage.db import session_scope
 from storage.pools import get_pool, pool_report
@@ -24,13 +25,19 @@ def build_form() -> None:
         systems = st.text_input(ui.t("field_systems"), value="bm25,vector,rrf")
         depth = st.number_input(ui.t("field_depth"), min_value=1, value=10)
         overlap = st.number_input(ui.t("field_overlap"), min_value=1, value=2)
+        active = st.checkbox(ui.t("field_active"))
+        budget = st.number_input(ui.t("field_budget"), min_value=1, value=50)
+        stop_below = st.number_input(ui.t("field_stop_below"), min_value=0.0, value=1.0)
         if st.form_submit_button(ui.t("build_button")):
             try:
                 result = pool_jobs.build_pool(
                     ui.engine(),
                     name.strip(),
                     systems=systems,
-                    depth=int(depth),
+                    depth=None if active else int(depth),
+                    budget=int(budget) if active else None,
+                    active=active,
+                    stop_below=float(stop_below),
                     overlap=int(overlap),
                     query_set=query_set,
                     corpus_version=corpus_version,
@@ -89,3 +96,21 @@ sizes = pd.DataFrame(
     {ui.t("col_query"): list(report.sizes), ui.t("col_candidates"): list(report.sizes.values())}
 )
 st.dataframe(sizes, hide_index=True)
+if report.config.get("strategy") == "active":
+    # Where each query stands against the stopping rule: the lead decides when to top up.
+    st.subheader(ui.t("active_title"))
+    budget = report.config["active"]["budget"]
+    status = pool_status(ui.engine(), pool_name)
+    st.dataframe(
+        pd.DataFrame(
+            {
+                ui.t("col_query"): [s.query_id for s in status],
+                ui.t("col_chosen"): [f"{s.chosen}/{budget}" for s in status],
+                ui.t("col_judged"): [s.judged for s in status],
+                ui.t("col_relevant"): [s.relevant for s in status],
+                ui.t("col_estimate"): [s.estimate for s in status],
+                ui.t("col_state"): [ui.t(f"active_{s.stopped or 'open'}") for s in status],
+            }
+        ),
+        hide_index=True,
+    )

@@ -196,6 +196,31 @@ def test_a_lead_builds_and_tops_up_a_pool_in_the_app(demo_url):
     ]
 
 
+def test_a_lead_builds_an_active_pool_and_sees_where_each_query_stands(demo_url):
+    at = page("pools.py", demo_url, as_user="lead")
+    [w for w in at.text_input if w.label == "Pool name"][0].input("active")
+    [w for w in at.text_input if w.label.startswith("Systems")][0].input("bm25,vector")
+    [w for w in at.checkbox if w.label.startswith("Active pooling")][0].check()
+    [w for w in at.number_input if w.label.startswith("Active: judgments")][0].set_value(3)
+    at.button[[b.label for b in at.button].index("Build")].click().run()
+    assert any("pool 'active':" in s.value for s in at.success), [e.value for e in at.error]
+    assert not at.exception
+    first = assignment.next_item(make_engine(demo_url), "active", user_id(demo_url, "annotator1"))
+    assert first is not None
+    at = page("pools.py", demo_url, as_user="lead")
+    [s for s in at.selectbox if s.label == "Pool"][0].select("active").run()
+    table = at.dataframe[-1].value
+    assert list(table.columns) == [
+        "query",
+        "chosen / budget",
+        "judged",
+        "relevant found",
+        "estimated relevant left",
+        "state",
+    ]
+    assert "1/3" in set(table["chosen / budget"]) and set(table["state"]) == {"going on"}
+
+
 def disagree(url: str) -> tuple[str, str]:
     """annotator1 and annotator2 grade the same first candidate 3 and 0."""
     engine = make_engine(url)
