@@ -364,6 +364,8 @@ def pool_build(ctx: click.Context, name: str, **options) -> None:
         progress=True,
     )
     _echo_pool_built(result, options["overlap"])
+    if options["strategy"] == "active":
+        click.echo(t("active_built", budget=options["budget"]))
 
 
 def _echo_pool_built(result: pools.PoolResult, overlap: int) -> None:

@@ -226,6 +226,12 @@ MESSAGES: dict[str, dict[str, str]] = {
         "{chosen}，已判 {judged}，相关 {relevant}；进行中查询 {open}，因预算停止 "
         "{budget_spent}，因估计停止 {estimate}，候选已用尽 {exhausted}",
     },
+    "active_built": {
+        "en": "active pooling: those are what it may reach; at most {budget} per query are "
+        "chosen, one at a time, as judgments arrive (qrels pool show NAME --per-query)",
+        "zh": "主动建池：以上是可选范围；每个查询随判断逐个选出，最多 {budget} 个"
+        "（qrels pool show NAME --per-query 查看）",
+    },
     "active_per_query": {
         "en": "  query\tchosen/budget\tjudged\trelevant\testimated left\tstate",
         "zh": "  查询\t已选/预算\t已判\t相关\t估计剩余\t状态",
