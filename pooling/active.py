@@ -31,17 +31,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pooling.tokenize import Tokenizer
+from pooling.tokenize import Tokenizer, pretokenized
 
 FUSION_K = 10  # small: each voice's top few should count
 UNJUDGED_SAMPLE = 100  # unjudged candidates taken as non-relevant when training
 UNLIKELY_FROM = 0.5  # ... drawn from the lower half of the fused order
 LSI_DIMENSIONS = 100
 MIN_JUDGED = 10  # the estimate may stop a query only after this many judgments
-
-
-def _identity(tokens: list[str]) -> list[str]:
-    return tokens
 
 
 @dataclass(frozen=True)
@@ -72,7 +68,7 @@ class QueryLearner:
         from sklearn.feature_extraction.text import TfidfVectorizer
 
         tokenizer = tokenizer.resolved(list(texts))
-        vectorizer = TfidfVectorizer(analyzer=_identity, sublinear_tf=True)
+        vectorizer = TfidfVectorizer(analyzer=pretokenized, sublinear_tf=True)
         self.vectors = vectorizer.fit_transform(tokenizer(texts))
         self.query_vector = vectorizer.transform([tokenizer.tokens(query)])
         self.query_similarity = (self.vectors @ self.query_vector.T).toarray().ravel()

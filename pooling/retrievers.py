@@ -22,7 +22,7 @@ from typing import Protocol
 import numpy as np
 
 from pooling.run import Run
-from pooling.tokenize import DEFAULT_TOKENIZER, Tokenizer, TokenizerConfig
+from pooling.tokenize import DEFAULT_TOKENIZER, Tokenizer, TokenizerConfig, pretokenized
 from storage.i18n import check_name
 
 logger = logging.getLogger(__name__)
@@ -169,8 +169,8 @@ def _unit(vectors: np.ndarray) -> np.ndarray:
     return vectors / np.where(norms == 0, 1, norms)
 
 
-def _identity(tokens: list[str]) -> list[str]:
-    return tokens
+# Vectorizers pickled in caches built before ``pretokenized`` name their analyzer so.
+_identity = pretokenized
 
 
 class TfidfSvdEncoder:
@@ -194,7 +194,7 @@ class TfidfSvdEncoder:
         from sklearn.feature_extraction.text import TfidfVectorizer
 
         tokenizer = Tokenizer(self.tokenizer).resolved(corpus.texts)
-        tfidf = TfidfVectorizer(analyzer=_identity, sublinear_tf=True, min_df=1)
+        tfidf = TfidfVectorizer(analyzer=pretokenized, sublinear_tf=True, min_df=1)
         matrix = tfidf.fit_transform(tokenizer(corpus.texts))
         dim = max(1, min(self.dim, matrix.shape[0] - 1, matrix.shape[1] - 1))
         svd = TruncatedSVD(n_components=dim, random_state=self.seed)

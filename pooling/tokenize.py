@@ -82,6 +82,12 @@ class _Stems(dict):
 DEFAULT_TOKENIZER = TokenizerConfig()
 
 
+def pretokenized(tokens: list[str]) -> list[str]:
+    """The analyzer of scikit-learn vectorizers fed the token lists a ``Tokenizer`` made
+    (a module-level function, so that fitted vectorizers pickle)."""
+    return tokens
+
+
 class Tokenizer:
     """Turns texts into token lists under one ``TokenizerConfig`` whose language is resolved
     (``auto`` is replaced by what ``detect_language`` finds in the first texts seen)."""
