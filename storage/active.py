@@ -16,6 +16,7 @@ from sqlalchemy import func, text, update
 from sqlmodel import Session, select
 
 from pooling.retrievers import indexed_text
+from storage.catalog import latest_judgments
 from storage.models import (
     Assignment,
     CandidateSource,
@@ -97,13 +98,7 @@ def query_candidates(pool: Pool, query_key: int, *, session: Session) -> list[Qu
 
 def _latest_grades(query_key: int, *, session: Session) -> dict[int, list[int]]:
     """Chunk key -> each human's latest grade for the query (unsure ones left out)."""
-    latest = (
-        select(func.max(Judgment.id).label("id"))
-        .join(User, User.id == Judgment.user_id)
-        .where(Judgment.query_id == query_key, User.kind == "human")
-        .group_by(Judgment.user_id, Judgment.chunk_id)
-        .subquery()
-    )
+    latest = latest_judgments(Judgment.query_id == query_key, User.kind == "human")
     grades: dict[int, list[int]] = {}
     for chunk_key, grade in session.exec(
         select(Judgment.chunk_id, Judgment.grade).join(latest, latest.c.id == Judgment.id)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from sqlalchemy import distinct, func
+from sqlalchemy import Subquery, distinct, func
 from sqlmodel import Session, select
 
 from storage.i18n import t
@@ -263,21 +263,32 @@ JUDGMENT_COLUMNS = [
 ]
 
 
+def latest_judgments(*where, join: tuple = ()) -> Subquery:
+    """The ids (column ``id``) of each user's latest judgment per (query, chunk), among the
+    judgments matching ``where``, which may name ``User`` columns and ``join``'s (a table and
+    its on-clause). Judgments are append-only history: the latest one is the one that counts."""
+    latest = select(func.max(Judgment.id).label("id")).join(User, User.id == Judgment.user_id)
+    if join:
+        latest = latest.join(*join)
+    return (
+        latest.where(*where)
+        .group_by(Judgment.user_id, Judgment.query_id, Judgment.chunk_id)
+        .subquery()
+    )
+
+
 def candidate_judgments(pool: Pool, *, session: Session) -> list[tuple]:
     """Each human annotator's current judgment (their latest) on each of the pool's
     candidates, from the app or imported; model judges are left out. Rows follow
     ``JUDGMENT_COLUMNS``."""
-    latest = (
-        select(func.max(Judgment.id).label("id"))
-        .join(User, User.id == Judgment.user_id)
-        .join(
+    latest = latest_judgments(
+        User.kind == "human",
+        PoolCandidate.pool_id == pool.id,
+        join=(
             PoolCandidate,
             (PoolCandidate.query_id == Judgment.query_id)
             & (PoolCandidate.chunk_id == Judgment.chunk_id),
-        )
-        .where(PoolCandidate.pool_id == pool.id, User.kind == "human")
-        .group_by(Judgment.user_id, Judgment.query_id, Judgment.chunk_id)
-        .subquery()
+        ),
     )
     rows = session.exec(
         select(
@@ -302,13 +313,7 @@ def candidate_judgments(pool: Pool, *, session: Session) -> list[tuple]:
 
 def labels_of(annotator: str, *, session: Session) -> list[tuple[str, str, int | None]]:
     """An annotator's (or model judge's) latest grade per (query id, chunk id)."""
-    latest = (
-        select(func.max(Judgment.id).label("id"))
-        .join(User, User.id == Judgment.user_id)
-        .where(User.name == annotator)
-        .group_by(Judgment.query_id, Judgment.chunk_id)
-        .subquery()
-    )
+    latest = latest_judgments(User.name == annotator)
     rows = session.exec(
         select(Query.query_id, Chunk.chunk_id, Judgment.grade)
         .join(latest, latest.c.id == Judgment.id)
