@@ -8,8 +8,9 @@ be reached they skip, except in CI (``CI`` or ``QRELS_REQUIRE_POSTGRES`` set), w
 from __future__ import annotations
 
 import os
+import threading
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 import pytest
@@ -108,6 +109,28 @@ def write(folder: Path, name: str, content: str | bytes) -> Path:
     path = folder / name
     path.write_bytes(content.encode("utf-8") if isinstance(content, str) else content)
     return path
+
+
+def together(work: Callable, args: Iterable) -> dict:
+    """``work(arg)`` for every ``arg``, each in its own thread, all released at the same
+    instant; returns the results by arg and fails naming any thread's error."""
+    args = list(args)
+    barrier, results, errors = threading.Barrier(len(args)), {}, []
+
+    def run(arg):
+        try:
+            barrier.wait()
+            results[arg] = work(arg)
+        except Exception as exc:  # reported below, with the thread's argument
+            errors.append((arg, repr(exc)))
+
+    threads = [threading.Thread(target=run, args=(arg,)) for arg in args]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=300)
+    assert not errors, errors
+    return results
 
 
 @pytest.fixture

@@ -4,7 +4,6 @@ PostgreSQL."""
 
 from __future__ import annotations
 
-import threading
 from collections import Counter
 
 import pytest
@@ -15,12 +14,12 @@ from annotator import assignment
 from annotator.active import pool_status
 from annotator.auth import add_user
 from annotator.cli import cli
-from annotator.pools import build_pool
+from annotator.pools import build_pool, topup_pool
 from annotator.releases import create_release
 from storage.db import session_scope
 from storage.imports import import_corpus, import_queries, import_run
 from storage.models import Judgment
-from tests.conftest import write
+from tests.conftest import together, write
 from tests.pooling.test_active import PEROVSKITE, QUERY, TEXTS
 from tests.storage.test_imports import jsonl
 
@@ -84,21 +83,7 @@ def test_the_order_follows_the_judgments(engine, users):
 
 def test_overlap_holds_and_concurrent_annotators_never_overrun(engine, users):
     build_pool(engine, "p", systems="run:r", budget=3, active=True, overlap=2)
-    errors, barrier = [], threading.Barrier(len(users))
-
-    def work(user_id):
-        try:
-            barrier.wait()
-            judge_all(engine, user_id)
-        except Exception as exc:  # reported below
-            errors.append(repr(exc))
-
-    threads = [threading.Thread(target=work, args=(u,)) for u in users.values()]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=300)
-    assert not errors, errors
+    together(lambda user_id: judge_all(engine, user_id), users.values())
     with session_scope(engine) as session:
         rows = session.exec(select(Judgment.query_id, Judgment.chunk_id, Judgment.user_id)).all()
     per_candidate = Counter((q, c) for q, c, _ in rows)
@@ -116,6 +101,17 @@ def test_a_release_leaves_out_what_was_never_chosen(engine, users, tmp_path):
     assert counts["not_chosen_by_active_pooling"] == 2 * (len(TEXTS) - BUDGET)
     assert counts["unresolved_left_out"] == 0
     assert release.manifest["pool"]["config"]["active"] == {"budget": BUDGET, "stop_below": 1.0}
+
+
+def test_a_topup_is_asked_outright_and_counts_toward_the_budget(engine, users):
+    build_pool(engine, "p", systems="run:r", budget=BUDGET, active=True, reach=3, overlap=1)
+    added = topup_pool(engine, "p", systems="run:r", depth=BUDGET + 2)
+    assert added.added == 2 * (BUDGET - 1)
+    asked = [c for q, c in judge_all(engine, users["a1"]) if q == "q1"]
+    # The three added ones, then one that active pooling chose: the budget is spent.
+    assert len(asked) == BUDGET and {"c3", "c4", "c5"} <= set(asked)
+    status = {s.query_id: s for s in pool_status(engine, "p")}
+    assert (status["q1"].chosen, status["q1"].stopped) == (BUDGET, "budget")
 
 
 def test_cli_builds_and_shows_an_active_pool(db_url, users):

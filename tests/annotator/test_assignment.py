@@ -3,7 +3,6 @@ and PostgreSQL."""
 
 from __future__ import annotations
 
-import threading
 from collections import Counter
 from datetime import timedelta
 
@@ -20,7 +19,7 @@ from storage.db import session_scope
 from storage.imports import import_corpus, import_queries, import_run
 from storage.models import Assignment, Chunk, Judgment, Query
 from storage.pools import get_pool
-from tests.conftest import write
+from tests.conftest import together, write
 from tests.storage.test_imports import jsonl
 
 N_QUERIES, N_CHUNKS = 4, 6
@@ -176,22 +175,7 @@ def test_progress_counts_done_and_assigned(engine, pool):
 
 def test_concurrent_annotators_never_over_judge(engine, pool):
     """Six annotators at once, each judging until nothing is left for them."""
-    errors, totals = [], {}
-    barrier = threading.Barrier(6)
-
-    def work(name):
-        try:
-            barrier.wait()
-            totals[name] = judge_all(engine, pool[name])
-        except Exception as exc:  # reported below, with the thread's name
-            errors.append((name, repr(exc)))
-
-    threads = [threading.Thread(target=work, args=(name,)) for name in pool]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=300)
-    assert not errors, errors
+    totals = together(lambda name: judge_all(engine, pool[name]), pool)
     with session_scope(engine) as session:
         judgments = session.exec(
             select(Judgment.query_id, Judgment.chunk_id, Judgment.user_id)
