@@ -172,9 +172,9 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "nothing_to_fuse": {"en": "nothing to fuse: no runs given", "zh": "没有可融合的运行结果"},
     "budget_no_fusion_systems": {
-        "en": "with --budget the candidates are fused with --fusion; list only retrievers "
-        "and runs in --systems (found {names})",
-        "zh": "使用 --budget 时由 --fusion 指定融合方法；--systems 中只列检索系统和运行结果"
+        "en": "with a budget (and in active pooling) the candidates are fused with --fusion; "
+        "list only retrievers and runs in the systems (found {names})",
+        "zh": "按预算（以及主动建池）时由 --fusion 指定融合方法；系统中只列检索系统和运行结果"
         "（发现 {names}）",
     },
     "depth_or_budget": {

@@ -22,7 +22,7 @@ def build_form() -> None:
         name = st.text_input(ui.t("field_pool_name"))
         query_set = st.selectbox(ui.t("kind_query_set"), query_sets)
         corpus_version = st.selectbox(ui.t("kind_corpus_version"), corpora)
-        systems = st.text_input(ui.t("field_systems"), value="bm25,vector,rrf")
+        systems = st.text_input(ui.t("field_systems"), value="bm25,vector")
         depth = st.number_input(ui.t("field_depth"), min_value=1, value=10)
         overlap = st.number_input(ui.t("field_overlap"), min_value=1, value=2)
         active = st.checkbox(ui.t("field_active"))

@@ -198,8 +198,7 @@ def test_a_lead_builds_and_tops_up_a_pool_in_the_app(demo_url):
 
 def test_a_lead_builds_an_active_pool_and_sees_where_each_query_stands(demo_url):
     at = page("pools.py", demo_url, as_user="lead")
-    [w for w in at.text_input if w.label == "Pool name"][0].input("active")
-    [w for w in at.text_input if w.label.startswith("Systems")][0].input("bm25,vector")
+    [w for w in at.text_input if w.label == "Pool name"][0].input("active")  # default systems
     [w for w in at.checkbox if w.label.startswith("Active pooling")][0].check()
     [w for w in at.number_input if w.label.startswith("Active: judgments")][0].set_value(3)
     at.button[[b.label for b in at.button].index("Build")].click().run()

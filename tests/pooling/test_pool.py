@@ -107,7 +107,7 @@ def test_unknown_run_is_named(corpus):
 
 
 def test_budget_mode_takes_fusion_from_its_own_option(corpus):
-    with pytest.raises(ValueError, match=r"with --budget the candidates are fused with --fusion"):
+    with pytest.raises(ValueError, match=r"in active pooling\) the candidates are fused with"):
         build_candidates(
             parse_systems("bm25,vector,rrf"), corpus, {"q": "tea"}, {}, strategy="budget", size=3
         )
