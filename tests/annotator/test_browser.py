@@ -10,6 +10,8 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -52,20 +54,64 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture
-def server(tmp_path, monkeypatch):
-    """A database with a tiny pool (two passages carry markup), two annotators, and the
-    app serving it."""
-    url = f"sqlite:///{tmp_path / 'qrels.db'}"
-    monkeypatch.setenv("QRELS_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setenv("QRELS_LANG", "en")
-    password = write(tmp_path, "password.txt", "secret-password\n")
+def qrels_at(url: str):
+    """``qrels --db url ARGS...`` in this process, failing on a non-zero exit."""
 
     def qrels(*args):
         result = CliRunner().invoke(cli, ["--db", url, *map(str, args)], catch_exceptions=False)
         assert result.exit_code == 0, result.output
 
+    return qrels
+
+
+@contextmanager
+def serving(url: str, tmp_path: Path) -> Iterator[str]:
+    """``qrels serve`` on ``url`` in a process of its own; yields its address."""
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "annotator.cli", "--db", url, "serve", "--port", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, "QRELS_RELEASE_DIR": str(tmp_path / "releases")},
+    )
+    address = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(120):
+            try:
+                urllib.request.urlopen(address + "/_stcore/health", timeout=1)
+                break
+            except OSError:
+                time.sleep(0.5)
+        else:
+            pytest.fail("the app did not start")
+        yield address
+    finally:
+        process.terminate()
+        process.wait(timeout=20)
+
+
+@pytest.fixture
+def database(tmp_path, monkeypatch):
+    """An empty database and a function that adds accounts to it, all with one password."""
+    url = f"sqlite:///{tmp_path / 'qrels.db'}"
+    monkeypatch.setenv("QRELS_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("QRELS_LANG", "en")
+    password = write(tmp_path, "password.txt", "secret-password\n")
+    qrels = qrels_at(url)
     qrels("init")
+
+    def add(name: str, role: str) -> None:
+        qrels("user", "add", name, "--role", role, "--password-file", password)
+
+    return url, add
+
+
+@pytest.fixture
+def server(tmp_path, database):
+    """A database with a tiny pool (two passages carry markup), two annotators, and the
+    app serving it."""
+    url, add_user = database
+    qrels = qrels_at(url)
     qrels("import", "corpus", write(tmp_path, "c.jsonl", jsonl(CORPUS)), "--corpus-version", "c")
     qrels(
         "import",
@@ -77,28 +123,10 @@ def server(tmp_path, monkeypatch):
     qrels("import", "run", write(tmp_path, "r.trec", RUN), "--system", "r")
     qrels("pool", "build", "p", "--systems", "bm25,run:r", "--depth", "4")
     for name in ("ann1", "ann2"):
-        qrels("user", "add", name, "--role", "annotator", "--password-file", password)
-    qrels("user", "add", "boss", "--role", "lead", "--password-file", password)
-    port = free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "annotator.cli", "--db", url, "serve", "--port", str(port)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        env={**os.environ, "QRELS_RELEASE_DIR": str(tmp_path / "releases")},
-    )
-    address = f"http://127.0.0.1:{port}"
-    for _ in range(120):
-        try:
-            urllib.request.urlopen(address + "/_stcore/health", timeout=1)
-            break
-        except OSError:
-            time.sleep(0.5)
-    else:
-        process.kill()
-        pytest.fail("the app did not start")
-    yield address, url
-    process.terminate()
-    process.wait(timeout=20)
+        add_user(name, "annotator")
+    add_user("boss", "lead")
+    with serving(url, tmp_path) as address:
+        yield address, url
 
 
 @pytest.fixture
@@ -334,3 +362,53 @@ def test_disagreement_adjudicated_in_the_browser_then_released_and_verified(
         text=True,
     )
     assert result.returncode == 1 and "qrels.tsv: sha256 differs" in result.stderr
+
+
+@pytest.fixture
+def active_server(tmp_path, database):
+    """The solar corpus of the active pooling tests, ranked by one run in its order (the
+    perovskite passages come late), in an active pool with a budget of 7; one annotator."""
+    from tests.pooling.test_active import QUERY, TEXTS
+
+    url, add_user = database
+    qrels = qrels_at(url)
+    corpus = [{"_id": f"c{i}", "title": "", "text": text} for i, text in enumerate(TEXTS)]
+    run = "".join(f"q1 Q0 c{i} {i + 1} {20 - i} r\n" for i in range(len(TEXTS)))
+    qrels("import", "corpus", write(tmp_path, "c.jsonl", jsonl(corpus)), "--corpus-version", "c")
+    queries = write(tmp_path, "q.jsonl", jsonl([{"_id": "q1", "text": QUERY}]))
+    qrels("import", "queries", queries, "--query-set", "q")
+    qrels("import", "run", write(tmp_path, "r.trec", run), "--system", "r")
+    qrels("pool", "build", "p", "--systems", "run:r", "--strategy", "active", "--budget", "7")
+    add_user("ann1", "annotator")
+    add_user("boss", "lead")
+    with serving(url, tmp_path) as address:
+        yield address, url
+
+
+def test_an_active_pool_in_the_browser(active_server, browser):
+    """The annotator is asked about the budget's worth of passages, the perovskite ones
+    right after the first is graded relevant, and sees nothing of why; the lead sees the
+    query stopped by its budget."""
+    address, url = active_server
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    log_in(page, address, "ann1")
+    seen = []
+    while not page.get_by_text("Nothing left for you").count():
+        seen.append(passage(page))
+        body = page.locator("body").inner_text().lower()
+        for word in ("budget", "active", "chosen", "estimate", "rank", "score", "run:r"):
+            assert word not in body, word
+        press_until_saved(page, url, "ann1", "3" if "perovskite" in seen[-1] else "0")
+    assert len(seen) == 7
+    relevant = [i for i, text in enumerate(seen) if "perovskite" in text]
+    assert len(relevant) == 3 and relevant == list(range(relevant[0], relevant[0] + 3))
+
+    lead = browser.new_page(viewport={"width": 1400, "height": 1200})
+    log_in(lead, address, "boss")
+    lead.get_by_role("link", name="Pools").click()
+    lead.get_by_text("Active pooling: where each query stands").wait_for(timeout=30_000)
+    # The grid is drawn on a canvas; its cells are also in a table for screen readers.
+    cells = lead.locator(".stDataFrame").last.locator("td")
+    cells.first.wait_for(state="attached", timeout=20_000)
+    row = cells.all_text_contents()
+    assert row[:4] == ["q1", "7/7", "7", "3"] and row[-1] == "stopped: budget spent", row
