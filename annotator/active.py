@@ -80,7 +80,8 @@ def _learner(
     tokenizer: TokenizerConfig,
 ) -> QueryLearner:
     """The query's learner, kept while its candidates stay the same (``key``)."""
-    return QueryLearner(query, texts, Tokenizer(tokenizer))
+    tokenize = Tokenizer(tokenizer).resolved(list(texts))
+    return QueryLearner(tokenize.tokens(query), tokenize(texts))
 
 
 def choose_next(pool: Pool, query_key: int, *, session: Session) -> int | None:

@@ -10,16 +10,17 @@ each budget B (10, 20, 50 judgments per query) and strategy:
   each, then depth 2, ...) until B candidates;
 - ``fused budget (rrf)``: the B best by reciprocal rank fusion of both systems;
 - ``active``: active pooling (``pooling.active``) over the union of both systems' top
-  ``--reach``, each next chunk chosen from the judgments so far, the known judgments
-  answering as the assessor; and the same with its stopping rule (stop when fewer than one
-  relevant chunk is estimated to remain), with the mean judgments it spent per query.
+  ``--reach`` (the systems ranking twice as deep, as the app does), each next chunk chosen
+  from the judgments so far, the known judgments answering as the assessor; and the same
+  with its stopping rule at each ``--stop-below`` level (stop once fewer relevant chunks
+  than that are estimated to remain), with the judgments it spent per query.
 
 it prints the share of all known relevant chunks (grade >= 1) that the pool holds (micro),
 the mean per-query recall (macro), and the micro share as a ratio to BM25 alone, the
 baseline. Queries without a relevant chunk are left out; the collections are read from
 ``../shared/datasets`` and skipped when absent.
 
-    python benchmarks/pool_recall.py [--budgets 10,20,50] [--reach 200]
+    python benchmarks/pool_recall.py [--budgets 10,20,50] [--reach 600] [--only cranfield]
 """
 
 from __future__ import annotations
@@ -31,11 +32,13 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
+from annotator.pools import ACTIVE_REACH
 from pooling.active import QueryLearner, StoppingRule, estimate_remaining
 from pooling.fusion import rrf
 from pooling.pool import active_pool
 from pooling.retrievers import BM25Retriever, Corpus, VectorRetriever
 from pooling.run import Run
+from pooling.systems import ACTIVE_PRIOR_DEPTH
 from pooling.tokenize import Tokenizer
 from storage.readers import read_collection
 
@@ -94,8 +97,8 @@ def active_judging(
     """Per query, the chunks active pooling asks about, in order, the known judgments
     answering. Without ``stop_early`` it asks until the budget is spent or every known
     relevant chunk is found (asking more could find nothing more)."""
-    texts = dict(zip(corpus.ids, corpus.texts, strict=True))
     tokenizer = Tokenizer().resolved(corpus.texts)
+    tokens = dict(zip(corpus.ids, tokenizer(corpus.texts), strict=True))
     by_query: dict[str, list[tuple[int, str]]] = {}
     for candidate in active_pool({run.name: run for run in runs}, reach):
         fused_rank = candidate.sources[0].rank
@@ -103,7 +106,7 @@ def active_judging(
     asked: dict[str, list[str]] = {}
     for query_id, ranked in by_query.items():
         chunks = [chunk for _, chunk in sorted(ranked)]
-        learner = QueryLearner(queries[query_id], [texts[c] for c in chunks], tokenizer)
+        learner = QueryLearner(tokenizer.tokens(queries[query_id]), [tokens[c] for c in chunks])
         labels: dict[int, bool] = {}
         order: list[int] = []
         while True:
@@ -123,11 +126,14 @@ def active_judging(
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--budgets", default="10,20,50")
-    parser.add_argument("--reach", type=int, default=200, help="active pooling's depth")
+    parser.add_argument(
+        "--reach", type=int, help="active pooling's reach (default: the app's, 12 × budget)"
+    )
     parser.add_argument("--only", choices=COLLECTIONS, help="one collection")
     parser.add_argument("--stop-below", default="0.5,1,2", help="stopping rule levels")
     args = parser.parse_args()
     budgets = [int(b) for b in args.budgets.split(",")]
+    args.reach = args.reach or ACTIVE_REACH * max(budgets)
     if not DATASETS.is_dir():
         print(f"skipped: no real collections at {DATASETS}")
         return
@@ -141,7 +147,7 @@ def main() -> None:
     for name in [args.only] if args.only else COLLECTIONS:
         corpus, queries, relevant = load(DATASETS / name)
         queries = {q: queries[q] for q in relevant}
-        depth = max(*budgets, args.reach)
+        depth = max(*budgets, ACTIVE_PRIOR_DEPTH * args.reach)  # as pooling.systems ranks
         bm25 = BM25Retriever(corpus).search(queries, depth)
         vector = VectorRetriever(corpus).search(queries, depth)
         strategies = pooling_strategies(bm25, vector)

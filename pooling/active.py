@@ -2,15 +2,15 @@
 made so far, and when to stop asking.
 
 Continuous active learning in the style of HiCAL (Abualsaud et al. 2018): after every
-judgment the query's unjudged candidates are ranked again by up to four voices, fused by
-reciprocal rank:
+judgment the query's unjudged candidates are ranked again by voices fused by reciprocal
+rank:
 
-- the systems' fused rank;
-- Rocchio feedback: TF-IDF cosine to the query plus the mean of the relevant chunks;
-- once a relevant chunk is known, a logistic regression on TF-IDF trained on the judged
-  chunks, the query as one more relevant example, and a seeded sample of unjudged
-  candidates from the lower half of the fused order as non-relevant (such chunks are nearly
-  all non-relevant; BMI does the same with random documents);
+- the systems' fused rank, always;
+- until a relevant chunk is known, the TF-IDF cosine to the query;
+- from then on, a logistic regression on TF-IDF trained on the judged chunks, the query as
+  one more relevant example, and a seeded sample of unjudged candidates from the lower half
+  of the fused order as non-relevant (such chunks are nearly all non-relevant; BMI does the
+  same with random documents);
 - and the cosine, in the candidates' latent topics (LSI), to the relevant chunks' mean.
 
 TF-IDF is fitted on the query's candidates alone, which keeps the work per query small and
@@ -28,10 +28,11 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
-from pooling.tokenize import Tokenizer, pretokenized
+from pooling.tokenize import pretokenized
 
 FUSION_K = 10  # small: each voice's top few should count
 UNJUDGED_SAMPLE = 100  # unjudged candidates taken as non-relevant when training
@@ -61,25 +62,30 @@ class StoppingRule:
 
 class QueryLearner:
     """One query's candidates (best fused rank first) as TF-IDF vectors, ready to be ranked
-    again whenever judgments arrive. ``texts[i]`` is candidate ``i``."""
+    again whenever judgments arrive. ``documents[i]`` holds candidate ``i``'s tokens, made
+    by the same ``pooling.tokenize.Tokenizer`` as ``query``'s (callers tokenize, so that a
+    chunk shared by many queries is tokenized once)."""
 
-    def __init__(self, query: str, texts: Sequence[str], tokenizer: Tokenizer) -> None:
-        from sklearn.decomposition import TruncatedSVD
+    def __init__(self, query: list[str], documents: Sequence[list[str]]) -> None:
         from sklearn.feature_extraction.text import TfidfVectorizer
 
-        tokenizer = tokenizer.resolved(list(texts))
         vectorizer = TfidfVectorizer(analyzer=pretokenized, sublinear_tf=True)
-        self.vectors = vectorizer.fit_transform(tokenizer(texts))
-        self.query_vector = vectorizer.transform([tokenizer.tokens(query)])
+        self.vectors = vectorizer.fit_transform(documents)
+        self.query_vector = vectorizer.transform([query])
         self.query_similarity = (self.vectors @ self.query_vector.T).toarray().ravel()
-        self.query = query
-        # Latent topics of the candidates (LSI), for chunks that share no word with the
-        # relevant ones found so far.
+        self.seed = "\x00".join(query)
+
+    @cached_property
+    def topics(self) -> np.ndarray | None:
+        """Latent topics of the candidates (LSI), unit length, for chunks that share no word
+        with the relevant ones found so far; made when the first relevant one is."""
+        from sklearn.decomposition import TruncatedSVD
+
         dimensions = min(LSI_DIMENSIONS, self.vectors.shape[0] - 1, self.vectors.shape[1] - 1)
-        self.topics = None
-        if dimensions >= 1:
-            topics = TruncatedSVD(dimensions, random_state=0).fit_transform(self.vectors)
-            self.topics = topics / (np.linalg.norm(topics, axis=1, keepdims=True) + 1e-12)
+        if dimensions < 1:
+            return None
+        topics = TruncatedSVD(dimensions, random_state=0).fit_transform(self.vectors)
+        return topics / (np.linalg.norm(topics, axis=1, keepdims=True) + 1e-12)
 
     def __len__(self) -> int:
         return self.vectors.shape[0]
@@ -89,8 +95,12 @@ class QueryLearner:
         -> judged relevant). With no labels this is the fused order, nudged by the query."""
         n = len(self)
         relevant = [i for i, y in labels.items() if y]
-        voices = [-np.arange(n, dtype=float), self._rocchio(relevant)]
-        if relevant:
+        voices = [-np.arange(n, dtype=float)]
+        if not relevant:
+            voices.append(self.query_similarity)
+        else:
+            # The classifier learns from the query and the relevant chunks both, so Rocchio
+            # feedback (query plus relevant centroid) measured no better beside it.
             voices.append(self._classifier(labels))
             if self.topics is not None:
                 voices.append(self.topics @ self.topics[relevant].mean(axis=0))
@@ -98,22 +108,13 @@ class QueryLearner:
         unjudged = [i for i in range(n) if i not in labels]
         return sorted(unjudged, key=lambda i: (-score[i], i))
 
-    def _rocchio(self, relevant: list[int]) -> np.ndarray:
-        """Cosine to the query plus the mean of the relevant chunks. (Subtracting the
-        non-relevant ones, as Rocchio may, measured worse.)"""
-        score = self.query_similarity.copy()
-        if relevant:
-            centroid = np.asarray(self.vectors[relevant].mean(axis=0)).ravel()
-            score += self.vectors @ centroid
-        return score
-
     def _classifier(self, labels: Mapping[int, bool]) -> np.ndarray:
         import scipy.sparse as sp
         from sklearn.linear_model import LogisticRegression
 
         start = int(UNLIKELY_FROM * len(self))
         unjudged = [i for i in range(start, len(self)) if i not in labels]
-        seed = hashlib.sha256(f"{self.query}\x00{len(labels)}".encode()).digest()
+        seed = hashlib.sha256(f"{self.seed}\x01{len(labels)}".encode()).digest()
         rng = np.random.default_rng(int.from_bytes(seed[:8], "big"))
         sample = rng.choice(unjudged, min(UNJUDGED_SAMPLE, len(unjudged)), replace=False)
         rows = [*labels, *sample.tolist()]

@@ -20,6 +20,9 @@ from storage.i18n import check_name, t
 
 logger = logging.getLogger(__name__)
 
+# An active pool's systems rank this many times deeper than its reach: a candidate inside
+# one system's reach is often ranked by another just beyond it.
+ACTIVE_PRIOR_DEPTH = 2
 RUN_PREFIX = "run:"
 RETRIEVERS = {"bm25": "lexical", "vector": "vector"}
 VALID_NAMES = (*RETRIEVERS, *FUSION, f"{RUN_PREFIX}<name>")
@@ -158,8 +161,10 @@ def build_candidates(
         if listed:
             raise ValueError(t("budget_no_fusion_systems", names=", ".join(listed)))
         check_name(fusion, FUSION, "what_fusion")
-    # Each system ranks at least as deep as the pool reaches.
-    options = replace(options, depth=max(options.depth, size))
+    # Each system ranks at least as deep as the pool reaches; for active pooling deeper
+    # still, so that the fused rank it starts from hears every system on each candidate.
+    deepest = size * (ACTIVE_PRIOR_DEPTH if strategy == "active" else 1)
+    options = replace(options, depth=max(options.depth, deepest))
     runs, configs = run_systems(specs, corpus, queries, external, options, progress=progress)
     candidates = pool(runs, strategy, size, fusion=fusion)
     config = {
