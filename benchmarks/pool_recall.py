@@ -103,7 +103,7 @@ def active_judging(
     for candidate in active_pool({run.name: run for run in runs}, reach):
         fused_rank = candidate.sources[0].rank
         by_query.setdefault(candidate.query_id, []).append((fused_rank, candidate.chunk_id))
-    asked: dict[str, list[str]] = {}
+    asked: dict[str, list[str]] = {q: [] for q in queries}  # some reach no candidate
     for query_id, ranked in by_query.items():
         chunks = [chunk for _, chunk in sorted(ranked)]
         learner = QueryLearner(tokenizer.tokens(queries[query_id]), [tokens[c] for c in chunks])

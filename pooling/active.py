@@ -16,11 +16,14 @@ rank:
 TF-IDF is fitted on the query's candidates alone, which keeps the work per query small and
 independent of the corpus size. ``benchmarks/pool_recall.py`` measures the choice.
 
-The stopping rule fits the chance that the t-th chunk judged is relevant, logit(p) = a + b·t,
-to the judgments in the order they were asked for, with one pseudo-relevant judgment at the
-start and one pseudo-non-relevant at the end of the candidates (relevance thins out down the
-ranking); the remaining relevant chunks are estimated as the sum of p over the positions not
-judged yet.
+The stopping rule fits the chance that the t-th chunk judged is relevant to the judgments in
+the order they were asked for, as logit(p) = a + b·log(1 + t) (relevance thins out down a
+ranking roughly as a power of the rank), with one pseudo-relevant judgment at the start and
+one pseudo-non-relevant at the end of the candidates; the remaining relevant chunks are
+estimated as the sum of p over the positions not judged yet. On Cranfield, after 50
+judgments, its median is 1.5 where the truth's is 0; the same fit on t itself gave 4.8 and
+never fell below 1 before about 100. ``benchmarks/pool_recall.py`` measures what stopping by
+it costs and saves.
 """
 
 from __future__ import annotations
@@ -38,7 +41,9 @@ FUSION_K = 10  # small: each voice's top few should count
 UNJUDGED_SAMPLE = 100  # unjudged candidates taken as non-relevant when training
 UNLIKELY_FROM = 0.5  # ... drawn from the lower half of the fused order
 LSI_DIMENSIONS = 100
-MIN_JUDGED = 10  # the estimate may stop a query only after this many judgments
+# The estimate may stop a query only after this many judgments (after 10, queries with no
+# relevant chunk found yet were stopped too often).
+MIN_JUDGED = 20
 
 
 @dataclass(frozen=True)
@@ -146,7 +151,7 @@ def estimate_remaining(outcomes: Sequence[bool], candidates: int) -> float | Non
     positions = np.arange(judged + 2, dtype=float)
     positions[-1] = candidates  # the pseudo-non-relevant last candidate
     y = [1, *map(int, outcomes), 0]
-    scale = float(candidates)
-    model = LogisticRegression(C=100.0).fit((positions / scale).reshape(-1, 1), y)
-    ahead = np.arange(judged + 1, candidates + 1, dtype=float) / scale
+    scale = np.log1p(candidates)
+    model = LogisticRegression(C=100.0).fit((np.log1p(positions) / scale).reshape(-1, 1), y)
+    ahead = np.log1p(np.arange(judged + 1, candidates + 1, dtype=float)) / scale
     return float(model.predict_proba(ahead.reshape(-1, 1))[:, 1].sum())

@@ -187,7 +187,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "pool_built": {
         "en": "pool '{name}': {added} candidates for {queries} queries "
-        "(overlap {overlap}: each needs {overlap} judgments)",
+        "(judgments per candidate: {overlap})",
         "zh": "候选池“{name}”：{queries} 条查询共 {added} 个候选"
         "（每个候选需 {overlap} 份独立标注）",
     },

@@ -151,7 +151,7 @@ def test_pool_commands(qrels, tmp_path, monkeypatch):
         "ext",
     )
     out = qrels("pool", "build", "p", "--systems", "bm25,vector,rrf", "--depth", "2").output
-    assert "pool 'p':" in out and "(overlap 2: each needs 2 judgments)" in out
+    assert "pool 'p':" in out and "(judgments per candidate: 2)" in out
     shown = qrels("pool", "show", "p", "--per-query").output
     assert "systems (found: candidates it put forward; unique: found by no other system)" in shown
     assert "bm25: found" in shown and "shared with other systems" in shown

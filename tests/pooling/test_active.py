@@ -78,7 +78,7 @@ def test_estimate_needs_enough_judgments():
 
 def test_estimate_falls_as_misses_follow_the_hits():
     hits_then_misses = [True, True, True, False, True] + [False] * 45
-    estimates = [estimate_remaining(hits_then_misses[:n], 400) for n in (12, 30, 50)]
+    estimates = [estimate_remaining(hits_then_misses[:n], 400) for n in (MIN_JUDGED, 30, 50)]
     assert estimates[0] > estimates[1] > estimates[2]
     assert estimates[2] < 1.0  # 45 misses in a row: little is left
 
