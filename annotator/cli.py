@@ -772,6 +772,10 @@ def _serve(url: str, port: int, host: str) -> None:
         "true",
         "--browser.gatherUsageStats",
         "false",
+        # Annotators and leads use the app; Streamlit's own Deploy, Rerun and cache menu
+        # items are for whoever develops it.
+        "--client.toolbarMode",
+        "viewer",
     ]
     click.echo(t("serving", url=f"http://{host}:{port}"))
     environment = {**os.environ, "QRELS_DATABASE_URL": url}

@@ -220,6 +220,7 @@ def test_grading_by_keyboard_going_back_manual_search_and_a_second_annotator(ser
     address, url = server
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     log_in(page, address, "ann1")
+    assert page.get_by_text("Deploy", exact=True).count() == 0  # Streamlit's own menu
 
     # Manual search: typing digits in the search box does not grade anything.
     page.get_by_text("Search the corpus").click()
