@@ -13,7 +13,8 @@ each budget B (10, 20, 50 judgments per query) and strategy:
   ``--reach`` (the systems ranking twice as deep, as the app does), each next chunk chosen
   from the judgments so far, the known judgments answering as the assessor; and the same
   with its stopping rule at each ``--stop-below`` level (stop once fewer relevant chunks
-  than that are estimated to remain), with the judgments it spent per query.
+  than that are estimated to remain), with the judgments it spent per query and what as
+  many judgments find when every query gets the same number.
 
 it prints the share of all known relevant chunks (grade >= 1) that the pool holds (micro),
 the mean per-query recall (macro), and the micro share as a ratio to BM25 alone, the
@@ -130,7 +131,7 @@ def main() -> None:
         "--reach", type=int, help="active pooling's reach (default: the app's, 12 × budget)"
     )
     parser.add_argument("--only", choices=COLLECTIONS, help="one collection")
-    parser.add_argument("--stop-below", default="0.5,1,2", help="stopping rule levels")
+    parser.add_argument("--stop-below", default="0.5,1,2", help="stopping rule levels ('': none)")
     args = parser.parse_args()
     budgets = [int(b) for b in args.budgets.split(",")]
     args.reach = args.reach or ACTIVE_REACH * max(budgets)
@@ -164,33 +165,42 @@ def main() -> None:
                     f"| {micro / baseline:.2f}x |"
                 )
         sys.stdout.flush()
-        stopping[name] = _stopping_rows(corpus, queries, relevant, [bm25, vector], args, rule)
+        stopping[name] = _stopping_rows(corpus, queries, relevant, [bm25, vector], args, asked)
     print(
         "\n| collection | stop below | judgments per query (mean) | stopped early "
-        "| share of relevant (micro) | mean recall (macro) |"
+        "| share of relevant (micro) | mean recall (macro) | same judgments, no rule (micro) |"
     )
-    print("|---|---:|---:|---:|---:|---:|")
+    print("|---|---:|---:|---:|---:|---:|---:|")
     for name, rows in stopping.items():
         for row in rows:
             print(f"| {name} | " + " | ".join(row) + " |")
 
 
-def _stopping_rows(corpus, queries, relevant, runs, args, rule) -> list[list[str]]:
-    """The stopping rule at each level of ``--stop-below``, the budget capping it."""
+def _stopping_rows(corpus, queries, relevant, runs, args, asked_all) -> list[list[str]]:
+    """The stopping rule at each level of ``--stop-below``, the budget capping it, beside
+    what the same mean number of judgments finds spent evenly (every query cut at it)."""
     rows = []
-    for below in (float(b) for b in args.stop_below.split(",")):
-        with_stop = StoppingRule(budget=rule.budget, below=below)
-        asked = active_judging(corpus, queries, relevant, runs, args.reach, with_stop, True)
+    budget = max(int(b) for b in args.budgets.split(","))
+    for below in (float(b) for b in args.stop_below.split(",") if b):
+        rule = StoppingRule(budget=budget, below=below)
+        asked = active_judging(corpus, queries, relevant, runs, args.reach, rule, True)
         micro, macro = measure(relevant, lambda q, a=asked: set(a[q]))
         spent = [len(chunks) for chunks in asked.values()]
-        early = sum(1 for n in spent if n < rule.budget)
+        mean = sum(spent) / len(spent)
+        # Even spending at a fractional mean: the two whole cuts around it, interpolated.
+        low, high = (
+            measure(relevant, lambda q, b=b: set(asked_all[q][:b]))[0]
+            for b in (int(mean), int(mean) + 1)
+        )
+        early = sum(1 for n in spent if n < budget)
         rows.append(
             [
                 f"{below:g}",
-                f"{sum(spent) / len(spent):.1f}",
+                f"{mean:.1f}",
                 f"{early / len(spent):.0%}",
                 f"{micro:.3f}",
                 f"{macro:.3f}",
+                f"{low + (mean - int(mean)) * (high - low):.3f}",
             ]
         )
     return rows
