@@ -59,7 +59,7 @@ def _status(pool: Pool, query_id: str, candidates: list[stored.QueryCandidate]) 
         key=lambda c: c.first_assignment,
     )
     outcomes = [_relevant(c.grades) for c in asked]
-    estimate = estimate_remaining(outcomes, len(candidates))
+    estimate = _estimate(tuple(outcomes), len(candidates))
     chosen = sum(c.chosen for c in candidates)
     return QueryStatus(
         query_id=query_id,
@@ -72,16 +72,31 @@ def _status(pool: Pool, query_id: str, candidates: list[stored.QueryCandidate]) 
     )
 
 
-@lru_cache(maxsize=32)
-def _learner(
-    key: tuple[int, int, tuple[int, ...]],
-    query: str,
-    texts: tuple[str, ...],
-    tokenizer: TokenizerConfig,
-) -> QueryLearner:
-    """The query's learner, kept while its candidates stay the same (``key``)."""
-    tokenize = Tokenizer(tokenizer).resolved(list(texts))
-    return QueryLearner(tokenize.tokens(query), tokenize(texts))
+@lru_cache(maxsize=4096)
+def _estimate(outcomes: tuple[bool, ...], candidates: int) -> float | None:
+    """``estimate_remaining``, kept: a query's status is asked for far more often than its
+    judgments change."""
+    return estimate_remaining(outcomes, candidates)
+
+
+LEARNERS_KEPT = 32
+_learners: dict[tuple[int, int, tuple[int, ...]], QueryLearner] = {}
+
+
+def _learner(pool: Pool, query: Query, ids: tuple[int, ...], session: Session) -> QueryLearner:
+    """The query's learner, kept while its candidates stay the same; their texts are read
+    and tokenized only when it is made."""
+    key = (pool.id, query.id, ids)
+    learner = _learners.get(key)
+    if learner is None:
+        texts = stored.candidate_texts(list(ids), session=session)
+        config = TokenizerConfig(**pool.config["retrieval"]["tokenizer"])
+        tokenize = Tokenizer(config).resolved(texts)
+        learner = QueryLearner(tokenize.tokens(query.text), tokenize(texts))
+        if len(_learners) >= LEARNERS_KEPT:
+            _learners.pop(next(iter(_learners)), None)  # the oldest
+        _learners[key] = learner
+    return learner
 
 
 def choose_next(pool: Pool, query_key: int, *, session: Session) -> int | None:
@@ -92,10 +107,7 @@ def choose_next(pool: Pool, query_key: int, *, session: Session) -> int | None:
     candidates = stored.query_candidates(pool, query_key, session=session)
     if _status(pool, query.query_id, candidates).stopped:
         return None
-    tokenizer = TokenizerConfig(**pool.config["retrieval"]["tokenizer"])
-    ids = tuple(c.candidate_id for c in candidates)
-    texts = tuple(c.text for c in candidates)
-    learner = _learner((pool.id, query_key, ids), query.text, texts, tokenizer)
+    learner = _learner(pool, query, tuple(c.candidate_id for c in candidates), session)
     labels = {i: _relevant(c.grades) for i, c in enumerate(candidates) if c.grades}
     for i in learner.order(labels):
         if not candidates[i].chosen:

@@ -98,8 +98,13 @@ def _choose(pool: Pool, user: User, session: Session) -> list[slots.OpenCandidat
     ratio = _coverage_ratio(pool, session)
     if is_active(pool) and not offered:
         # Nothing chosen is open: the least covered query that may still choose goes next.
-        for query in sorted(ratio, key=lambda q: (ratio[q], _order_key(pool, user, q, 0))):
-            if query != current and (chosen := _choose_active(pool, user, query, session)):
+        # Queries that spent their budget are passed over unasked: near the end of a large
+        # pool, asking each one in turn took seconds.
+        so_far = active_slots.chosen_counts(pool, session=session)
+        budget = stopping_rule(pool).budget
+        going = [q for q in ratio if so_far.get(q, 0) < budget and q != current]
+        for query in sorted(going, key=lambda q: (ratio[q], _order_key(pool, user, q, 0))):
+            if chosen := _choose_active(pool, user, query, session):
                 return chosen
     offered = offered or {c.query_key for c in open_all}
     if not offered:

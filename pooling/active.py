@@ -68,8 +68,8 @@ class StoppingRule:
 class QueryLearner:
     """One query's candidates (best fused rank first) as TF-IDF vectors, ready to be ranked
     again whenever judgments arrive. ``documents[i]`` holds candidate ``i``'s tokens, made
-    by the same ``pooling.tokenize.Tokenizer`` as ``query``'s (callers tokenize, so that a
-    chunk shared by many queries is tokenized once)."""
+    by the same ``pooling.tokenize.Tokenizer`` as ``query``'s (callers tokenize, so that they
+    can tokenize a chunk shared by many queries once, as the benchmark does)."""
 
     def __init__(self, query: list[str], documents: Sequence[list[str]]) -> None:
         from sklearn.feature_extraction.text import TfidfVectorizer

@@ -39,7 +39,6 @@ class QueryCandidate:
 
     candidate_id: int
     chunk_id: str
-    text: str  # title and text, as retrievers index it
     fused_rank: int | None  # None for candidates added later (top-ups, annotators' finds)
     chosen: bool
     first_assignment: int | None  # smaller = asked about earlier
@@ -47,11 +46,14 @@ class QueryCandidate:
 
 
 def query_candidates(pool: Pool, query_key: int, *, session: Session) -> list[QueryCandidate]:
-    """The query's candidates, best fused rank first (unranked ones last, by id)."""
+    """The query's candidates, best fused rank first (unranked ones last, by id), without
+    their texts (``candidate_texts``): telling whether a query goes on needs none."""
     fusion = pool.config.get("fusion") or "rrf"
+    here = (PoolCandidate.pool_id == pool.id, PoolCandidate.query_id == query_key)
     first = (
         select(Assignment.candidate_id, func.min(Assignment.id).label("first"))
-        .where(Assignment.pool_id == pool.id)
+        .join(PoolCandidate, PoolCandidate.id == Assignment.candidate_id)
+        .where(*here)
         .group_by(Assignment.candidate_id)
         .subquery()
     )
@@ -60,40 +62,58 @@ def query_candidates(pool: Pool, query_key: int, *, session: Session) -> list[Qu
             PoolCandidate.id,
             Chunk.id,
             Chunk.chunk_id,
-            Chunk.text,
-            Document.title,
             CandidateSource.rank,
             PoolCandidate.required,
             first.c.first,
         )
         .join(Chunk, Chunk.id == PoolCandidate.chunk_id)
-        .join(Document, Document.id == Chunk.document_id)
         .join(
             CandidateSource,
             (CandidateSource.candidate_id == PoolCandidate.id) & (CandidateSource.system == fusion),
             isouter=True,
         )
         .join(first, first.c.candidate_id == PoolCandidate.id, isouter=True)
-        .where(PoolCandidate.pool_id == pool.id, PoolCandidate.query_id == query_key)
+        .where(*here)
     ).all()
     grades = _latest_grades(query_key, session=session)
     candidates = [
         QueryCandidate(
             candidate_id=candidate_id,
             chunk_id=chunk_id,
-            text=indexed_text(title, text),
             fused_rank=rank,
             chosen=required != NOT_CHOSEN,
             first_assignment=first_id,
             grades=grades.get(chunk_key, []),
         )
-        for candidate_id, chunk_key, chunk_id, text, title, rank, required, first_id in rows
+        for candidate_id, chunk_key, chunk_id, rank, required, first_id in rows
     ]
     unranked = float("inf")
     return sorted(
         candidates,
         key=lambda c: (unranked if c.fused_rank is None else c.fused_rank, c.candidate_id),
     )
+
+
+def chosen_counts(pool: Pool, *, session: Session) -> dict[int, int]:
+    """Query key -> how many of its candidates were chosen (or added to be asked outright)."""
+    rows = session.exec(
+        select(PoolCandidate.query_id, func.count())
+        .where(PoolCandidate.pool_id == pool.id, PoolCandidate.required != NOT_CHOSEN)
+        .group_by(PoolCandidate.query_id)
+    ).all()
+    return dict(rows)
+
+
+def candidate_texts(candidate_ids: list[int], *, session: Session) -> list[str]:
+    """Each candidate's title and text as retrievers index them, in the order given."""
+    rows = session.exec(
+        select(PoolCandidate.id, Document.title, Chunk.text)
+        .join(Chunk, Chunk.id == PoolCandidate.chunk_id)
+        .join(Document, Document.id == Chunk.document_id)
+        .where(PoolCandidate.id.in_(candidate_ids))
+    ).all()
+    texts = {candidate_id: indexed_text(title, text) for candidate_id, title, text in rows}
+    return [texts[candidate_id] for candidate_id in candidate_ids]
 
 
 def _latest_grades(query_key: int, *, session: Session) -> dict[int, list[int]]:

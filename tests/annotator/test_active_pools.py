@@ -70,6 +70,18 @@ def test_only_chosen_candidates_are_asked_until_the_budget(engine, users):
     assert status["q1"].candidates == len(TEXTS)
 
 
+def test_queries_that_spent_their_budget_are_passed_over_unasked(engine, users, monkeypatch):
+    build_pool(engine, "p", systems="run:r", budget=BUDGET, active=True, overlap=1)
+    judge_all(engine, users["a1"])
+    asked = []
+    choose = assignment.choose_next
+    monkeypatch.setattr(
+        assignment, "choose_next", lambda *a, **k: asked.append(a) or choose(*a, **k)
+    )
+    assert assignment.next_item(engine, "p", users["a2"]) is None
+    assert asked == []  # at the end of a large pool, asking each query took seconds
+
+
 def test_the_order_follows_the_judgments(engine, users):
     """The run ranks c5, c6, c7 before the perovskite chunks c8 and c9; once one perovskite
     chunk is judged relevant, the other two come before those."""
