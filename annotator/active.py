@@ -80,19 +80,32 @@ def _estimate(outcomes: tuple[bool, ...], candidates: int) -> float | None:
 
 
 LEARNERS_KEPT = 32
+TOKENS_KEPT = 20_000  # chunks whose tokens stay in memory: a chunk shared by queries is cut once
 _learners: dict[tuple[int, int, tuple[int, ...]], QueryLearner] = {}
+
+
+@lru_cache(maxsize=8)
+def _tokenizer(config: TokenizerConfig) -> Tokenizer:
+    return Tokenizer(config)
+
+
+@lru_cache(maxsize=TOKENS_KEPT)
+def _chunk_tokens(config: TokenizerConfig, chunk_key: int, text: str) -> list[str]:
+    return _tokenizer(config).tokens(text)
 
 
 def _learner(pool: Pool, query: Query, ids: tuple[int, ...], session: Session) -> QueryLearner:
     """The query's learner, kept while its candidates stay the same; their texts are read
-    and tokenized only when it is made."""
+    and tokenized only when it is made (Chinese tokenization took most of that time)."""
     key = (pool.id, query.id, ids)
     learner = _learners.get(key)
     if learner is None:
-        texts = stored.candidate_texts(list(ids), session=session)
+        chunks = stored.candidate_texts(pool, query.id, session=session)
+        texts = [chunks[i][1] for i in ids]
         config = TokenizerConfig(**pool.config["retrieval"]["tokenizer"])
-        tokenize = Tokenizer(config).resolved(texts)
-        learner = QueryLearner(tokenize.tokens(query.text), tokenize(texts))
+        config = _tokenizer(config).resolved(texts).config
+        documents = [_chunk_tokens(config, *chunks[i]) for i in ids]
+        learner = QueryLearner(_tokenizer(config).tokens(query.text), documents)
         if len(_learners) >= LEARNERS_KEPT:
             _learners.pop(next(iter(_learners)), None)  # the oldest
         _learners[key] = learner

@@ -104,16 +104,19 @@ def chosen_counts(pool: Pool, *, session: Session) -> dict[int, int]:
     return dict(rows)
 
 
-def candidate_texts(candidate_ids: list[int], *, session: Session) -> list[str]:
-    """Each candidate's title and text as retrievers index them, in the order given."""
+def candidate_texts(pool: Pool, query_key: int, *, session: Session) -> dict[int, tuple[int, str]]:
+    """Candidate id -> (chunk key, title and text as retrievers index them), for the
+    query's candidates."""
     rows = session.exec(
-        select(PoolCandidate.id, Document.title, Chunk.text)
+        select(PoolCandidate.id, Chunk.id, Document.title, Chunk.text)
         .join(Chunk, Chunk.id == PoolCandidate.chunk_id)
         .join(Document, Document.id == Chunk.document_id)
-        .where(PoolCandidate.id.in_(candidate_ids))
+        .where(PoolCandidate.pool_id == pool.id, PoolCandidate.query_id == query_key)
     ).all()
-    texts = {candidate_id: indexed_text(title, text) for candidate_id, title, text in rows}
-    return [texts[candidate_id] for candidate_id in candidate_ids]
+    return {
+        candidate_id: (chunk_key, indexed_text(title, text))
+        for candidate_id, chunk_key, title, text in rows
+    }
 
 
 def _latest_grades(query_key: int, *, session: Session) -> dict[int, list[int]]:
