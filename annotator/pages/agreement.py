@@ -53,7 +53,7 @@ for name, part in parts.items():
             )
             labels = alt.Chart(cells).mark_text().encode(x="second:O", y="first:O", text="count:Q")
             st.caption(ui.t("confusion_title", a=pair.annotators[0], b=pair.annotators[1]))
-            st.altair_chart(chart + labels, use_container_width=False)
+            st.altair_chart(chart + labels, width="content")
 st.subheader(ui.t("versus_final"))
 st.dataframe(
     adjudication.versus_final(frame, table, decisions).rename(

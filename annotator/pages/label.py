@@ -132,7 +132,7 @@ def labeling(pool_name: str, user_id: int, user_name: str) -> None:
             shortcut=str(value),
             on_click=grade,
             args=(item, user_id, value),
-            use_container_width=True,
+            width="stretch",
             help=labels.get(value, ""),
             type="primary" if item.judged and item.grade == value else "secondary",
         )
@@ -143,7 +143,7 @@ def labeling(pool_name: str, user_id: int, user_name: str) -> None:
         shortcut="U",
         on_click=grade,
         args=(item, user_id, None),
-        use_container_width=True,
+        width="stretch",
     )
     middle.button(
         ui.t("skip_button"),
@@ -151,7 +151,7 @@ def labeling(pool_name: str, user_id: int, user_name: str) -> None:
         shortcut="S",
         on_click=skip,
         args=(item,),
-        use_container_width=True,
+        width="stretch",
         disabled=item.judged,
     )
     right.button(
@@ -160,7 +160,7 @@ def labeling(pool_name: str, user_id: int, user_name: str) -> None:
         shortcut="B",
         on_click=move,
         args=(-1, len(history)),
-        use_container_width=True,
+        width="stretch",
         disabled=not history or review == 0,
     )
     far.button(
@@ -169,7 +169,7 @@ def labeling(pool_name: str, user_id: int, user_name: str) -> None:
         shortcut="F",
         on_click=move,
         args=(1, len(history)),
-        use_container_width=True,
+        width="stretch",
         disabled=review is None,
     )
     st.caption(ui.t("keys_help"))
