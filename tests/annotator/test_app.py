@@ -7,11 +7,13 @@ from pathlib import Path
 
 import pytest
 import streamlit as st
+from sqlmodel import select
 from streamlit.testing.v1 import AppTest
 
 from annotator import assignment
 from storage import accounts
 from storage.db import make_engine, session_scope
+from storage.models import Chunk
 
 APP = Path(__file__).resolve().parents[2] / "annotator"
 PAGES = APP / "pages"
@@ -279,6 +281,40 @@ def test_a_lead_creates_and_downloads_a_release(demo_url, tmp_path, monkeypatch)
 
     assert verify_release(tmp_path / "releases" / "v1") == []
     assert at.get("download_button")
+
+
+def test_a_lead_reads_a_new_runs_coverage_and_tops_up_the_pool(demo_url, tmp_path, monkeypatch):
+    from annotator.releases import create_release, read_qrels
+
+    monkeypatch.setenv("QRELS_RELEASE_DIR", str(tmp_path / "releases"))
+    engine = make_engine(demo_url)
+    one, two = user_id(demo_url, "annotator1"), user_id(demo_url, "annotator2")
+    first = assignment.next_item(engine, "demo-pool", one)
+    assignment.submit(engine, first, one, grade=2)
+    item = assignment.next_item(engine, "demo-pool", two)
+    while (item.query_id, item.chunk_id) != (first.query_id, first.chunk_id):
+        assignment.skip(engine, item)
+        item = assignment.next_item(engine, "demo-pool", two)
+    assignment.submit(engine, item, two, grade=2)  # the release holds this one candidate
+    release = tmp_path / "releases" / "v1"
+    create_release(engine, "v1", "demo-pool", release, policy="any", allow_unresolved=True)
+    query, judged = next((q, list(c)) for q, c in read_qrels(release).items())
+    with session_scope(engine) as session:
+        unjudged = next(c for c in session.exec(select(Chunk.chunk_id)) if c not in judged)
+    ranking = [*judged, unjudged]
+    run = "".join(f"{query} Q0 {c} {i} {9 - i} new\n" for i, c in enumerate(ranking, start=1))
+
+    at = page("releases.py", demo_url, as_user="lead")
+    at.file_uploader(key="coverage_run").set_value(("new.trec", run.encode(), "text/plain"))
+    at.run()
+    assert not at.exception, at.exception
+    overall = at.dataframe[-2].value
+    assert list(overall["k"]) == [5, 10, 20]
+    expected = len(judged) / len(ranking)  # Judged@k of the one query the release holds
+    assert overall["Judged@k"].tolist() == pytest.approx([expected] * 3)
+    assert at.dataframe[-1].value[["query", "chunk"]].values.tolist() == [[query, unjudged]]
+    at.button(key="coverage_add").click().run()
+    assert "1 new candidates" in at.success[0].value, [s.value for s in at.success]
 
 
 def test_no_module_of_the_app_shadows_one_its_libraries_import():
