@@ -79,6 +79,8 @@ class QueryLearner:
     def __init__(self, query: list[str], documents: Sequence[list[str]]) -> None:
         from sklearn.feature_extraction.text import TfidfVectorizer
 
+        if not any(documents):  # no candidate has a word: one shared token keeps TF-IDF defined
+            documents = [[""] for _ in documents]
         vectorizer = TfidfVectorizer(analyzer=pretokenized, sublinear_tf=True)
         self.vectors = vectorizer.fit_transform(documents)
         self.query_vector = vectorizer.transform([query])
@@ -111,25 +113,32 @@ class QueryLearner:
         else:
             # The classifier learns from the query and the relevant chunks both, so Rocchio
             # feedback (query plus relevant centroid) measured no better beside it.
-            voices.append(self._classifier(labels))
+            classifier = self._classifier(labels)
+            if classifier is not None:
+                voices.append(classifier)
             if self.topics is not None:
                 voices.append(self.topics @ self.topics[relevant].mean(axis=0))
         score = sum(1.0 / (FUSION_K + _ranks(v)) for v in voices)
         unjudged = [i for i in range(n) if i not in labels]
         return sorted(unjudged, key=lambda i: (-score[i], i))
 
-    def _classifier(self, labels: Mapping[int, bool]) -> np.ndarray:
+    def _classifier(self, labels: Mapping[int, bool]) -> np.ndarray | None:
+        """Scores of a logistic regression; None with nothing to learn non-relevant from
+        (every candidate judged relevant, or none left unjudged)."""
         import scipy.sparse as sp
         from sklearn.linear_model import LogisticRegression
 
         start = int(UNLIKELY_FROM * len(self))
         unjudged = [i for i in range(start, len(self)) if i not in labels]
+        # Candidates added later sort last and may fill the lower half: then any will do.
+        unjudged = unjudged or [i for i in range(len(self)) if i not in labels]
         seed = hashlib.sha256(f"{self.seed}\x01{len(labels)}".encode()).digest()
         rng = np.random.default_rng(int.from_bytes(seed[:8], "big"))
         sample = rng.choice(unjudged, min(UNJUDGED_SAMPLE, len(unjudged)), replace=False)
-        rows = [*labels, *sample.tolist()]
-        x = sp.vstack([self.vectors[rows], self.query_vector])
         y = [int(labels[i]) for i in labels] + [0] * len(sample) + [1]
+        if min(y) == 1:
+            return None
+        x = sp.vstack([self.vectors[[*labels, *sample.tolist()]], self.query_vector])
         model = LogisticRegression(class_weight="balanced", max_iter=300).fit(x, y)
         return model.decision_function(self.vectors)
 

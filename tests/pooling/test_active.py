@@ -61,6 +61,20 @@ def test_judged_candidates_are_never_offered_again(learner):
     assert not set(learner.order(labels)) & set(labels)
 
 
+@pytest.mark.parametrize(
+    ("texts", "labels"),
+    [
+        (["solar perovskite"] * 2, {1: True}),  # the lower half is judged, and relevant
+        (["solar perovskite", "wind"], {0: True, 1: True}),  # everything judged relevant
+        (["of the", "and", "the"], {0: True}),  # no candidate has a word
+    ],
+)
+def test_learning_copes_with_nothing_non_relevant_to_learn_from(texts, labels):
+    tokenizer = Tokenizer()
+    learner = QueryLearner(tokenizer.tokens(QUERY), tokenizer(texts))
+    assert learner.order(labels) == [i for i in range(len(texts)) if i not in labels]
+
+
 def test_stopping_rule_reasons():
     rule = StoppingRule(budget=5, below=1.0)
     assert rule.reason(2, None, 100) is None  # too few judgments to estimate
