@@ -8,6 +8,8 @@ A candidate counts as relevant for learning when the mean of its human grades is
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -81,12 +83,18 @@ def _estimate(outcomes: tuple[bool, ...], candidates: int) -> float | None:
 
 LEARNERS_KEPT = 32
 TOKENS_KEPT = 20_000  # chunks whose tokens stay in memory: a chunk shared by queries is cut once
-_learners: dict[tuple[int, int, tuple[int, ...]], QueryLearner] = {}
+# Streamlit serves each session in a thread of one process: the learners are shared under a
+# lock, tokenizers (a stemmer keeps state) are one per thread.
+_learners: OrderedDict[tuple, QueryLearner] = OrderedDict()
+_learners_lock = threading.Lock()
+_per_thread = threading.local()
 
 
-@lru_cache(maxsize=8)
 def _tokenizer(config: TokenizerConfig) -> Tokenizer:
-    return Tokenizer(config)
+    kept = _per_thread.__dict__.setdefault("tokenizers", {})
+    if config not in kept:
+        kept[config] = Tokenizer(config)
+    return kept[config]
 
 
 @lru_cache(maxsize=TOKENS_KEPT)
@@ -97,18 +105,23 @@ def _chunk_tokens(config: TokenizerConfig, chunk_key: int, text: str) -> list[st
 def _learner(pool: Pool, query: Query, ids: tuple[int, ...], session: Session) -> QueryLearner:
     """The query's learner, kept while its candidates stay the same; their texts are read
     and tokenized only when it is made (Chinese tokenization took most of that time)."""
-    key = (pool.id, query.id, ids)
-    learner = _learners.get(key)
-    if learner is None:
-        chunks = stored.candidate_texts(pool, query.id, session=session)
-        texts = [chunks[i][1] for i in ids]
-        config = TokenizerConfig(**pool.config["retrieval"]["tokenizer"])
-        config = _tokenizer(config).resolved(texts).config
-        documents = [_chunk_tokens(config, *chunks[i]) for i in ids]
-        learner = QueryLearner(_tokenizer(config).tokens(query.text), documents)
-        if len(_learners) >= LEARNERS_KEPT:
-            _learners.pop(next(iter(_learners)), None)  # the oldest
+    database = session.get_bind().url.render_as_string(hide_password=True)
+    key = (database, pool.id, query.id, ids)
+    with _learners_lock:
+        learner = _learners.get(key)
+        if learner is not None:
+            _learners.move_to_end(key)
+            return learner
+    chunks = stored.candidate_texts(pool, query.id, session=session)
+    texts = [chunks[i][1] for i in ids]
+    config = TokenizerConfig(**pool.config["retrieval"]["tokenizer"])
+    config = _tokenizer(config).resolved(texts).config
+    documents = [_chunk_tokens(config, *chunks[i]) for i in ids]
+    learner = QueryLearner(_tokenizer(config).tokens(query.text), documents)
+    with _learners_lock:
         _learners[key] = learner
+        while len(_learners) > LEARNERS_KEPT:
+            _learners.popitem(last=False)  # the least recently used
     return learner
 
 

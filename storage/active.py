@@ -98,7 +98,11 @@ def chosen_counts(pool: Pool, *, session: Session) -> dict[int, int]:
     """Query key -> how many of its candidates were chosen (or added to be asked outright)."""
     rows = session.exec(
         select(PoolCandidate.query_id, func.count())
-        .where(PoolCandidate.pool_id == pool.id, PoolCandidate.required != NOT_CHOSEN)
+        # Added candidates (top-ups, annotators' finds) have no ``required`` of their own.
+        .where(
+            PoolCandidate.pool_id == pool.id,
+            func.coalesce(PoolCandidate.required, pool.overlap) != NOT_CHOSEN,
+        )
         .group_by(PoolCandidate.query_id)
     ).all()
     return dict(rows)

@@ -115,7 +115,7 @@ def test_a_release_leaves_out_what_was_never_chosen(engine, users, tmp_path):
     assert release.manifest["pool"]["config"]["active"] == {"budget": BUDGET, "stop_below": 1.0}
 
 
-def test_a_topup_is_asked_outright_and_counts_toward_the_budget(engine, users):
+def test_a_topup_is_asked_outright_and_counts_toward_the_budget(engine, users, monkeypatch):
     build_pool(engine, "p", systems="run:r", budget=BUDGET, active=True, reach=3, overlap=1)
     added = topup_pool(engine, "p", systems="run:r", depth=BUDGET + 2)
     assert added.added == 2 * (BUDGET - 1)
@@ -124,6 +124,24 @@ def test_a_topup_is_asked_outright_and_counts_toward_the_budget(engine, users):
     assert len(asked) == BUDGET and {"c3", "c4", "c5"} <= set(asked)
     status = {s.query_id: s for s in pool_status(engine, "p")}
     assert (status["q1"].chosen, status["q1"].stopped) == (BUDGET, "budget")
+    asked = []
+    choose = assignment.choose_next
+    monkeypatch.setattr(
+        assignment, "choose_next", lambda *a, **k: asked.append(a) or choose(*a, **k)
+    )
+    assert assignment.next_item(engine, "p", users["a2"]) is None
+    assert asked == []  # the added ones count toward the budget here too
+
+
+def test_added_candidates_all_relevant_leave_nothing_to_learn_against(engine, users, tmp_path):
+    """Added candidates sort last; judged relevant, they fill the lower half the classifier
+    draws its non-relevant examples from."""
+    build_pool(engine, "p", systems="run:r", budget=BUDGET, active=True, reach=3, overlap=1)
+    run = "".join(f"{q} Q0 c{c} 1 1 r2\n" for q in ("q1", "q2") for c in PEROVSKITE)
+    with session_scope(engine) as session:
+        import_run(write(tmp_path, "r2.trec", run), session=session, system="r2")
+    topup_pool(engine, "p", systems="run:r2", depth=3)
+    assert Counter(q for q, _ in judge_all(engine, users["a1"])) == {"q1": BUDGET, "q2": BUDGET}
 
 
 def test_cli_builds_and_shows_an_active_pool(db_url, users):
