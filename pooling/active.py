@@ -96,7 +96,8 @@ class QueryLearner:
         dimensions = min(LSI_DIMENSIONS, self.vectors.shape[0] - 1, self.vectors.shape[1] - 1)
         if dimensions < 1:
             return None
-        topics = TruncatedSVD(dimensions, random_state=0).fit_transform(self.vectors)
+        with np.errstate(divide="ignore", invalid="ignore"):  # identical candidates: 0 / 0
+            topics = TruncatedSVD(dimensions, random_state=0).fit_transform(self.vectors)
         return topics / (np.linalg.norm(topics, axis=1, keepdims=True) + 1e-12)
 
     def __len__(self) -> int:
