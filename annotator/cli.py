@@ -12,7 +12,6 @@ import json
 import os
 import shutil
 import statistics
-import subprocess
 import sys
 from collections import Counter
 from importlib.resources import files
@@ -779,7 +778,10 @@ def _serve(url: str, port: int, host: str) -> None:
     ]
     click.echo(t("serving", url=f"http://{host}:{port}"))
     environment = {**os.environ, "QRELS_DATABASE_URL": url}
-    raise SystemExit(subprocess.call(command, env=environment))
+    # Become Streamlit rather than wait for it, so that stopping `qrels serve` (a signal to
+    # this process) stops the app too instead of leaving it running.
+    sys.stdout.flush()
+    os.execve(sys.executable, command, environment)
 
 
 @cli.command()

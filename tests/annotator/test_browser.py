@@ -88,6 +88,9 @@ def serving(url: str, tmp_path: Path) -> Iterator[str]:
     finally:
         process.terminate()
         process.wait(timeout=20)
+    # Stopping `qrels serve` stopped the app: nothing answers on its port any more.
+    with pytest.raises(OSError):
+        urllib.request.urlopen(address + "/_stcore/health", timeout=2)
 
 
 @pytest.fixture
