@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from sqlmodel import select
 
 from annotator.cli import cli
@@ -200,7 +201,11 @@ def wait_for_next_item(page, shown: str, timeout: float = 20) -> None:
     while time.monotonic() < deadline:
         if page.get_by_text("Nothing left for you").count():
             return
-        if page.locator(".st-key-passage").count() and passage(page) != shown:
+        try:  # the passage may be gone between two looks (the page was redrawn): look again
+            now = page.locator(".st-key-passage").inner_text(timeout=1000)
+        except PlaywrightTimeout:
+            now = shown
+        if now != shown:
             settle(page)
             return
         time.sleep(0.2)
