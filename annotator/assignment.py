@@ -95,14 +95,14 @@ def _choose(pool: Pool, user: User, session: Session) -> list[slots.OpenCandidat
             return chosen
     open_all = slots.open_candidates(pool, user, session=session)
     offered = {c.query_key for c in open_all if not c.skipped}
-    ratio = _coverage_ratio(pool, session)
+    rows = slots.coverage(pool, session=session)
+    ratio = _coverage_ratio(pool, rows)
     if is_active(pool) and not offered:
         # Nothing chosen is open: the least covered query that may still choose goes next.
         # Queries that spent their budget are passed over unasked: near the end of a large
         # pool, asking each one in turn took seconds.
-        so_far = active_slots.chosen_counts(pool, session=session)
         budget = stopping_rule(pool).budget
-        going = [q for q in ratio if so_far.get(q, 0) < budget and q != current]
+        going = [c.query_key for c in rows if c.asked < budget and c.query_key != current]
         for query in sorted(going, key=lambda q: (ratio[q], _order_key(pool, user, q, 0))):
             if chosen := _choose_active(pool, user, query, session):
                 return chosen
@@ -113,10 +113,9 @@ def _choose(pool: Pool, user: User, session: Session) -> list[slots.OpenCandidat
     return _ordered(pool, user, [c for c in open_all if c.query_key == query])
 
 
-def _coverage_ratio(pool: Pool, session: Session) -> dict[int, float]:
+def _coverage_ratio(pool: Pool, rows: list[slots.Coverage]) -> dict[int, float]:
     """Per query, the share of its judgment slots held or judged; in an active pool, of
     the slots its budget allows."""
-    rows = slots.coverage(pool, session=session)
     if is_active(pool):
         full = stopping_rule(pool).budget * pool.overlap
         return {c.query_key: c.held / full for c in rows}

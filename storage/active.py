@@ -94,20 +94,6 @@ def query_candidates(pool: Pool, query_key: int, *, session: Session) -> list[Qu
     )
 
 
-def chosen_counts(pool: Pool, *, session: Session) -> dict[int, int]:
-    """Query key -> how many of its candidates were chosen (or added to be asked outright)."""
-    rows = session.exec(
-        select(PoolCandidate.query_id, func.count())
-        # Added candidates (top-ups, annotators' finds) have no ``required`` of their own.
-        .where(
-            PoolCandidate.pool_id == pool.id,
-            func.coalesce(PoolCandidate.required, pool.overlap) != NOT_CHOSEN,
-        )
-        .group_by(PoolCandidate.query_id)
-    ).all()
-    return dict(rows)
-
-
 def candidate_texts(pool: Pool, query_key: int, *, session: Session) -> dict[int, tuple[int, str]]:
     """Candidate id -> (chunk key, title and text as retrievers index them), for the
     query's candidates."""

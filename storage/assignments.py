@@ -12,10 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import func, update
+from sqlalchemy import case, func, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
+from storage.active import NOT_CHOSEN
 from storage.models import Assignment, Chunk, Judgment, Pool, PoolCandidate, Query, User, utcnow
 
 HOLD = timedelta(minutes=20)
@@ -73,11 +74,13 @@ def _held():
 
 @dataclass(frozen=True)
 class Coverage:
-    """Per query of a pool: judgment slots needed, and held or judged."""
+    """Per query of a pool: judgment slots needed, held or judged, and how many candidates
+    are asked about (all of them, but in an active pool only those chosen or added)."""
 
     query_key: int
     required: int
     held: int
+    asked: int
 
 
 def coverage(pool: Pool, *, session: Session) -> list[Coverage]:
@@ -87,13 +90,14 @@ def coverage(pool: Pool, *, session: Session) -> list[Coverage]:
             PoolCandidate.query_id,
             func.sum(_required()),
             func.sum(func.coalesce(held.c.held, 0)),
+            func.sum(case((_required() != NOT_CHOSEN, 1), else_=0)),
         )
         .join(Pool, Pool.id == PoolCandidate.pool_id)
         .join(held, held.c.candidate_id == PoolCandidate.id, isouter=True)
         .where(PoolCandidate.pool_id == pool.id)
         .group_by(PoolCandidate.query_id)
     ).all()
-    return [Coverage(q, int(required), int(h)) for q, required, h in rows]
+    return [Coverage(q, int(required), int(h), int(asked)) for q, required, h, asked in rows]
 
 
 @dataclass(frozen=True)
