@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -27,8 +28,9 @@ from storage.pools import get_pool
 RELEVANT_GRADE = 1
 
 
-def is_active(pool: Pool) -> bool:
-    return pool.config.get("strategy") == "active"
+def is_active(config: Mapping) -> bool:
+    """Whether a pool with this config is an active pool."""
+    return config.get("strategy") == "active"
 
 
 def stopping_rule(pool: Pool) -> StoppingRule:
@@ -53,6 +55,11 @@ class QueryStatus:
     relevant: int
     estimate: float | None
     stopped: str | None
+
+    @property
+    def state(self) -> str:
+        """``open`` while the query goes on, else why it stopped."""
+        return self.stopped or "open"
 
 
 def _status(pool: Pool, query_id: str, candidates: list[stored.QueryCandidate]) -> QueryStatus:

@@ -91,13 +91,13 @@ def _choose(pool: Pool, user: User, session: Session) -> list[slots.OpenCandidat
         here = slots.open_candidates(pool, user, session=session, query_key=current)
         if any(not c.skipped for c in here):
             return _ordered(pool, user, here)
-        if is_active(pool) and (chosen := _choose_active(pool, user, current, session)):
+        if is_active(pool.config) and (chosen := _choose_active(pool, user, current, session)):
             return chosen
     open_all = slots.open_candidates(pool, user, session=session)
     offered = {c.query_key for c in open_all if not c.skipped}
     rows = slots.coverage(pool, session=session)
     ratio = _coverage_ratio(pool, rows)
-    if is_active(pool) and not offered:
+    if is_active(pool.config) and not offered:
         # Nothing chosen is open: the least covered query that may still choose goes next.
         # Queries that spent their budget are passed over unasked: near the end of a large
         # pool, asking each one in turn took seconds.
@@ -116,7 +116,7 @@ def _choose(pool: Pool, user: User, session: Session) -> list[slots.OpenCandidat
 def _coverage_ratio(pool: Pool, rows: list[slots.Coverage]) -> dict[int, float]:
     """Per query, the share of its judgment slots held or judged; in an active pool, of
     the slots its budget allows."""
-    if is_active(pool):
+    if is_active(pool.config):
         full = stopping_rule(pool).budget * pool.overlap
         return {c.query_key: c.held / full for c in rows}
     return {c.query_key: c.held / c.required for c in rows if c.required}
@@ -145,7 +145,7 @@ def next_item(engine: Engine, pool_name: str, user_id: int) -> Item | None:
     for _ in range(ATTEMPTS):
         with session_scope(engine) as session:
             pool, user = get_pool(pool_name, session=session), _user(user_id, session)
-            if is_active(pool):
+            if is_active(pool.config):
                 active_slots.lock(pool, session=session)
             slots.release_expired(pool, session=session)
             held = slots.active_assignment(pool, user, session=session)

@@ -449,14 +449,14 @@ def pool_show(ctx: click.Context, name: str, per_query: bool) -> None:
         click.echo("\n" + t("pool_show_per_query"))
         for query_id, size in report.sizes.items():
             click.echo(f"  {query_id}\t{size}")
-    if report.config.get("strategy") == "active":
+    if pool_active.is_active(report.config):
         _echo_active(report, pool_active.pool_status(_engine(ctx), name), per_query)
 
 
 def _echo_active(report: pools.PoolReport, status: list, per_query: bool) -> None:
     """Where an active pool's queries stand against the stopping rule."""
     settings = report.config["active"]
-    stopped = Counter(s.stopped or "open" for s in status)
+    stopped = Counter(s.state for s in status)
     click.echo(
         "\n"
         + t(
@@ -476,10 +476,9 @@ def _echo_active(report: pools.PoolReport, status: list, per_query: bool) -> Non
         click.echo(t("active_per_query"))
         for s in status:
             estimate = "-" if s.estimate is None else f"{s.estimate:.1f}"
-            state = t(f"active_{s.stopped}") if s.stopped else t("active_open")
             click.echo(
                 f"  {s.query_id}\t{s.chosen}/{settings['budget']}\t{s.judged}\t{s.relevant}"
-                f"\t{estimate}\t{state}"
+                f"\t{estimate}\t{t(f'active_{s.state}')}"
             )
 
 

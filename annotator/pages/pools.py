@@ -9,7 +9,7 @@ import streamlit as st
 
 from annotator import pools as pool_jobs
 from annotator import ui
-from annotator.active import pool_status
+from annotator.active import is_active, pool_status
 from storage import catalog
 from storage.db import session_scope
 from storage.pools import get_pool, pool_report
@@ -96,7 +96,7 @@ sizes = pd.DataFrame(
     {ui.t("col_query"): list(report.sizes), ui.t("col_candidates"): list(report.sizes.values())}
 )
 st.dataframe(sizes, hide_index=True)
-if report.config.get("strategy") == "active":
+if is_active(report.config):
     # Where each query stands against the stopping rule: the lead decides when to top up.
     st.subheader(ui.t("active_title"))
     budget = report.config["active"]["budget"]
@@ -109,7 +109,7 @@ if report.config.get("strategy") == "active":
                 ui.t("col_judged"): [s.judged for s in status],
                 ui.t("col_relevant"): [s.relevant for s in status],
                 ui.t("col_estimate"): [s.estimate for s in status],
-                ui.t("col_state"): [ui.t(f"active_{s.stopped or 'open'}") for s in status],
+                ui.t("col_state"): [ui.t(f"active_{s.state}") for s in status],
             }
         ),
         hide_index=True,
