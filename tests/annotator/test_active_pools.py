@@ -70,14 +70,20 @@ def test_only_chosen_candidates_are_asked_until_the_budget(engine, users):
     assert status["q1"].candidates == len(TEXTS)
 
 
-def test_queries_that_spent_their_budget_are_passed_over_unasked(engine, users, monkeypatch):
-    build_pool(engine, "p", systems="run:r", budget=BUDGET, active=True, overlap=1)
-    judge_all(engine, users["a1"])
-    asked = []
-    choose = assignment.choose_next
+def queries_asked(monkeypatch) -> list:
+    """From now on, the arguments of every call to active pooling's choice of a query's
+    next candidate."""
+    asked, choose = [], assignment.choose_next
     monkeypatch.setattr(
         assignment, "choose_next", lambda *a, **k: asked.append(a) or choose(*a, **k)
     )
+    return asked
+
+
+def test_queries_that_spent_their_budget_are_passed_over_unasked(engine, users, monkeypatch):
+    build_pool(engine, "p", systems="run:r", budget=BUDGET, active=True, overlap=1)
+    judge_all(engine, users["a1"])
+    asked = queries_asked(monkeypatch)
     assert assignment.next_item(engine, "p", users["a2"]) is None
     assert asked == []  # at the end of a large pool, asking each query took seconds
 
@@ -124,11 +130,7 @@ def test_a_topup_is_asked_outright_and_counts_toward_the_budget(engine, users, m
     assert len(asked) == BUDGET and {"c3", "c4", "c5"} <= set(asked)
     status = {s.query_id: s for s in pool_status(engine, "p")}
     assert (status["q1"].chosen, status["q1"].stopped) == (BUDGET, "budget")
-    asked = []
-    choose = assignment.choose_next
-    monkeypatch.setattr(
-        assignment, "choose_next", lambda *a, **k: asked.append(a) or choose(*a, **k)
-    )
+    asked = queries_asked(monkeypatch)
     assert assignment.next_item(engine, "p", users["a2"]) is None
     assert asked == []  # the added ones count toward the budget here too
 
