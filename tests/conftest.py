@@ -111,6 +111,18 @@ def write(folder: Path, name: str, content: str | bytes) -> Path:
     return path
 
 
+def run_qrels(url: str, *args, expect: int = 0):
+    """``qrels --db url ARGS...`` in this process; fails unless it exits with ``expect``.
+    Returns click's result."""
+    from click.testing import CliRunner
+
+    from annotator.cli import cli
+
+    result = CliRunner().invoke(cli, ["--db", url, *map(str, args)], catch_exceptions=False)
+    assert result.exit_code == expect, result.output + result.stderr
+    return result
+
+
 def together(work: Callable, args: Iterable) -> dict:
     """``work(arg)`` for every ``arg``, each in its own thread, all released at the same
     instant; returns the results by arg and fails naming any thread's error."""

@@ -4,17 +4,14 @@ their READMEs give; skipped where that folder is absent."""
 from __future__ import annotations
 
 import pytest
-from click.testing import CliRunner
 
-from annotator.cli import cli
+from tests.conftest import run_qrels
 
 pytestmark = pytest.mark.datasets
 
 
 def run(db_url: str, *args) -> str:
-    result = CliRunner().invoke(cli, ["--db", db_url, *map(str, args)], catch_exceptions=False)
-    assert result.exit_code == 0, result.output + result.stderr
-    return result.output
+    return run_qrels(db_url, *args).output
 
 
 @pytest.mark.parametrize(

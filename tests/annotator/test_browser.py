@@ -3,6 +3,7 @@ against ``qrels serve`` on a database of its own."""
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import socket
@@ -15,14 +16,12 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from sqlmodel import select
 
-from annotator.cli import cli
 from storage.db import make_engine, session_scope
 from storage.models import CandidateSource, Chunk, Judgment, PoolCandidate, User
-from tests.conftest import write
+from tests.conftest import run_qrels, write
 from tests.storage.test_imports import jsonl
 
 pytestmark = pytest.mark.browser
@@ -53,16 +52,6 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
-
-
-def qrels_at(url: str):
-    """``qrels --db url ARGS...`` in this process, failing on a non-zero exit."""
-
-    def qrels(*args):
-        result = CliRunner().invoke(cli, ["--db", url, *map(str, args)], catch_exceptions=False)
-        assert result.exit_code == 0, result.output
-
-    return qrels
 
 
 @contextmanager
@@ -101,7 +90,7 @@ def database(tmp_path, monkeypatch):
     monkeypatch.setenv("QRELS_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("QRELS_LANG", "en")
     password = write(tmp_path, "password.txt", "secret-password\n")
-    qrels = qrels_at(url)
+    qrels = functools.partial(run_qrels, url)
     qrels("init")
 
     def add(name: str, role: str) -> None:
@@ -115,7 +104,7 @@ def server(tmp_path, database):
     """A database with a tiny pool (two passages carry markup), two annotators, and the
     app serving it."""
     url, add_user = database
-    qrels = qrels_at(url)
+    qrels = functools.partial(run_qrels, url)
     qrels("import", "corpus", write(tmp_path, "c.jsonl", jsonl(CORPUS)), "--corpus-version", "c")
     qrels(
         "import",
@@ -380,7 +369,7 @@ def active_server(tmp_path, database):
     from tests.pooling.test_active import QUERY, TEXTS
 
     url, add_user = database
-    qrels = qrels_at(url)
+    qrels = functools.partial(run_qrels, url)
     corpus = [{"_id": f"c{i}", "title": "", "text": text} for i, text in enumerate(TEXTS)]
     run = "".join(f"q1 Q0 c{i} {i + 1} {20 - i} r\n" for i in range(len(TEXTS)))
     qrels("import", "corpus", write(tmp_path, "c.jsonl", jsonl(corpus)), "--corpus-version", "c")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import shutil
 import subprocess
@@ -11,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from annotator.cli import cli
-from tests.conftest import snapshot, write
+from tests.conftest import run_qrels, snapshot, write
 from tests.storage.test_imports import CORPUS, QUERIES, jsonl
 
 
@@ -20,14 +21,7 @@ def qrels(db_url, monkeypatch):
     """Run ``qrels --db <url> ...`` in-process; returns the result."""
     monkeypatch.delenv("QRELS_LANG", raising=False)
     monkeypatch.setenv("LANG", "C.UTF-8")
-    runner = CliRunner()
-
-    def run(*args: str, expect: int = 0):
-        result = runner.invoke(cli, ["--db", db_url, *map(str, args)], catch_exceptions=False)
-        assert result.exit_code == expect, result.output + result.stderr
-        return result
-
-    return run
+    return functools.partial(run_qrels, db_url)
 
 
 def test_help_lists_the_commands():
