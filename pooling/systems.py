@@ -155,7 +155,7 @@ def build_candidates(
     over all systems, so fusion methods may not be listed too. Parameters are checked
     before any retrieval starts."""
     check_name(strategy, STRATEGIES, "what_strategy")
-    check_size(size, {"depth": "depth", "budget": "budget"}.get(strategy, "reach"))
+    check_size(size, "reach" if strategy == "active" else strategy)
     if strategy != "depth":
         listed = [s.name for s in specs if s.kind == "fusion"]
         if listed:
