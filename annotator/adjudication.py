@@ -143,9 +143,9 @@ def pool_table(engine, pool_name: str, policy: str) -> tuple[pd.DataFrame, dict,
     """For a pool: the candidates table (status ``adjudicated`` where a lead decided), the
     leads' latest decisions, and the judgments frame."""
     from annotator.agreement import judgments_frame
-    from storage.adjudications import latest_adjudications
     from storage.db import session_scope
-    from storage.pools import get_pool
+    from storage.history import latest_adjudications
+    from storage.pool_records import get_pool
 
     frame = judgments_frame(engine, pool_name)
     with session_scope(engine) as session:

@@ -217,7 +217,7 @@ def judgments_frame(engine, pool_name: str) -> pd.DataFrame:
     (an unsure judgment has no grade)."""
     from storage.catalog import JUDGMENT_COLUMNS, candidate_judgments
     from storage.db import session_scope
-    from storage.pools import get_pool
+    from storage.pool_records import get_pool
 
     with session_scope(engine) as session:
         rows = candidate_judgments(get_pool(pool_name, session=session), session=session)

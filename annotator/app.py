@@ -36,17 +36,23 @@ if user is None:
     pages = [st.Page(login, title=ui.t("login_title"), url_path="login")]
 else:
     pages = [
-        st.Page(PAGES / "label.py", title=ui.t("page_label"), url_path="label", default=True),
-        st.Page(PAGES / "my_progress.py", title=ui.t("page_my_progress"), url_path="mine"),
+        st.Page(PAGES / "label_page.py", title=ui.t("page_label"), url_path="label", default=True),
+        st.Page(PAGES / "my_progress_page.py", title=ui.t("page_my_progress"), url_path="mine"),
     ]
     if user.role == "lead":
         pages += [
-            st.Page(PAGES / "team_progress.py", title=ui.t("page_team_progress"), url_path="team"),
-            st.Page(PAGES / "pools.py", title=ui.t("page_pools"), url_path="pools"),
             st.Page(
-                PAGES / "adjudication.py", title=ui.t("page_adjudication"), url_path="adjudication"
+                PAGES / "team_progress_page.py", title=ui.t("page_team_progress"), url_path="team"
             ),
-            st.Page(PAGES / "agreement.py", title=ui.t("page_agreement"), url_path="agreement"),
-            st.Page(PAGES / "releases.py", title=ui.t("page_releases"), url_path="releases"),
+            st.Page(PAGES / "pools_page.py", title=ui.t("page_pools"), url_path="pools"),
+            st.Page(
+                PAGES / "adjudication_page.py",
+                title=ui.t("page_adjudication"),
+                url_path="adjudication",
+            ),
+            st.Page(
+                PAGES / "agreement_page.py", title=ui.t("page_agreement"), url_path="agreement"
+            ),
+            st.Page(PAGES / "releases_page.py", title=ui.t("page_releases"), url_path="releases"),
         ]
 st.navigation(pages).run()

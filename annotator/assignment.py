@@ -4,7 +4,7 @@ An annotator works one query at a time, through that query's candidates in an or
 their own (the pool's seeded shuffle, reseeded per annotator, so annotators do not all
 start on the same chunk), then moves to the query whose judgment slots are least covered.
 Each call is one short transaction; what keeps two annotators from over-judging a candidate
-is the database (see ``storage.assignments``).
+is the database (see ``storage.slots``).
 """
 
 from __future__ import annotations
@@ -14,15 +14,14 @@ from dataclasses import dataclass
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
-from annotator.active import choose_next, is_active, stopping_rule
+from annotator.active_pooling import choose_next, is_active, stopping_rule
 from annotator.rubric import current_version
 from pooling.pool import shuffle_key
-from storage import active as active_slots
-from storage import assignments as slots
+from storage import active_records, slots
 from storage.catalog import query_keys
 from storage.db import session_scope
 from storage.models import Assignment, Chunk, Document, Pool, PoolCandidate, Query, QuerySet, User
-from storage.pools import get_pool, neighbour_texts
+from storage.pool_records import get_pool, neighbour_texts
 
 ATTEMPTS = 20  # candidates tried before giving up a round lost to other annotators
 
@@ -146,7 +145,7 @@ def next_item(engine: Engine, pool_name: str, user_id: int) -> Item | None:
         with session_scope(engine) as session:
             pool, user = get_pool(pool_name, session=session), _user(user_id, session)
             if is_active(pool.config):
-                active_slots.lock(pool, session=session)
+                active_records.lock(pool, session=session)
             slots.release_expired(pool, session=session)
             held = slots.active_assignment(pool, user, session=session)
             if held is not None:

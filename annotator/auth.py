@@ -15,8 +15,8 @@ from datetime import UTC, datetime, timedelta
 
 from sqlmodel import Session
 
+from pooling.i18n import t
 from storage import accounts
-from storage.i18n import t
 from storage.models import User, utcnow
 
 # scrypt's cost: 2**15 x 8 x 1 needs 32 MiB and ~0.1 s, the range OWASP recommends.

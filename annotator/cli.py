@@ -1,7 +1,7 @@
 """The ``qrels`` command: set up the database, import versions, report status, run the demo.
 
 Commands parse arguments, open one transaction and call ``storage`` functions; what they
-print comes from ``storage.i18n`` so it reads in English or Chinese (``--lang`` or
+print comes from ``pooling.i18n`` so it reads in English or Chinese (``--lang`` or
 ``QRELS_LANG``).
 """
 
@@ -20,16 +20,25 @@ from pathlib import Path
 import click
 import pandas as pd
 
-from annotator import active as pool_active
-from annotator import adjudication, agreement, auth, calibration, judged, releases
-from annotator import pools as pool_jobs
+from annotator import (
+    active_pooling,
+    adjudication,
+    agreement,
+    auth,
+    calibration,
+    judged,
+    pool_building,
+    releases,
+)
 from annotator.rubric import current_version
 from pooling.chunking import describe
+from pooling.i18n import LANGUAGES, t
+from pooling.readers import InputError
 from pooling.run import Run
 from pooling.systems import RetrievalOptions
 from pooling.tokenize import CHINESE_SEGMENTERS, TokenizerConfig
 from pooling.tokenize import LANGUAGES as LANGUAGES_TOKENIZE
-from storage import accounts, assignments, catalog, imports, pools
+from storage import accounts, catalog, imports, pool_records, slots
 from storage.db import (
     DatabaseError,
     check_schema,
@@ -39,8 +48,6 @@ from storage.db import (
     session_scope,
     upgrade,
 )
-from storage.i18n import LANGUAGES, t
-from storage.readers import InputError
 
 DEMO_CORPUS_VERSION = "demo-corpus-v1"
 DEMO_QUERY_SET = "demo-queries-v1"
@@ -346,7 +353,7 @@ def pool_build(ctx: click.Context, name: str, **options) -> None:
         vector_dim=options["vector_dim"],
         depth=options["retrieval_depth"],
     )
-    result = pool_jobs.build_pool(
+    result = pool_building.build_pool(
         engine,
         name,
         systems=options["systems"],
@@ -367,7 +374,7 @@ def pool_build(ctx: click.Context, name: str, **options) -> None:
         click.echo(t("active_built", budget=options["budget"]))
 
 
-def _echo_pool_built(result: pools.PoolResult, overlap: int) -> None:
+def _echo_pool_built(result: pool_records.PoolResult, overlap: int) -> None:
     added, queries = _number(result.added), _number(result.queries)
     click.echo(t("pool_built", name=result.name, added=added, queries=queries, overlap=overlap))
 
@@ -379,7 +386,9 @@ def _echo_pool_built(result: pools.PoolResult, overlap: int) -> None:
 @click.pass_context
 def pool_topup(ctx: click.Context, name: str, systems: str, depth: int) -> None:
     """Add new systems' candidates that are neither in the pool nor judged yet."""
-    result = pool_jobs.topup_pool(_engine(ctx), name, systems=systems, depth=depth, progress=True)
+    result = pool_building.topup_pool(
+        _engine(ctx), name, systems=systems, depth=depth, progress=True
+    )
     counts = {k: _number(v) for k, v in vars(result).items() if isinstance(v, int)}
     click.echo(t("pool_topped_up", name=result.name, **counts))
 
@@ -393,8 +402,8 @@ def pool_topup(ctx: click.Context, name: str, systems: str, depth: int) -> None:
 def pool_require(ctx: click.Context, name: str, query_id: str, chunk_id: str, judgments: int):
     """Ask for more (or fewer) judgments of one candidate than the pool's overlap."""
     with session_scope(_engine(ctx)) as session:
-        pool_row = pools.get_pool(name, session=session)
-        assignments.require_judgments(pool_row, query_id, chunk_id, judgments, session=session)
+        pool_row = pool_records.get_pool(name, session=session)
+        slots.require_judgments(pool_row, query_id, chunk_id, judgments, session=session)
     click.echo(f"{name}: {query_id} / {chunk_id} now needs {judgments} judgments")
 
 
@@ -405,7 +414,9 @@ def pool_require(ctx: click.Context, name: str, query_id: str, chunk_id: str, ju
 def pool_show(ctx: click.Context, name: str, per_query: bool) -> None:
     """Report size per query, and each system's unique contribution and overlap."""
     with session_scope(_engine(ctx)) as session:
-        report = pools.pool_report(pools.get_pool(name, session=session), session=session)
+        report = pool_records.pool_report(
+            pool_records.get_pool(name, session=session), session=session
+        )
     sizes = sorted(report.sizes.values())
     click.echo(
         f"{report.name}: {report.config.get('systems_spec', '')} "
@@ -449,11 +460,11 @@ def pool_show(ctx: click.Context, name: str, per_query: bool) -> None:
         click.echo("\n" + t("pool_show_per_query"))
         for query_id, size in report.sizes.items():
             click.echo(f"  {query_id}\t{size}")
-    if pool_active.is_active(report.config):
-        _echo_active(report, pool_active.pool_status(_engine(ctx), name), per_query)
+    if active_pooling.is_active(report.config):
+        _echo_active(report, active_pooling.pool_status(_engine(ctx), name), per_query)
 
 
-def _echo_active(report: pools.PoolReport, status: list, per_query: bool) -> None:
+def _echo_active(report: pool_records.PoolReport, status: list, per_query: bool) -> None:
     """Where an active pool's queries stand against the stopping rule."""
     settings = report.config["active"]
     stopped = Counter(s.state for s in status)
@@ -489,7 +500,9 @@ def _echo_active(report: pools.PoolReport, status: list, per_query: bool) -> Non
 def pool_export(ctx: click.Context, name: str, file: Path) -> None:
     """Write the pool's candidates with provenance as JSONL."""
     with session_scope(_engine(ctx)) as session:
-        count = pools.export_pool(pools.get_pool(name, session=session), file, session=session)
+        count = pool_records.export_pool(
+            pool_records.get_pool(name, session=session), file, session=session
+        )
     click.echo(t("pool_exported", count=_number(count), name=name, path=file))
 
 
@@ -500,7 +513,7 @@ def _only_pool(ctx: click.Context, name: str | None) -> str:
     if name is not None:
         return name
     with session_scope(_engine(ctx)) as session:
-        names = pools.pool_names(session=session)
+        names = pool_records.pool_names(session=session)
     if len(names) != 1:
         raise ValueError(
             t(
@@ -640,8 +653,8 @@ def coverage_command(ctx, release_dir: Path, run_file: Path, cutoffs: str, pool_
     if pool_name:
         system = f"run:{run.name}"
         with session_scope(_engine(ctx)) as session:
-            result = pools.topup_pool(
-                pools.get_pool(pool_name, session=session),
+            result = pool_records.topup_pool(
+                pool_records.get_pool(pool_name, session=session),
                 judged.topup_candidates(report, system),
                 session=session,
                 config={"systems_spec": system, "source": "coverage", "k": ks[-1]},
@@ -918,9 +931,9 @@ def demo(folder: Path, reset: bool, no_serve: bool, port: int, host: str) -> Non
     _report(corpus, "imported_corpus", "kind_corpus_version")
     _report(queries, "imported_queries", "kind_query_set")
     with session_scope(engine) as session:
-        has_pool = pools.find_pool(DEMO_POOL, session=session) is not None
+        has_pool = pool_records.find_pool(DEMO_POOL, session=session) is not None
     if not has_pool:
-        result = pool_jobs.build_pool(engine, DEMO_POOL, systems=DEMO_SYSTEMS, depth=DEMO_DEPTH)
+        result = pool_building.build_pool(engine, DEMO_POOL, systems=DEMO_SYSTEMS, depth=DEMO_DEPTH)
         _echo_pool_built(result, overlap=2)
     with session_scope(engine) as session:
         summary = catalog.status(session=session)

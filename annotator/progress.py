@@ -7,7 +7,7 @@ from sqlalchemy.engine import Engine
 
 from storage import catalog
 from storage.db import session_scope
-from storage.pools import get_pool
+from storage.pool_records import get_pool
 
 COLUMNS = ["annotator", "query", "grade", "unsure", "seconds"]
 

@@ -20,12 +20,12 @@ from sqlalchemy.engine import Engine
 
 from annotator import adjudication, agreement
 from pooling.run import Run
-from storage import releases as stored
-from storage.active import not_chosen
-from storage.adjudications import latest_adjudications
+from storage import release_records
+from storage.active_records import not_chosen
 from storage.db import session_scope
+from storage.history import latest_adjudications
 from storage.models import CorpusVersion, QuerySet
-from storage.pools import get_pool, pool_candidates
+from storage.pool_records import get_pool, pool_candidates
 
 FILES = ("qrels.trec", "qrels.tsv", "qrels-doc.trec", "queries.jsonl", "judgments.jsonl")
 NO_EVIDENCE = "no chunk graded 2 or more"
@@ -67,7 +67,7 @@ def create_release(
     out = Path(out)
     frame = agreement.judgments_frame(engine, pool_name)
     with session_scope(engine) as session:
-        if stored.find_release(version, session=session) is not None:
+        if release_records.find_release(version, session=session) is not None:
             raise ReleaseError(f"release {version!r} already exists; a version is never rewritten")
         pool = get_pool(pool_name, session=session)
         decisions = latest_adjudications(pool, session=session)
@@ -77,9 +77,9 @@ def create_release(
         never_asked = not_chosen(pool, session=session)
         query_set = session.get(QuerySet, pool.query_set_id)
         corpus = session.get(CorpusVersion, pool.corpus_version_id)
-        queries = stored.queries_of(query_set, session=session)
-        parents = stored.chunk_parents(corpus, session=session)
-        history = stored.history(pool, session=session)
+        queries = release_records.queries_of(query_set, session=session)
+        parents = release_records.chunk_parents(corpus, session=session)
+        history = release_records.history(pool, session=session)
         pool_config, overlap = pool.config, pool.overlap
     table = adjudication.candidates(frame, policy, overlap)
     grades, unresolved = adjudication.final_grades(table, decisions)
@@ -160,7 +160,7 @@ def create_release(
     text = json.dumps(manifest, ensure_ascii=False, indent=2, sort_keys=True)
     (out / "manifest.json").write_text(text + "\n", encoding="utf-8")
     with session_scope(engine) as session:
-        stored.record_release(
+        release_records.record_release(
             version,
             get_pool(pool_name, session=session),
             manifest,

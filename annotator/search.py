@@ -13,7 +13,7 @@ from sqlalchemy.engine import Engine
 
 from pooling.retrievers import BM25Retriever
 from pooling.tokenize import TokenizerConfig
-from storage import pools
+from storage import pool_records
 from storage.db import session_scope
 from storage.models import CorpusVersion
 
@@ -32,8 +32,8 @@ class ManualSearch:
     def __init__(self, engine: Engine, pool_name: str) -> None:
         self.engine, self.pool_name = engine, pool_name
         with session_scope(engine) as session:
-            pool = pools.get_pool(pool_name, session=session)
-            corpus = pools.retrieval_corpus(
+            pool = pool_records.get_pool(pool_name, session=session)
+            corpus = pool_records.retrieval_corpus(
                 session.get(CorpusVersion, pool.corpus_version_id), session=session
             )
             tokenizer = pool.config.get("retrieval", {}).get("tokenizer", {})
@@ -51,5 +51,7 @@ class ManualSearch:
         """Add ``chunk_id`` to the pool for ``query_id`` with provenance ``manual:<user>``;
         False if it was in the pool already."""
         with session_scope(self.engine) as session:
-            pool = pools.get_pool(self.pool_name, session=session)
-            return pools.add_manual_candidate(pool, query_id, chunk_id, user, session=session)
+            pool = pool_records.get_pool(self.pool_name, session=session)
+            return pool_records.add_manual_candidate(
+                pool, query_id, chunk_id, user, session=session
+            )

@@ -11,11 +11,11 @@ from __future__ import annotations
 import streamlit as st
 from sqlalchemy.engine import Engine
 
+from pooling.i18n import current_language
+from pooling.i18n import t as translate
 from storage.db import make_engine, session_scope
-from storage.i18n import current_language
-from storage.i18n import t as translate
 from storage.models import User
-from storage.pools import pool_names
+from storage.pool_records import pool_names
 
 USER_KEY, LANG_KEY, POOL_KEY = "user_id", "lang", "pool"
 

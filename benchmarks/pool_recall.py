@@ -9,7 +9,7 @@ each budget B (10, 20, 50 judgments per query) and strategy:
 - ``depth-k union``: the union of both systems' rankings taken level by level (depth 1 of
   each, then depth 2, ...) until B candidates;
 - ``fused budget (rrf)``: the B best by reciprocal rank fusion of both systems;
-- ``active``: active pooling (``pooling.active``) over the union of both systems' top
+- ``active``: active pooling (``pooling.learner``) over the union of both systems' top
   ``--reach`` (the systems ranking twice as deep, as the app does), each next chunk chosen
   from the judgments so far, the known judgments answering as the assessor; and the same
   with its stopping rule at each ``--stop-below`` level (stop once fewer relevant chunks
@@ -33,15 +33,15 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from annotator.pools import ACTIVE_REACH
-from pooling.active import QueryLearner, StoppingRule, estimate_remaining
+from annotator.pool_building import ACTIVE_REACH
 from pooling.fusion import rrf
+from pooling.learner import QueryLearner, StoppingRule, estimate_remaining
 from pooling.pool import active_pool
+from pooling.readers import read_collection
 from pooling.retrievers import BM25Retriever, Corpus, VectorRetriever
 from pooling.run import Run
 from pooling.systems import ACTIVE_PRIOR_DEPTH
 from pooling.tokenize import Tokenizer
-from storage.readers import read_collection
 
 DATASETS = Path(__file__).resolve().parents[2] / "shared" / "datasets"
 COLLECTIONS = ("cranfield", "cmrc2018-dev")

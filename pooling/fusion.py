@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from pooling.i18n import check_name, t
 from pooling.run import Run
-from storage.i18n import check_name, t
 
 RRF_K = 60
 

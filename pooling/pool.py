@@ -6,7 +6,7 @@ and is looked up by name in ``STRATEGIES``:
 - ``depth``: the union of each system's top ``size`` per query (TREC depth-k pooling).
 - ``budget``: per query, the ``size`` chunks ranked highest by fusing all the systems.
 - ``active``: the union of each system's top ``size``, from which active pooling
-  (``pooling.active``) picks what to judge next as judgments arrive.
+  (``pooling.learner``) picks what to judge next as judgments arrive.
 
 Each candidate keeps its provenance: every system that ranked it, at which rank (from 1)
 and score. The order candidates are shown in comes from ``shuffle_key``, a seeded hash
@@ -20,8 +20,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from pooling.fusion import fuse
+from pooling.i18n import check_name, t
 from pooling.run import Run
-from storage.i18n import check_name, t
 
 
 @dataclass(frozen=True)
@@ -92,7 +92,7 @@ def budget_pool(runs: Mapping[str, Run], size: int, *, fusion: str = "rrf") -> l
 def active_pool(runs: Mapping[str, Run], size: int, *, fusion: str = "rrf") -> list[Candidate]:
     """The union of each run's top ``size`` chunks per query: how deep active pooling may
     reach. Each candidate's first source is its rank by ``fusion`` over all ``runs``, the
-    order active pooling starts from (``pooling.active``)."""
+    order active pooling starts from (``pooling.learner``)."""
     check_size(size, "reach")
     fused = fuse(list(runs.values()), fusion)
     ranks = {(q, c): (rank, score) for q, c, rank, score in fused.entries()}

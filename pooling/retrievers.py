@@ -21,9 +21,9 @@ from typing import Protocol
 
 import numpy as np
 
+from pooling.i18n import check_name
 from pooling.run import Run
 from pooling.tokenize import DEFAULT_TOKENIZER, Tokenizer, TokenizerConfig, pretokenized
-from storage.i18n import check_name
 
 logger = logging.getLogger(__name__)
 

@@ -52,8 +52,8 @@ class Run:
     @classmethod
     def from_file(cls, path: Path | str, name: str | None = None) -> Run:
         """A TREC run file (``qid Q0 docid rank score tag``); checked line by line, raising
-        ``storage.readers.InputError`` with file, line and field on bad input."""
-        from storage.readers import read_run  # the one TREC-run reader, with located errors
+        ``pooling.readers.InputError`` with file, line and field on bad input."""
+        from pooling.readers import read_run  # the one TREC-run reader, with located errors
 
         scores: dict[str, dict[str, float]] = {}
         for line in read_run(path):

@@ -12,11 +12,11 @@ from dataclasses import asdict, dataclass, replace
 from tqdm.auto import tqdm
 
 from pooling.fusion import FUSION, RRF_K, fuse
+from pooling.i18n import check_name, t
 from pooling.pool import STRATEGIES, Candidate, check_size, pool
 from pooling.retrievers import BM25Retriever, Corpus, VectorRetriever, encoder_from_spec
 from pooling.run import Run
 from pooling.tokenize import DEFAULT_TOKENIZER, TokenizerConfig
-from storage.i18n import check_name, t
 
 logger = logging.getLogger(__name__)
 

@@ -18,7 +18,7 @@ import Stemmer
 from bm25s.stopwords import STOPWORDS_CHINESE, STOPWORDS_EN
 
 from pooling.chunking import is_cjk
-from storage.i18n import check_name
+from pooling.i18n import check_name
 
 logger = logging.getLogger(__name__)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from sqlmodel import Session, select
 
-from storage.i18n import t
+from pooling.i18n import t
 from storage.models import ROLES, User, utcnow
 
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from sqlalchemy import Subquery, distinct, func
 from sqlmodel import Session, select
 
-from storage.i18n import t
+from pooling.i18n import t
 from storage.models import (
     Chunk,
     CorpusVersion,

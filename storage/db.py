@@ -22,7 +22,7 @@ from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.exc import OperationalError
 from sqlmodel import Session, create_engine
 
-from storage.i18n import t
+from pooling.i18n import t
 
 logger = logging.getLogger(__name__)
 

@@ -1,6 +1,6 @@
 """Imports: corpus versions, query sets, runs and judgments, each as one transaction.
 
-Each function reads and checks the whole file first (``storage.readers``), then checks it
+Each function reads and checks the whole file first (``pooling.readers``), then checks it
 against what the database holds, and only then writes; it never commits, so the caller's
 ``session_scope`` makes the import all or nothing. A version that already exists with the
 same content is a no-op (``ImportResult.created`` is False); with other content it is
@@ -18,8 +18,18 @@ from sqlalchemy import insert
 from sqlmodel import Session, select
 
 from pooling.chunking import chunk_text, chunking_config, describe
+from pooling.i18n import t
+from pooling.readers import (
+    FirstSeen,
+    InputError,
+    Where,
+    fingerprint,
+    read_corpus,
+    read_judgments,
+    read_queries,
+    read_run,
+)
 from storage.catalog import chunk_keys, query_keys, resolve_corpus_version, resolve_query_set
-from storage.i18n import t
 from storage.models import (
     USER_KINDS,
     Chunk,
@@ -33,16 +43,6 @@ from storage.models import (
     System,
     User,
     utcnow,
-)
-from storage.readers import (
-    FirstSeen,
-    InputError,
-    Where,
-    fingerprint,
-    read_corpus,
-    read_judgments,
-    read_queries,
-    read_run,
 )
 
 logger = logging.getLogger(__name__)

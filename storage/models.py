@@ -24,9 +24,10 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlmodel import Field, SQLModel
 
+from pooling.readers import SPLITS
+
 JSONType = JSON().with_variant(JSONB(), "postgresql")
 
-SPLITS = ("dev", "test")
 ROLES = ("annotator", "lead")
 USER_KINDS = ("human", "model")
 SYSTEM_KINDS = ("lexical", "vector", "fusion", "external_run", "manual", "model_judge")
@@ -178,7 +179,7 @@ class PoolCandidate(SQLModel, table=True):
     # A seeded random key: candidates are shown in this order, which carries no hint of rank.
     shuffle_key: int = Field(sa_column=Column(BigInteger, nullable=False))
     # Judgments this candidate needs when not the pool's overlap: more when a lead asked for
-    # more; 0 in an active pool until active pooling chooses it (see storage.active).
+    # more; 0 in an active pool until active pooling chooses it (see storage.active_records).
     required: int | None = None
     added_at: datetime = _created()
 

@@ -17,8 +17,14 @@ from storage.models import Chunk
 
 APP = Path(__file__).resolve().parents[2] / "annotator"
 PAGES = APP / "pages"
-LEAD_PAGES = ["team_progress.py", "pools.py", "adjudication.py", "agreement.py", "releases.py"]
-ALL_PAGES = ["label.py", "my_progress.py", *LEAD_PAGES]
+LEAD_PAGES = [
+    "team_progress_page.py",
+    "pools_page.py",
+    "adjudication_page.py",
+    "agreement_page.py",
+    "releases_page.py",
+]
+ALL_PAGES = ["label_page.py", "my_progress_page.py", *LEAD_PAGES]
 
 
 @pytest.fixture(autouse=True)
@@ -122,7 +128,7 @@ def test_the_lead_pages_show_what_the_modules_compute(demo_url):
     uid = user_id(demo_url, "annotator1")
     for grade in (1, 2):
         assignment.submit(engine, assignment.next_item(engine, "demo-pool", uid), uid, grade=grade)
-    at = page("team_progress.py", demo_url, as_user="lead")
+    at = page("team_progress_page.py", demo_url, as_user="lead")
     table, _ = team_progress(engine, "demo-pool")
     shown = at.dataframe[0].value
     assert list(shown.iloc[:, 0]) == list(table["annotator"]) == ["annotator1"]
@@ -134,13 +140,13 @@ def test_my_progress_for_an_annotator(demo_url):
     uid = user_id(demo_url, "annotator2")
     item = assignment.next_item(engine, "demo-pool", uid)
     assignment.submit(engine, item, uid, unsure=True, note="two readings")
-    at = page("my_progress.py", demo_url, as_user="annotator2")
+    at = page("my_progress_page.py", demo_url, as_user="annotator2")
     frame = at.dataframe[0].value
     assert frame.to_dict("records") == [{"query": item.query_id, "judged": 1, "unsure": 1}]
 
 
 def test_grading_on_the_page_writes_a_judgment(demo_url):
-    at = page("label.py", demo_url, as_user="annotator1")
+    at = page("label_page.py", demo_url, as_user="annotator1")
     at.button(key="grade_3").click().run()
     assert not at.exception
     engine = make_engine(demo_url)
@@ -150,7 +156,7 @@ def test_grading_on_the_page_writes_a_judgment(demo_url):
 
 
 def test_unsure_without_a_note_asks_for_one(demo_url):
-    at = page("label.py", demo_url, as_user="annotator1")
+    at = page("label_page.py", demo_url, as_user="annotator1")
     at.button(key="unsure").click().run()
     assert "Write a note saying why you are unsure" in shown_text(at)
     engine = make_engine(demo_url)
@@ -158,7 +164,7 @@ def test_unsure_without_a_note_asks_for_one(demo_url):
 
 
 def test_the_page_speaks_chinese(demo_url):
-    at = AppTest.from_file(str(PAGES / "label.py"), default_timeout=60)
+    at = AppTest.from_file(str(PAGES / "label_page.py"), default_timeout=60)
     at.session_state["user_id"] = user_id(demo_url, "annotator1")
     at.session_state["lang"] = "zh"
     at.run()
@@ -167,7 +173,7 @@ def test_the_page_speaks_chinese(demo_url):
 
 
 def test_a_disabled_account_is_logged_out_at_the_next_render(demo_url):
-    at = page("label.py", demo_url, as_user="annotator1")
+    at = page("label_page.py", demo_url, as_user="annotator1")
     assert not at.warning
     with session_scope(make_engine(demo_url)) as session:
         accounts.disable_user("annotator1", session=session)
@@ -176,7 +182,7 @@ def test_a_disabled_account_is_logged_out_at_the_next_render(demo_url):
 
 
 def test_a_lead_builds_and_tops_up_a_pool_in_the_app(demo_url):
-    at = page("pools.py", demo_url, as_user="lead")
+    at = page("pools_page.py", demo_url, as_user="lead")
     build = [w for w in at.text_input if w.label == "Pool name"][0]
     build.input("second")
     systems = [w for w in at.text_input if w.label.startswith("Systems")][0]
@@ -184,12 +190,12 @@ def test_a_lead_builds_and_tops_up_a_pool_in_the_app(demo_url):
     at.button[[b.label for b in at.button].index("Build")].click().run()
     assert not at.exception
     assert any("pool 'second':" in s.value for s in at.success), [e.value for e in at.error]
-    at = page("pools.py", demo_url, as_user="lead")
+    at = page("pools_page.py", demo_url, as_user="lead")
     systems = [w for w in at.text_input if w.label.startswith("Systems")][1]
     systems.input("vector")
     at.button[[b.label for b in at.button].index("Top up")].click().run()
     assert any("new candidates" in s.value for s in at.success), [e.value for e in at.error]
-    at = page("pools.py", demo_url, as_user="lead")
+    at = page("pools_page.py", demo_url, as_user="lead")
     bad = [w for w in at.text_input if w.label.startswith("Systems")][1]
     bad.input("splade")
     at.button[[b.label for b in at.button].index("Top up")].click().run()
@@ -199,7 +205,7 @@ def test_a_lead_builds_and_tops_up_a_pool_in_the_app(demo_url):
 
 
 def test_a_lead_builds_an_active_pool_and_sees_where_each_query_stands(demo_url):
-    at = page("pools.py", demo_url, as_user="lead")
+    at = page("pools_page.py", demo_url, as_user="lead")
     [w for w in at.text_input if w.label == "Pool name"][0].input("active")  # default systems
     [w for w in at.checkbox if w.label.startswith("Active pooling")][0].check()
     [w for w in at.number_input if w.label.startswith("Active: judgments")][0].set_value(3)
@@ -208,7 +214,7 @@ def test_a_lead_builds_an_active_pool_and_sees_where_each_query_stands(demo_url)
     assert not at.exception
     first = assignment.next_item(make_engine(demo_url), "active", user_id(demo_url, "annotator1"))
     assert first is not None
-    at = page("pools.py", demo_url, as_user="lead")
+    at = page("pools_page.py", demo_url, as_user="lead")
     [s for s in at.selectbox if s.label == "Pool"][0].select("active").run()
     table = at.dataframe[-1].value
     assert list(table.columns) == [
@@ -238,7 +244,7 @@ def disagree(url: str) -> tuple[str, str]:
 
 def test_a_lead_adjudicates_a_disagreement(demo_url):
     query_id, chunk_id = disagree(demo_url)
-    at = page("adjudication.py", demo_url, as_user="lead")
+    at = page("adjudication_page.py", demo_url, as_user="lead")
     assert at.selectbox(key="candidate").value == (query_id, chunk_id)
     text = shown_text(at)
     assert "#1: 3  — says it outright" in text and "#2: 0  — wrong product" in text
@@ -249,8 +255,8 @@ def test_a_lead_adjudicates_a_disagreement(demo_url):
     assert not at.exception
     assert f"Recorded: {query_id} / {chunk_id} → 2" in shown_text(at)
     assert "Nothing needs a decision." in shown_text(at)  # decided: out of the queue
-    from storage.adjudications import latest_adjudications
-    from storage.pools import get_pool
+    from storage.history import latest_adjudications
+    from storage.pool_records import get_pool
 
     with session_scope(make_engine(demo_url)) as session:
         decisions = latest_adjudications(get_pool("demo-pool", session=session), session=session)
@@ -259,7 +265,7 @@ def test_a_lead_adjudicates_a_disagreement(demo_url):
 
 def test_the_agreement_page_shows_the_modules_figures(demo_url):
     disagree(demo_url)
-    at = page("agreement.py", demo_url, as_user="lead")
+    at = page("agreement_page.py", demo_url, as_user="lead")
     assert not at.exception
     pairs = at.dataframe[0].value
     assert list(pairs["pair"]) == ["annotator1 × annotator2"]
@@ -270,7 +276,7 @@ def test_the_agreement_page_shows_the_modules_figures(demo_url):
 def test_a_lead_creates_and_downloads_a_release(demo_url, tmp_path, monkeypatch):
     monkeypatch.setenv("QRELS_RELEASE_DIR", str(tmp_path / "releases"))
     disagree(demo_url)
-    at = page("releases.py", demo_url, as_user="lead")
+    at = page("releases_page.py", demo_url, as_user="lead")
     at.text_input[0].input("v1")
     at.button[0].click().run()
     assert "candidates are unresolved" in at.error[0].value
@@ -304,7 +310,7 @@ def test_a_lead_reads_a_new_runs_coverage_and_tops_up_the_pool(demo_url, tmp_pat
     ranking = [*judged, unjudged]
     run = "".join(f"{query} Q0 {c} {i} {9 - i} new\n" for i, c in enumerate(ranking, start=1))
 
-    at = page("releases.py", demo_url, as_user="lead")
+    at = page("releases_page.py", demo_url, as_user="lead")
     at.file_uploader(key="coverage_run").set_value(("new.trec", run.encode(), "text/plain"))
     at.run()
     assert not at.exception, at.exception

@@ -13,12 +13,12 @@ from sqlmodel import select
 from annotator import assignment
 from annotator.auth import add_user
 from annotator.cli import cli
-from annotator.pools import build_pool
-from storage import assignments as slots
+from annotator.pool_building import build_pool
+from storage import slots
 from storage.db import session_scope
 from storage.imports import import_corpus, import_queries, import_run
 from storage.models import Assignment, Chunk, Judgment, Query
-from storage.pools import get_pool
+from storage.pool_records import get_pool
 from tests.conftest import together, write
 from tests.storage.test_imports import jsonl
 

@@ -119,7 +119,7 @@ def test_demo_loads_the_bundled_collection(tmp_path, monkeypatch, db_url):
 def test_demo_collection_is_bilingual_with_slices_splits_and_no_answer_queries():
     from importlib.resources import files
 
-    from storage.readers import read_corpus, read_queries
+    from pooling.readers import read_corpus, read_queries
 
     data = files("annotator") / "demo"
     documents = read_corpus(str(data / "corpus.jsonl"))

@@ -13,7 +13,7 @@ from annotator.judged import coverage
 from pooling.run import Run
 from storage.db import make_engine, session_scope
 from storage.imports import import_judgments
-from storage.pools import get_pool, pool_candidates
+from storage.pool_records import get_pool, pool_candidates
 from tests.annotator.test_releases import decide, judged  # noqa: F401  (fixture)
 from tests.conftest import write
 

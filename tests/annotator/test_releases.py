@@ -14,12 +14,12 @@ from click.testing import CliRunner
 from annotator import adjudication, agreement, assignment, releases
 from annotator.auth import add_user
 from annotator.cli import cli
-from annotator.pools import build_pool
+from annotator.pool_building import build_pool
 from storage import accounts
-from storage.adjudications import adjudicate
 from storage.db import session_scope
+from storage.history import adjudicate
 from storage.imports import import_corpus, import_judgments, import_queries, import_run
-from storage.pools import get_pool
+from storage.pool_records import get_pool
 from tests.conftest import write
 from tests.storage.test_imports import jsonl
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pooling.active import MIN_JUDGED, QueryLearner, StoppingRule, estimate_remaining
+from pooling.learner import MIN_JUDGED, QueryLearner, StoppingRule, estimate_remaining
 from pooling.tokenize import Tokenizer
 
 QUERY = "new materials for more efficient solar cells"

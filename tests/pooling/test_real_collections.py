@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
+from pooling.readers import read_collection
 from pooling.retrievers import BM25Retriever, Corpus
 from pooling.tokenize import Tokenizer
-from storage.readers import read_collection
 
 pytestmark = pytest.mark.datasets
 

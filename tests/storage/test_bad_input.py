@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import pytest
 
+from pooling.readers import InputError
 from storage.catalog import NotFound
 from storage.db import session_scope
 from storage.imports import import_corpus, import_judgments, import_queries, import_run
-from storage.readers import InputError
 from tests.conftest import snapshot, write
 from tests.storage.test_imports import CORPUS, QUERIES, jsonl
 

@@ -7,11 +7,11 @@ import json
 import pytest
 from sqlmodel import select
 
+from pooling.readers import InputError
 from storage.catalog import NotFound, status
 from storage.db import session_scope
 from storage.imports import import_corpus, import_judgments, import_queries, import_run
 from storage.models import Chunk, CorpusVersion, Document, Judgment, Query, RunEntry, System, User
-from storage.readers import InputError
 from tests.conftest import snapshot, write
 
 CORPUS = [

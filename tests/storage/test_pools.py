@@ -8,12 +8,18 @@ import json
 import pytest
 from sqlmodel import select
 
-from annotator.pools import build_pool, topup_pool
+from annotator.pool_building import build_pool, topup_pool
 from storage.catalog import NotFound
 from storage.db import session_scope
 from storage.imports import import_corpus, import_judgments, import_queries, import_run
 from storage.models import PoolCandidate
-from storage.pools import add_manual_candidate, export_pool, get_pool, pool_candidates, pool_report
+from storage.pool_records import (
+    add_manual_candidate,
+    export_pool,
+    get_pool,
+    pool_candidates,
+    pool_report,
+)
 from tests.conftest import snapshot, write
 from tests.storage.test_imports import CORPUS, QUERIES, jsonl
 

@@ -16,7 +16,7 @@ from sqlalchemy import case, func, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
-from storage.active import NOT_CHOSEN
+from storage.active_records import NOT_CHOSEN
 from storage.models import Assignment, Chunk, Judgment, Pool, PoolCandidate, Query, User, utcnow
 
 HOLD = timedelta(minutes=20)

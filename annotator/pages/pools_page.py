@@ -7,12 +7,11 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from annotator import pools as pool_jobs
-from annotator import ui
-from annotator.active import is_active, pool_status
+from annotator import pool_building, ui
+from annotator.active_pooling import is_active, pool_status
 from storage import catalog
 from storage.db import session_scope
-from storage.pools import get_pool, pool_report
+from storage.pool_records import get_pool, pool_report
 
 
 def build_form() -> None:
@@ -30,7 +29,7 @@ def build_form() -> None:
         stop_below = st.number_input(ui.t("field_stop_below"), min_value=0.0, value=1.0)
         if st.form_submit_button(ui.t("build_button")):
             try:
-                result = pool_jobs.build_pool(
+                result = pool_building.build_pool(
                     ui.engine(),
                     name.strip(),
                     systems=systems,
@@ -62,7 +61,7 @@ def topup_form(pool_name: str) -> None:
         depth = st.number_input(ui.t("field_depth"), min_value=1, value=10)
         if st.form_submit_button(ui.t("topup_button")):
             try:
-                result = pool_jobs.topup_pool(
+                result = pool_building.topup_pool(
                     ui.engine(), pool_name, systems=systems, depth=int(depth)
                 )
             except (ValueError, LookupError) as error:

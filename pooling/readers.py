@@ -16,8 +16,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from storage.i18n import t
-from storage.models import SPLITS
+from pooling.i18n import t
+
+SPLITS = ("dev", "test")  # a query is for tuning (dev) or for the frozen gate (test)
 
 
 class InputError(ValueError):

@@ -17,13 +17,13 @@ from functools import lru_cache
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
-from pooling.active import QueryLearner, StoppingRule, estimate_remaining
+from pooling.learner import QueryLearner, StoppingRule, estimate_remaining
 from pooling.tokenize import Tokenizer, TokenizerConfig
-from storage import active as stored
+from storage import active_records
 from storage.catalog import query_keys
 from storage.db import session_scope
 from storage.models import Pool, Query, QuerySet
-from storage.pools import get_pool
+from storage.pool_records import get_pool
 
 RELEVANT_GRADE = 1
 
@@ -62,7 +62,9 @@ class QueryStatus:
         return self.stopped or "open"
 
 
-def _status(pool: Pool, query_id: str, candidates: list[stored.QueryCandidate]) -> QueryStatus:
+def _status(
+    pool: Pool, query_id: str, candidates: list[active_records.QueryCandidate]
+) -> QueryStatus:
     asked = sorted(
         (c for c in candidates if c.chosen and c.grades and c.first_assignment is not None),
         key=lambda c: c.first_assignment,
@@ -119,7 +121,7 @@ def _learner(pool: Pool, query: Query, ids: tuple[int, ...], session: Session) -
         if learner is not None:
             _learners.move_to_end(key)
             return learner
-    chunks = stored.candidate_texts(pool, query.id, session=session)
+    chunks = active_records.candidate_texts(pool, query.id, session=session)
     texts = [chunks[i][1] for i in ids]
     config = TokenizerConfig(**pool.config["retrieval"]["tokenizer"])
     config = _tokenizer(config).resolved(texts).config
@@ -135,16 +137,16 @@ def _learner(pool: Pool, query: Query, ids: tuple[int, ...], session: Session) -
 def choose_next(pool: Pool, query_key: int, *, session: Session) -> int | None:
     """Choose the query's next candidate from the judgments so far and ask for it (the
     candidate id), or None when the query's stopping rule says stop. The transaction must
-    hold ``storage.active.lock``."""
+    hold ``storage.active_records.lock``."""
     query = session.get(Query, query_key)
-    candidates = stored.query_candidates(pool, query_key, session=session)
+    candidates = active_records.query_candidates(pool, query_key, session=session)
     if _status(pool, query.query_id, candidates).stopped:
         return None
     learner = _learner(pool, query, tuple(c.candidate_id for c in candidates), session)
     labels = {i: _relevant(c.grades) for i, c in enumerate(candidates) if c.grades}
     for i in learner.order(labels):
         if not candidates[i].chosen:
-            stored.choose(pool, candidates[i].candidate_id, session=session)
+            active_records.choose(pool, candidates[i].candidate_id, session=session)
             return candidates[i].candidate_id
     return None
 
@@ -155,6 +157,6 @@ def pool_status(engine: Engine, pool_name: str) -> list[QueryStatus]:
         pool = get_pool(pool_name, session=session)
         keys = query_keys(session.get(QuerySet, pool.query_set_id), session=session)
         return [
-            _status(pool, query_id, stored.query_candidates(pool, key, session=session))
+            _status(pool, query_id, active_records.query_candidates(pool, key, session=session))
             for query_id, key in sorted(keys.items())
         ]

@@ -10,8 +10,8 @@ import streamlit as st
 from annotator import adjudication, judged, releases, ui
 from pooling.run import Run
 from storage.db import session_scope
-from storage.pools import get_pool, topup_pool
-from storage.releases import list_releases
+from storage.pool_records import get_pool, topup_pool
+from storage.release_records import list_releases
 
 user = ui.require("lead")
 ui.sidebar(user)

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from sqlalchemy.engine import Engine
 
+from pooling.i18n import t
 from pooling.pool import check_size
 from pooling.systems import RetrievalOptions, build_candidates, parse_systems
-from storage import pools
+from storage import pool_records
 from storage.catalog import resolve_corpus_version, resolve_query_set
 from storage.db import session_scope
-from storage.i18n import t
 from storage.models import CorpusVersion, QuerySet
 
 ACTIVE_REACH = 12  # an active pool reaches this many times its budget into each system
@@ -25,9 +25,9 @@ def _inputs(engine: Engine, specs, query_set: str | None, corpus_version: str | 
         qs = resolve_query_set(query_set, session=session)
         cv = resolve_corpus_version(corpus_version, session=session)
         names = [s.run_name for s in specs if s.kind == "external_run"]
-        external = pools.imported_runs(names, qs, cv, session=session)
-        corpus = pools.retrieval_corpus(cv, session=session)
-        queries = pools.query_texts(qs, session=session)
+        external = pool_records.imported_runs(names, qs, cv, session=session)
+        corpus = pool_records.retrieval_corpus(cv, session=session)
+        queries = pool_records.query_texts(qs, session=session)
     return qs, cv, corpus, queries, external
 
 
@@ -47,7 +47,7 @@ def build_pool(
     corpus_version: str | None = None,
     options: RetrievalOptions = RetrievalOptions(),  # noqa: B008  (frozen, never mutated)
     progress: bool = False,
-) -> pools.PoolResult:
+) -> pool_records.PoolResult:
     """Build pool ``name`` from ``systems`` (``"bm25,vector,rrf,run:NAME"``): the union of
     each system's top ``depth``, or the ``budget`` best by ``fusion``, or with ``active``
     every system's top ``reach`` (default ``12 × budget``) from which active pooling chooses
@@ -62,7 +62,7 @@ def build_pool(
         raise ValueError(t("overlap_positive", value=overlap))
     specs = parse_systems(systems)
     with session_scope(engine) as session:
-        if pools.find_pool(name, session=session) is not None:
+        if pool_records.find_pool(name, session=session) is not None:
             raise ValueError(t("pool_exists", name=name))
     qs, cv, corpus, queries, external = _inputs(engine, specs, query_set, corpus_version)
     strategy, size = ("depth", depth) if depth is not None else ("budget", budget)
@@ -83,7 +83,7 @@ def build_pool(
         progress=progress,
     )
     with session_scope(engine) as session:
-        return pools.create_pool(
+        return pool_records.create_pool(
             name,
             candidates,
             session=session,
@@ -96,12 +96,12 @@ def build_pool(
 
 def topup_pool(
     engine: Engine, name: str, *, systems: str, depth: int, progress: bool = False
-) -> pools.PoolResult:
+) -> pool_records.PoolResult:
     """Add to pool ``name`` the top ``depth`` of ``systems`` that are neither in the pool
     nor judged yet; built-in systems retrieve as the pool was built (same options)."""
     specs = parse_systems(systems)
     with session_scope(engine) as session:
-        pool = pools.get_pool(name, session=session)
+        pool = pool_records.get_pool(name, session=session)
         qs = session.get(QuerySet, pool.query_set_id)
         cv = session.get(CorpusVersion, pool.corpus_version_id)
         options = RetrievalOptions.from_dict(pool.config["retrieval"])
@@ -117,7 +117,7 @@ def topup_pool(
         progress=progress,
     )
     with session_scope(engine) as session:
-        pool = pools.get_pool(name, session=session)
-        return pools.topup_pool(
+        pool = pool_records.get_pool(name, session=session)
+        return pool_records.topup_pool(
             pool, candidates, session=session, config={**config, "systems_spec": systems}
         )

@@ -6,9 +6,9 @@ import streamlit as st
 
 from annotator import adjudication, ui
 from storage import accounts
-from storage.adjudications import adjudicate
 from storage.db import session_scope
-from storage.pools import candidate_view, get_pool
+from storage.history import adjudicate
+from storage.pool_records import candidate_view, get_pool
 
 
 def record(pool_name: str, key: tuple[str, str], policy: str, lead_id: int) -> None:

@@ -15,12 +15,12 @@ from pathlib import Path
 from sqlalchemy import insert
 from sqlmodel import Session, select
 
+from pooling.i18n import t
 from pooling.pool import Candidate, Source, shuffle_key
 from pooling.retrievers import Corpus, indexed_text
 from pooling.run import Run
-from storage.active import NOT_CHOSEN
+from storage.active_records import NOT_CHOSEN
 from storage.catalog import NotFound, chunk_keys, query_keys
-from storage.i18n import t
 from storage.models import (
     CandidateSource,
     Chunk,
