@@ -1,52 +1,17 @@
 """Which candidates need a lead's decision, and what every candidate's final grade is.
 Plain functions over the judgments frame of ``annotator.agreement``; no Streamlit.
 
-A disagreement policy is a function of the grades given to one candidate, chosen by name:
-``any`` (any difference), ``threshold`` (grades on both sides of grade 2: relevant for one
-annotator, not for another) or ``gap2`` (a gap of 2 or more). Someone marking unsure always
-needs a decision. Candidates within the policy resolve to the median of their grades
-(rounded down: when unsure, the lower grade), and a lead can still override any of them.
+The disagreement policies and how agreeing grades resolve are ``pooling.grades``. Someone
+marking unsure always needs a decision, and a lead can still override any candidate.
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable
+from dataclasses import dataclass
 
 import pandas as pd
 
-THRESHOLD = 2
-
-
-def _any(grades: list[int]) -> bool:
-    return len(set(grades)) > 1
-
-
-def _threshold(grades: list[int]) -> bool:
-    return len({g >= THRESHOLD for g in grades}) > 1
-
-
-def _gap2(grades: list[int]) -> bool:
-    return max(grades) - min(grades) >= 2
-
-
-POLICIES: dict[str, Callable[[list[int]], bool]] = {
-    "any": _any,
-    "threshold": _threshold,
-    "gap2": _gap2,
-}
-
-
-def check_policy(policy: str) -> None:
-    if policy not in POLICIES:
-        raise ValueError(f"unknown policy {policy!r}; valid: {', '.join(POLICIES)}")
-
-
-def resolved_grade(grades: list[int]) -> int:
-    """The median grade, rounded down."""
-    ordered = sorted(grades)
-    middle = (len(ordered) - 1) / 2
-    return ordered[math.floor(middle)]
+from pooling.grades import check_policy, disagree, resolved_grade
 
 
 def candidates(frame: pd.DataFrame, policy: str, overlap: int) -> pd.DataFrame:
@@ -65,7 +30,7 @@ def candidates(frame: pd.DataFrame, policy: str, overlap: int) -> pd.DataFrame:
             status = "unsure"
         elif len(group) < overlap:
             status = "incomplete"
-        elif POLICIES[policy](grades):
+        elif disagree(grades, policy):
             status = "disagree"
         else:
             status = "agreed"
@@ -139,6 +104,35 @@ def final_grades(
     return grades, unresolved
 
 
+@dataclass
+class Resolution:
+    """A pool's final grades, and the candidates left unresolved (disagreements, unsure,
+    incomplete, or never judged); an active pool's candidates nobody was asked about are
+    neither."""
+
+    grades: dict[tuple[str, str], int]
+    unresolved: list[tuple[str, str]]
+    adjudicated: int
+
+
+def resolve(
+    frame: pd.DataFrame,
+    decisions: dict[tuple[str, str], tuple],
+    pool: list[tuple[str, str]],
+    not_chosen: set[tuple[str, str]],
+    *,
+    policy: str,
+    overlap: int,
+) -> Resolution:
+    """Every candidate of a pool resolved: ``frame`` holds the current human judgments
+    (``annotator.agreement``), ``decisions`` the leads' latest adjudications, ``pool``
+    every candidate."""
+    grades, unresolved = final_grades(candidates(frame, policy, overlap), decisions)
+    settled = grades.keys() | set(unresolved) | not_chosen
+    unresolved += [key for key in pool if key not in settled]
+    return Resolution(grades, unresolved, sum(1 for key in grades if key in decisions))
+
+
 def pool_table(engine, pool_name: str, policy: str) -> tuple[pd.DataFrame, dict, pd.DataFrame]:
     """For a pool: the candidates table (status ``adjudicated`` where a lead decided), the
     leads' latest decisions, and the judgments frame."""
@@ -180,3 +174,36 @@ def versus_final(frame: pd.DataFrame, table: pd.DataFrame, decisions: dict) -> p
             row[label] = figure.value if figure.value is not None else figure.undefined
         rows.append(row)
     return pd.DataFrame(rows, columns=["annotator", "before", "after"])
+
+
+def record_decision(
+    engine,
+    pool_name: str,
+    key: tuple[str, str],
+    grade: int,
+    rationale: str,
+    lead_id: int,
+    policy: str,
+) -> None:
+    """A lead's final grade for the candidate ``key`` (query id, chunk id), with the reason;
+    an earlier decision stays in the history. Raises ``LocalizedError`` for a grade off the
+    scale, a missing rationale or an account that is not a lead's."""
+    from storage.accounts import get_user_by_id
+    from storage.db import session_scope
+    from storage.history import adjudicate
+    from storage.pool_records import get_pool
+
+    with session_scope(engine) as session:
+        lead = get_user_by_id(lead_id, session=session)
+        pool = get_pool(pool_name, session=session)
+        adjudicate(pool, *key, grade, rationale, lead, policy, session=session)
+
+
+def candidate_view(engine, pool_name: str, key: tuple[str, str]):
+    """What a lead sees of the candidate ``key``: ``storage.pool_records.CandidateView``."""
+    from storage.db import session_scope
+    from storage.pool_records import candidate_view as view
+    from storage.pool_records import get_pool
+
+    with session_scope(engine) as session:
+        return view(get_pool(pool_name, session=session), *key, session=session)

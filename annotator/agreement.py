@@ -19,8 +19,16 @@ import numpy as np
 import pandas as pd
 from sklearn.metrics import cohen_kappa_score, confusion_matrix
 
-GRADES = [0, 1, 2, 3]
+from pooling.grades import GRADES
+from pooling.i18n import check_name, t
+
 KAPPAS = ("unweighted", "linear", "quadratic", "binary_ge1", "binary_ge2")
+GROUPINGS = ("slice", "split")
+
+
+# Why a figure can be undefined: message keys. ``Figure.undefined`` holds the English text
+# (the JSON layout is stable whatever the language); ``Figure.text`` translates it.
+REASONS = ("reason_few_shared", "reason_one_grade", "reason_no_pairs", "reason_no_shared")
 
 
 @dataclass(frozen=True)
@@ -33,9 +41,20 @@ class Figure:
     low: float | None = None
     high: float | None = None
 
+    def text(self, lang: str | None = None) -> str:
+        """``0.712 [0.650, 0.780]``, or ``undefined: why`` in ``lang``."""
+        if self.value is None:
+            reason = next((k for k in REASONS if t(k, "en") == self.undefined), None)
+            why = t(reason, lang) if reason else self.undefined
+            return t("figure_undefined", lang, reason=why)
+        if self.low is None:
+            return f"{self.value:.3f}"
+        return f"{self.value:.3f} [{self.low:.3f}, {self.high:.3f}]"
+
 
 def _undefined(reason: str) -> Figure:
-    return Figure(None, reason)
+    """A figure that cannot be computed, for the reason with message key ``reason``."""
+    return Figure(None, t(reason, "en"))
 
 
 def kappa(a: list[int], b: list[int], kind: str = "unweighted") -> Figure:
@@ -43,43 +62,50 @@ def kappa(a: list[int], b: list[int], kind: str = "unweighted") -> Figure:
     ``linear`` or ``quadratic`` weighted over 0–3, or binary at ``binary_ge1`` /
     ``binary_ge2`` (relevant means grade >= 1 / >= 2). scikit-learn computes it."""
     if len(a) < 2:
-        return _undefined("fewer than two shared items")
+        return _undefined("reason_few_shared")
     x, y = np.asarray(a), np.asarray(b)
-    labels: list[int] = GRADES
+    check_name(kind, KAPPAS, "what_kappa")
+    labels: list[int] = list(GRADES)
     weights = None
     if kind.startswith("binary_ge"):
         threshold = int(kind[-1])
         x, y, labels = (x >= threshold).astype(int), (y >= threshold).astype(int), [0, 1]
     elif kind in ("linear", "quadratic"):
         weights = kind
-    elif kind != "unweighted":
-        raise ValueError(f"unknown kappa {kind!r}; valid: {', '.join(KAPPAS)}")
     if len(set(x) | set(y)) < 2:
-        return _undefined("only one grade in use: chance agreement is certain")
+        return _undefined("reason_one_grade")
     return Figure(float(cohen_kappa_score(x, y, labels=labels, weights=weights)))
+
+
+def confusion(a: list[int], b: list[int]) -> list[list[int]]:
+    """How often each pair of grades was given: rows ``a``'s grade, columns ``b``'s."""
+    if not a:
+        return [[0] * len(GRADES) for _ in GRADES]
+    return confusion_matrix(a, b, labels=list(GRADES)).tolist()
 
 
 def krippendorff_alpha(frame: pd.DataFrame) -> Figure:
     """Krippendorff's alpha, ordinal, over all annotators; items judged by one annotator
     only (missing judgments) take no part."""
     units = frame.dropna(subset=["grade"]).groupby(["query_id", "chunk_id"])["grade"]
-    coincidence = np.zeros((4, 4))
+    size = len(GRADES)
+    coincidence = np.zeros((size, size))
     for _, grades in units:
         values = grades.astype(int).to_numpy()
         if len(values) < 2:
             continue
-        counts = np.bincount(values, minlength=4).astype(float)
+        counts = np.bincount(values, minlength=size).astype(float)
         pairs = np.outer(counts, counts) - np.diag(counts)
         coincidence += pairs / (len(values) - 1)
     totals = coincidence.sum(axis=1)
     n = totals.sum()
     if n == 0:
-        return _undefined("no item has two judgments")
+        return _undefined("reason_no_pairs")
     if np.count_nonzero(totals) < 2:
-        return _undefined("only one grade in use: chance agreement is certain")
+        return _undefined("reason_one_grade")
     cumulative = np.cumsum(totals)
-    distance = np.zeros((4, 4))
-    for c, k in itertools.product(range(4), repeat=2):
+    distance = np.zeros((size, size))
+    for c, k in itertools.product(range(size), repeat=2):
         low, high = min(c, k), max(c, k)
         between = cumulative[high] - (cumulative[low - 1] if low else 0)
         distance[c, k] = (between - (totals[c] + totals[k]) / 2) ** 2
@@ -113,7 +139,7 @@ def _pair_statistic(kind: str) -> Callable[[pd.DataFrame], Figure]:
         a, b = both["grade_a"].astype(int).tolist(), both["grade_b"].astype(int).tolist()
         if kind != "percent":
             return kappa(a, b, kind)
-        return Figure(float(np.mean(np.equal(a, b)))) if a else _undefined("no shared items")
+        return Figure(float(np.mean(np.equal(a, b)))) if a else _undefined("reason_no_shared")
 
     return statistic
 
@@ -129,7 +155,7 @@ def pair_agreement(frame: pd.DataFrame, first: str, second: str, rounds: int = 0
         shared=len(a),
         percent=figures.pop("percent"),
         kappas=figures,
-        confusion=confusion_matrix(a, b, labels=GRADES).tolist() if a else [[0] * 4] * 4,
+        confusion=confusion(a, b),
     )
 
 
@@ -196,15 +222,14 @@ def groups(frame: pd.DataFrame, by: str | None) -> dict[str, pd.DataFrame]:
     slices) or by ``split``."""
     if by is None:
         return {"all": frame}
+    check_name(by, GROUPINGS, "what_grouping")
     if by == "split":
         return {f"split:{name}": part for name, part in frame.groupby("split")}
-    if by == "slice":
-        exploded = frame.explode("slices")
-        return {
-            f"slice:{name}": part.drop(columns="slices")
-            for name, part in exploded.dropna(subset=["slices"]).groupby("slices")
-        }
-    raise ValueError(f"unknown grouping {by!r}; valid: slice, split")
+    exploded = frame.explode("slices")
+    return {
+        f"slice:{name}": part.drop(columns="slices")
+        for name, part in exploded.dropna(subset=["slices"]).groupby("slices")
+    }
 
 
 def to_json(reports: list[AgreementReport]) -> list[dict]:
@@ -212,15 +237,21 @@ def to_json(reports: list[AgreementReport]) -> list[dict]:
     return [asdict(r) for r in reports]
 
 
-def judgments_frame(engine, pool_name: str) -> pd.DataFrame:
-    """The current human judgments on a pool's candidates, as the frame described above
-    (an unsure judgment has no grade)."""
-    from storage.catalog import JUDGMENT_COLUMNS, candidate_judgments
-    from storage.db import session_scope
-    from storage.pool_records import get_pool
+def frame_of(rows: list[tuple]) -> pd.DataFrame:
+    """The frame described above from ``storage.history.candidate_judgments`` rows (an
+    unsure judgment has no grade)."""
+    from storage.history import JUDGMENT_COLUMNS
 
-    with session_scope(engine) as session:
-        rows = candidate_judgments(get_pool(pool_name, session=session), session=session)
     frame = pd.DataFrame(rows, columns=JUDGMENT_COLUMNS)
     frame["grade"] = frame["grade"].astype("Int64")
     return frame
+
+
+def judgments_frame(engine, pool_name: str) -> pd.DataFrame:
+    """The current human judgments on a pool's candidates, as the frame described above."""
+    from storage.db import session_scope
+    from storage.history import candidate_judgments
+    from storage.pool_records import get_pool
+
+    with session_scope(engine) as session:
+        return frame_of(candidate_judgments(get_pool(pool_name, session=session), session=session))

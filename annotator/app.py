@@ -8,22 +8,30 @@ from pathlib import Path
 import streamlit as st
 
 from annotator import ui
-from annotator.auth import authenticate
-from storage.db import session_scope
+from annotator.auth import login
 
-PAGES = Path(__file__).parent / "pages"
+FOLDER = Path(__file__).parent / "pages"
+# The pages: file, title's message key, address, and whether only leads see it.
+PAGES = [
+    ("label_page.py", "page_label", "label", False),
+    ("my_progress_page.py", "page_my_progress", "mine", False),
+    ("team_progress_page.py", "page_team_progress", "team", True),
+    ("pools_page.py", "page_pools", "pools", True),
+    ("adjudication_page.py", "page_adjudication", "adjudication", True),
+    ("agreement_page.py", "page_agreement", "agreement", True),
+    ("releases_page.py", "page_releases", "releases", True),
+]
 st.set_page_config(page_title="qrels-studio", layout="wide")
 
 
-def login() -> None:
+def login_form() -> None:
     st.title(ui.t("app_title"))
     with st.form("login"):
         name = st.text_input(ui.t("login_name"), key="login_name")
         password = st.text_input(ui.t("login_password"), type="password", key="login_password")
         submitted = st.form_submit_button(ui.t("login_button"))
     if submitted:
-        with session_scope(ui.engine()) as session:
-            user = authenticate(name.strip(), password, session=session)
+        user = login(ui.engine(), name, password)
         if user is None:
             st.error(ui.t("login_failed"))
         else:
@@ -33,26 +41,11 @@ def login() -> None:
 
 user = ui.current_user()
 if user is None:
-    pages = [st.Page(login, title=ui.t("login_title"), url_path="login")]
+    pages = [st.Page(login_form, title=ui.t("login_title"), url_path="login")]
 else:
     pages = [
-        st.Page(PAGES / "label_page.py", title=ui.t("page_label"), url_path="label", default=True),
-        st.Page(PAGES / "my_progress_page.py", title=ui.t("page_my_progress"), url_path="mine"),
+        st.Page(FOLDER / file, title=ui.t(title), url_path=address, default=i == 0)
+        for i, (file, title, address, leads_only) in enumerate(PAGES)
+        if user.role == "lead" or not leads_only
     ]
-    if user.role == "lead":
-        pages += [
-            st.Page(
-                PAGES / "team_progress_page.py", title=ui.t("page_team_progress"), url_path="team"
-            ),
-            st.Page(PAGES / "pools_page.py", title=ui.t("page_pools"), url_path="pools"),
-            st.Page(
-                PAGES / "adjudication_page.py",
-                title=ui.t("page_adjudication"),
-                url_path="adjudication",
-            ),
-            st.Page(
-                PAGES / "agreement_page.py", title=ui.t("page_agreement"), url_path="agreement"
-            ),
-            st.Page(PAGES / "releases_page.py", title=ui.t("page_releases"), url_path="releases"),
-        ]
 st.navigation(pages).run()

@@ -16,8 +16,10 @@ from sqlmodel import Session
 
 from annotator.active_pooling import choose_next, is_active, stopping_rule
 from annotator.rubric import current_version
+from pooling.grades import check_grade
+from pooling.i18n import LocalizedError
 from pooling.pool import shuffle_key
-from storage import active_records, slots
+from storage import active_records, history, slots
 from storage.catalog import query_keys
 from storage.db import session_scope
 from storage.models import Assignment, Chunk, Document, Pool, PoolCandidate, Query, QuerySet, User
@@ -52,7 +54,7 @@ def _item(assignment: Assignment, session: Session) -> Item:
     query = session.get(Query, candidate.query_id)
     chunk = session.get(Chunk, candidate.chunk_id)
     document = session.get(Document, chunk.document_id)
-    judgment = slots.current_judgment(assignment, session=session)
+    judgment = history.current_judgment(assignment, session=session)
     return Item(
         assignment_id=assignment.id,
         revision=assignment.revision,
@@ -175,9 +177,9 @@ def submit(
     was not written: the same submission twice, or a hold that timed out and went to
     someone else. Raises ``ValueError`` for a grade outside 0–3 or unsure without note."""
     if unsure and not note.strip():
-        raise ValueError("an unsure judgment needs a note saying why")
-    if not unsure and grade not in (0, 1, 2, 3):
-        raise ValueError(f"grade must be 0, 1, 2 or 3, got {grade!r}")
+        raise LocalizedError("unsure_note_missing")
+    if not unsure:
+        check_grade(grade)
     with session_scope(engine) as session:
         judgment = slots.record_judgment(
             item.assignment_id,
@@ -205,6 +207,23 @@ def judged_items(engine: Engine, pool_name: str, user_id: int) -> list[Item]:
     with session_scope(engine) as session:
         pool, user = get_pool(pool_name, session=session), _user(user_id, session)
         return [_item(a, session) for a in slots.judged_assignments(pool, user, session=session)]
+
+
+def judged_count(engine: Engine, pool_name: str, user_id: int) -> int:
+    """How many items ``user_id`` has judged in the pool."""
+    with session_scope(engine) as session:
+        pool, user = get_pool(pool_name, session=session), _user(user_id, session)
+        return slots.judged_count(pool, user, session=session)
+
+
+def judged_item(engine: Engine, pool_name: str, user_id: int, index: int) -> Item | None:
+    """The ``index``-th item (from 0, oldest first) ``user_id`` judged in the pool, with its
+    current grade; None past the end."""
+    with session_scope(engine) as session:
+        pool, user = get_pool(pool_name, session=session), _user(user_id, session)
+        back = slots.judged_count(pool, user, session=session) - 1 - index
+        found = slots.judged_assignment(pool, user, back, session=session) if back >= 0 else None
+        return _item(found, session) if found is not None else None
 
 
 def reload(engine: Engine, item: Item) -> Item:

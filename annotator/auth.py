@@ -11,12 +11,15 @@ import hashlib
 import hmac
 import secrets
 import time
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
+from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
-from pooling.i18n import t
+from pooling.i18n import LocalizedError
 from storage import accounts
+from storage.db import session_scope
 from storage.models import User, utcnow
 
 # scrypt's cost: 2**15 x 8 x 1 needs 32 MiB and ~0.1 s, the range OWASP recommends.
@@ -95,5 +98,33 @@ def add_user(name: str, role: str, password: str, *, session: Session) -> User:
     """A new login account with a hashed password; raises ``ValueError`` for a password
     shorter than 8 characters, a taken name or an unknown role."""
     if len(password) < MIN_PASSWORD_LENGTH:
-        raise ValueError(t("password_short", length=MIN_PASSWORD_LENGTH))
+        raise LocalizedError("password_short", length=MIN_PASSWORD_LENGTH)
     return accounts.create_user(name, role, hash_password(password), session=session)
+
+
+@dataclass(frozen=True)
+class Account:
+    """A logged-in person as the app knows them."""
+
+    id: int
+    name: str
+    role: str
+
+
+def _account(user: User | None) -> Account | None:
+    if user is None or user.disabled or user.password_hash is None:
+        return None
+    return Account(user.id, user.name, user.role)
+
+
+def login(engine: Engine, name: str, password: str) -> Account | None:
+    """The account for this name and password, or None (see ``authenticate``)."""
+    with session_scope(engine) as session:
+        return _account(authenticate(name.strip(), password, session=session))
+
+
+def account(engine: Engine, user_id: int) -> Account | None:
+    """The account ``user_id`` as the database has it now: None once it is disabled or
+    gone, so that a change takes effect at the next click."""
+    with session_scope(engine) as session:
+        return _account(session.get(User, user_id))

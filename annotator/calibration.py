@@ -4,11 +4,12 @@ No Streamlit in here."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pandas as pd
-from sklearn.metrics import confusion_matrix
+from sqlalchemy.engine import Engine
 
-from annotator.agreement import GRADES, KAPPAS, Figure, kappa
+from annotator.agreement import KAPPAS, Figure, confusion, kappa
 
 
 @dataclass
@@ -49,9 +50,25 @@ def calibrate(
         judge=judge,
         shared=len(both),
         kappas={kind: kappa(human, machine, kind) for kind in KAPPAS},
-        confusion=confusion_matrix(human, machine, labels=GRADES).tolist()
-        if rows
-        else [[0] * 4] * 4,
+        confusion=confusion(human, machine),
         per_slice=per_slice,
         differences=gaps[gaps["gap"] > 0].head(worst).drop(columns="gap").to_dict("records"),
     )
+
+
+def calibrate_judge(
+    engine: Engine, judge: str, release: Path | str, worst: int = 20
+) -> Calibration:
+    """``calibrate`` with the judge's labels from the database and the release's grades and
+    slices from its folder. Raises ``NotFound`` for a judge the database does not know."""
+    from annotator.release_files import read_qrels, read_queries
+    from storage.accounts import get_user
+    from storage.db import session_scope
+    from storage.history import labels_of
+
+    with session_scope(engine) as session:
+        get_user(judge, session=session)
+        rows = labels_of(judge, session=session)
+    labels = pd.DataFrame(rows, columns=["query_id", "chunk_id", "grade"])
+    slices = {q["_id"]: q.get("slices", []) for q in read_queries(release)}
+    return calibrate(judge, labels, read_qrels(release), slices, worst)

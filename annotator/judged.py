@@ -47,3 +47,13 @@ def topup_candidates(report: CoverageReport, system: str) -> list[Candidate]:
         Candidate(query_id, chunk_id, [Source(system, rank, score)])
         for query_id, chunk_id, rank, score in report.unjudged
     ]
+
+
+def topup(engine, pool_name: str, report: CoverageReport, run_name: str, k: int):
+    """Add the unjudged chunks of ``report`` to pool ``pool_name`` as a top-up, with the run
+    as their provenance (``run:<name>``); returns ``storage.pool_records.PoolResult``."""
+    from annotator.pool_building import add_candidates
+
+    system = f"run:{run_name}"
+    config = {"systems_spec": system, "source": "coverage", "k": k}
+    return add_candidates(engine, pool_name, topup_candidates(report, system), config)

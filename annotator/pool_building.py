@@ -1,16 +1,17 @@
-"""Building and topping up pools: read from the database, retrieve, write back.
+"""Pools for the CLI and the lead's pages: build and top them up, add candidates found
+elsewhere, and read what they hold.
 
 Retrieval can take minutes on a large corpus, so it runs between two short transactions
 (one that reads the inputs, one that stores the pool) instead of inside one that would
-keep annotators waiting. The CLI and the lead's pages both call these.
+keep annotators waiting.
 """
 
 from __future__ import annotations
 
 from sqlalchemy.engine import Engine
 
-from pooling.i18n import t
-from pooling.pool import check_size
+from pooling.i18n import LocalizedError
+from pooling.pool import Candidate, check_size
 from pooling.systems import RetrievalOptions, build_candidates, parse_systems
 from storage import pool_records
 from storage.catalog import resolve_corpus_version, resolve_query_set
@@ -55,15 +56,15 @@ def build_pool(
     ``stop_below`` relevant chunks are estimated to remain. Raises ``ValueError`` for bad
     parameters and ``NotFound`` for unknown versions or runs, before any retrieval starts."""
     if (depth is None) == (budget is None) or (active and budget is None):
-        raise ValueError(t("depth_or_budget"))
+        raise LocalizedError("depth_or_budget")
     if stop_below < 0:
-        raise ValueError(t("stop_below_negative", value=stop_below))
+        raise LocalizedError("stop_below_negative", value=stop_below)
     if overlap < 1:
-        raise ValueError(t("overlap_positive", value=overlap))
+        raise LocalizedError("overlap_positive", value=overlap)
     specs = parse_systems(systems)
     with session_scope(engine) as session:
         if pool_records.find_pool(name, session=session) is not None:
-            raise ValueError(t("pool_exists", name=name))
+            raise LocalizedError("pool_exists", name=name)
     qs, cv, corpus, queries, external = _inputs(engine, specs, query_set, corpus_version)
     strategy, size = ("depth", depth) if depth is not None else ("budget", budget)
     settings = {}
@@ -120,4 +121,36 @@ def topup_pool(
         pool = pool_records.get_pool(name, session=session)
         return pool_records.topup_pool(
             pool, candidates, session=session, config={**config, "systems_spec": systems}
+        )
+
+
+def add_candidates(
+    engine: Engine, name: str, candidates: list[Candidate], config: dict
+) -> pool_records.PoolResult:
+    """Add ``candidates`` found elsewhere (e.g. a new run's unjudged chunks) to pool
+    ``name`` as a top-up: only those neither in the pool nor judged yet."""
+    with session_scope(engine) as session:
+        pool = pool_records.get_pool(name, session=session)
+        return pool_records.topup_pool(pool, candidates, session=session, config=config)
+
+
+def pool_names(engine: Engine) -> list[str]:
+    """The names of all pools, oldest first."""
+    with session_scope(engine) as session:
+        return pool_records.pool_names(session=session)
+
+
+def version_names(engine: Engine) -> tuple[list[str], list[str]]:
+    """The names of all query sets and of all corpus versions."""
+    from storage.catalog import version_names as names
+
+    with session_scope(engine) as session:
+        return names(session=session)
+
+
+def pool_report(engine: Engine, name: str) -> pool_records.PoolReport:
+    """How pool ``name`` is made up (``storage.pool_records.PoolReport``)."""
+    with session_scope(engine) as session:
+        return pool_records.pool_report(
+            pool_records.get_pool(name, session=session), session=session
         )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 from sqlalchemy.engine import Engine
 
-from storage import catalog
+from storage import catalog, history
 from storage.db import session_scope
 from storage.pool_records import get_pool
 
@@ -15,7 +15,7 @@ COLUMNS = ["annotator", "query", "grade", "unsure", "seconds"]
 def _judgments(engine: Engine, pool_name: str) -> tuple[pd.DataFrame, catalog.PoolSummary]:
     with session_scope(engine) as session:
         pool = get_pool(pool_name, session=session)
-        rows = catalog.pool_judgments(pool, session=session)
+        rows = history.pool_judgments(pool, session=session)
         summary = catalog.pool_summary(pool, session)
     return pd.DataFrame(rows, columns=COLUMNS), summary
 

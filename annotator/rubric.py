@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from pooling.i18n import t
+
 _HEADING = re.compile(r"^## ([0-3]) — (.+)$", re.MULTILINE)
 
 
@@ -36,7 +38,7 @@ def rubric_dir() -> Path:
     ):
         if candidate.is_dir():
             return candidate
-    raise FileNotFoundError("rubrics/ not found beside the packages or in share/qrels-studio")
+    raise FileNotFoundError(t("rubrics_missing"))
 
 
 def _version_key(name: str) -> tuple:

@@ -11,11 +11,12 @@ from __future__ import annotations
 import streamlit as st
 from sqlalchemy.engine import Engine
 
+from annotator.auth import Account, account
+from annotator.pool_building import pool_names
+from pooling.grades import DEFAULT_POLICY, POLICIES
 from pooling.i18n import current_language
 from pooling.i18n import t as translate
-from storage.db import make_engine, session_scope
-from storage.models import User
-from storage.pool_records import pool_names
+from storage.db import make_engine
 
 USER_KEY, LANG_KEY, POOL_KEY = "user_id", "lang", "pool"
 
@@ -37,20 +38,18 @@ def t(key: str, **params: object) -> str:
     return translate(key, lang(), **params)
 
 
-def current_user() -> User | None:
+def current_user() -> Account | None:
     """The logged-in user as the database has it now; None when logged out or disabled."""
     user_id = st.session_state.get(USER_KEY)
     if user_id is None:
         return None
-    with session_scope(engine()) as session:
-        user = session.get(User, user_id)
-    if user is None or user.disabled or user.password_hash is None:
+    user = account(engine(), user_id)
+    if user is None:
         st.session_state.pop(USER_KEY, None)
-        return None
     return user
 
 
-def require(role: str | None = None) -> User:
+def require(role: str | None = None) -> Account:
     """The logged-in user, if allowed here (``role="lead"`` for lead pages); otherwise the
     page shows a refusal and stops before rendering any content."""
     user = current_user()
@@ -63,7 +62,7 @@ def require(role: str | None = None) -> User:
     return user
 
 
-def sidebar(user: User) -> None:
+def sidebar(user: Account) -> None:
     """Who is logged in, the language switch and the logout button."""
     with st.sidebar:
         st.markdown(t("logged_in_as", name=user.name, role=t(f"role_{user.role}")))
@@ -85,8 +84,7 @@ def sidebar(user: User) -> None:
 
 def choose_pool() -> str:
     """The pool chosen in the sidebar; with no pool at all, says so and stops the page."""
-    with session_scope(engine()) as session:
-        names = pool_names(session=session)
+    names = pool_names(engine())
     if not names:
         st.info(t("no_pools"))
         st.stop()
@@ -95,12 +93,10 @@ def choose_pool() -> str:
 
 def choose_policy() -> str:
     """The disagreement policy chosen in the sidebar (default: different sides of 2)."""
-    from annotator.adjudication import POLICIES
-
     return st.sidebar.selectbox(
         t("policy"),
         list(POLICIES),
-        index=1,
+        index=list(POLICIES).index(DEFAULT_POLICY),
         format_func=lambda name: t(f"policy_{name}"),
         key="policy",
     )
@@ -119,6 +115,22 @@ def show_pair(query_text: str, query_notes: str, title: str, text: str) -> None:
         if title:
             st.caption(t("from_document", title=title))
         st.text(text)
+
+
+def pool_changed(result, overlap: int | None = None) -> None:
+    """Say what a build (with ``overlap``) or a top-up did to a pool."""
+    counts = {k: v for k, v in vars(result).items() if k != "name"}
+    if overlap is None:
+        st.success(t("pool_topped_up", name=result.name, **counts))
+    else:
+        st.success(t("pool_built", name=result.name, overlap=overlap, **counts))
+
+
+def show_context(before: str | None, after: str | None) -> None:
+    """The passages before and after the one being judged, as plain text."""
+    for label, text in ((t("context_before"), before), (t("context_after"), after)):
+        st.caption(label)
+        st.text(text if text is not None else t("context_none"))
 
 
 # Grades, unsure, skip and moving back and forth are the buttons' own shortcuts (Streamlit

@@ -34,10 +34,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 from annotator.pool_building import ACTIVE_REACH
+from pooling.collection import read_collection
 from pooling.fusion import rrf
 from pooling.learner import QueryLearner, StoppingRule, estimate_remaining
 from pooling.pool import active_pool
-from pooling.readers import read_collection
 from pooling.retrievers import BM25Retriever, Corpus, VectorRetriever
 from pooling.run import Run
 from pooling.systems import ACTIVE_PRIOR_DEPTH

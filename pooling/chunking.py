@@ -12,6 +12,8 @@ from __future__ import annotations
 import unicodedata
 from dataclasses import dataclass
 
+from pooling.i18n import LocalizedError
+
 CHUNKER_VERSION = 1
 
 _SENTENCE_END = set("。！？!?；;…")
@@ -72,7 +74,7 @@ def chunk_text(text: str, size: int, overlap: int = 0) -> list[Span]:
     Raises ``ValueError`` unless ``size >= 1`` and ``0 <= overlap < size``.
     """
     if size < 1 or not 0 <= overlap < size:
-        raise ValueError(f"need size >= 1 and 0 <= overlap < size, got {size=} {overlap=}")
+        raise LocalizedError("chunker_params", size=size, overlap=overlap)
     n = len(text)
     strength = [0] * (n + 1)
     for i in range(1, n):

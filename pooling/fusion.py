@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from pooling.i18n import check_name, t
+from pooling.i18n import LocalizedError, check_name
 from pooling.run import Run
 
 RRF_K = 60
@@ -70,5 +70,5 @@ def fuse(runs: Sequence[Run], method: str = "rrf", k: int = RRF_K) -> Run:
     valid methods when it is unknown, or when there is nothing to fuse."""
     check_name(method, FUSION, "what_fusion")
     if not runs:
-        raise ValueError(t("nothing_to_fuse"))
+        raise LocalizedError("nothing_to_fuse")
     return FUSION[method](runs, k=k)

@@ -1,13 +1,20 @@
-"""User-facing messages in English and Chinese.
+"""User-facing messages in English and Chinese, and the errors that carry them.
 
 Every message a user can see is looked up here by key, so that the CLI, the app and the
-errors raised by imports speak the same language. The language comes from ``QRELS_LANG``
-(``en`` or ``zh``), else from the locale variables, else English.
+errors raised anywhere speak the same language. The table sits in the bottom layer
+(``pooling``) so that every layer may use it without importing upwards. The language
+comes from ``QRELS_LANG`` (``en`` or ``zh``), else from the locale variables, else English.
+
+Errors a user can act on are ``LocalizedError``: a message key and its parameters, rendered
+when shown, so the same error reads in English on the command line and in Chinese in an
+app session set to Chinese. A parameter that is itself a message key (a kind of thing, a
+type name) is written ``"@key"``.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 
 LANGUAGES = ("en", "zh")
 
@@ -471,6 +478,143 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "{complete} of {candidates} candidates have their {overlap} judgments",
         "zh": "{candidates} 个候选中已有 {complete} 个获得 {overlap} 份标注",
     },
+    # -- grades, judgments, adjudication
+    "unsure_note_missing": {
+        "en": "an unsure judgment needs a note saying why",
+        "zh": "标为不确定的标注需要写明原因",
+    },
+    "rationale_missing": {
+        "en": "an adjudication needs a short rationale",
+        "zh": "裁定需要简短的理由",
+    },
+    "leads_only": {
+        "en": "only leads adjudicate; {name} is an {role}",
+        "zh": "只有负责人可以裁定；{name} 的角色是{role}",
+    },
+    "judgments_at_least_one": {
+        "en": "a candidate needs at least 1 judgment, got {count}",
+        "zh": "每个候选至少需要 1 份标注，实际为 {count}",
+    },
+    "not_a_candidate": {
+        "en": "({query}, {chunk}) is not a candidate of pool '{pool}'",
+        "zh": "（{query}，{chunk}）不是候选池“{pool}”中的候选",
+    },
+    "rubrics_missing": {
+        "en": "rubrics/ not found beside the packages or in share/qrels-studio",
+        "zh": "在程序包旁或 share/qrels-studio 中找不到 rubrics/",
+    },
+    "what_policy": {"en": "policy", "zh": "分歧判定规则"},
+    "what_kappa": {"en": "kappa", "zh": "kappa 类型"},
+    "what_grouping": {"en": "grouping", "zh": "分组方式"},
+    "what_qrels_format": {"en": "qrels format", "zh": "qrels 格式"},
+    "figure_undefined": {"en": "undefined: {reason}", "zh": "无法计算：{reason}"},
+    "reason_few_shared": {"en": "fewer than two shared items", "zh": "共同条目少于两个"},
+    "reason_one_grade": {
+        "en": "only one grade in use: chance agreement is certain",
+        "zh": "只用到一个等级：偶然一致的概率为 1",
+    },
+    "reason_no_pairs": {"en": "no item has two judgments", "zh": "没有条目有两份标注"},
+    "reason_no_shared": {"en": "no shared items", "zh": "没有共同条目"},
+    "agreement_group": {
+        "en": "{group}: {items} items, annotators {annotators}",
+        "zh": "{group}：{items} 个条目，标注者 {annotators}",
+    },
+    "agreement_pair": {
+        "en": "{a} × {b}: {shared} shared, agreement {percent}; kappa {kappas}",
+        "zh": "{a} × {b}：共同 {shared} 个，一致率 {percent}；kappa {kappas}",
+    },
+    "calibration_head": {
+        "en": "{judge} against {release}: {shared} shared candidates",
+        "zh": "{judge} 对照 {release}：共同候选 {shared} 个",
+    },
+    "calibration_confusion": {
+        "en": "confusion (rows: humans 0-3, columns: judge 0-3):",
+        "zh": "混淆矩阵（行：人工 0-3，列：自动评判 0-3）：",
+    },
+    "calibration_slice": {
+        "en": "slice {slice}: {shared} shared, quadratic kappa {kappa}",
+        "zh": "切片 {slice}：共同 {shared} 个，二次加权 kappa {kappa}",
+    },
+    "calibration_difference": {
+        "en": "{query_id}\t{chunk_id}\thuman {human}\tjudge {judge}",
+        "zh": "{query_id}\t{chunk_id}\t人工 {human}\t自动 {judge}",
+    },
+    # -- releases
+    "release_exists": {
+        "en": "release '{version}' already exists; a version is never rewritten",
+        "zh": "发布“{version}”已存在；版本一经发布不会重写",
+    },
+    "release_unresolved": {
+        "en": "{count} candidates are unresolved (e.g. {query} / {chunk}): adjudicate them, "
+        "or pass --allow-unresolved to leave them out and count them in the manifest",
+        "zh": "有 {count} 个候选尚未解决（例如 {query} / {chunk}）：请先裁定，"
+        "或使用 --allow-unresolved 将其排除并在清单中计数",
+    },
+    "release_folder_not_empty": {
+        "en": "{folder} is not empty; a release goes into a new folder",
+        "zh": "{folder} 不是空文件夹；发布需写入新的文件夹",
+    },
+    "release_written": {
+        "en": "release {version}: {graded} graded candidates ({per_grade}), {unresolved} "
+        "unresolved left out, {without_evidence} queries without a chunk graded 2+ -> {folder}",
+        "zh": "发布 {version}：{graded} 个已定级候选（{per_grade}），排除未解决 {unresolved} 个，"
+        "{without_evidence} 条查询没有 2 级及以上的片段 -> {folder}",
+    },
+    "release_intact": {"en": "{folder}: intact", "zh": "{folder}：完好"},
+    "verify_manifest_unreadable": {
+        "en": "manifest.json: cannot be read ({detail})",
+        "zh": "manifest.json：无法读取（{detail}）",
+    },
+    "verify_missing": {"en": "{file}: missing", "zh": "{file}：缺失"},
+    "verify_changed": {
+        "en": "{file}: sha256 differs from the manifest (changed after release)",
+        "zh": "{file}：sha256 与清单不符（发布后被改动）",
+    },
+    "unknown_qrels_format": {
+        "en": "expected TREC qrels (4 columns) or BEIR qrels TSV "
+        "(header 'query-id corpus-id score')",
+        "zh": "应为 TREC qrels（4 列）或 BEIR qrels TSV（表头 query-id corpus-id score）",
+    },
+    "diff_counts": {
+        "en": "added {added}, removed {removed}, changed {changed}",
+        "zh": "新增 {added}，删除 {removed}，改变 {changed}",
+    },
+    "rank_at": {"en": "rank {rank}", "zh": "第 {rank} 名"},
+    # -- pools and retrieval (more)
+    "pool_required": {
+        "en": "{name}: {query} / {chunk} now needs {count} judgments",
+        "zh": "{name}：{query} / {chunk} 现在需要 {count} 份标注",
+    },
+    "pool_show_head": {
+        "en": "{name}: {systems} ({strategy} {size}, overlap {overlap})",
+        "zh": "{name}：{systems}（{strategy} {size}，每个候选 {overlap} 份标注）",
+    },
+    "chunker_params": {
+        "en": "need size >= 1 and 0 <= overlap < size, got size={size} overlap={overlap}",
+        "zh": "需要 size >= 1 且 0 <= overlap < size，实际 size={size} overlap={overlap}",
+    },
+    "needs_install": {
+        "en": "{what} is not installed: pip install {package}",
+        "zh": "未安装 {what}：pip install {package}",
+    },
+    "st_model_missing": {
+        "en": "no sentence-transformers model at {path}",
+        "zh": "{path} 处没有 sentence-transformers 模型",
+    },
+    "embeddings_missing": {
+        "en": "precomputed embeddings: {path} is missing",
+        "zh": "预计算向量：缺少 {path}",
+    },
+    "embeddings_shape": {
+        "en": "{path}: shape {shape} does not match the {count} ids in {ids}",
+        "zh": "{path}：形状 {shape} 与 {ids} 中的 {count} 个 id 不符",
+    },
+    "embeddings_without": {
+        "en": "{count} {what} have no precomputed vector, e.g. {example}",
+        "zh": "{count} 个{what}没有预计算向量，例如 {example}",
+    },
+    "kind_chunks": {"en": "chunks", "zh": "片段"},
+    "kind_queries": {"en": "queries", "zh": "查询"},
     # -- kinds, as named in messages
     "kind_corpus_version": {"en": "corpus version", "zh": "语料版本"},
     "kind_query_set": {"en": "query set", "zh": "查询集"},
@@ -591,14 +735,42 @@ def current_language() -> str:
     return "en"
 
 
-def check_name(name: str, valid, what: str) -> None:
-    """Raise ``ValueError`` naming the valid choices unless ``name`` is one of ``valid``
-    (``what`` is the message key of what is being chosen, e.g. ``what_fusion``)."""
-    if name not in valid:
-        raise ValueError(t("unknown_name", what=t(what), name=name, valid=", ".join(valid)))
-
-
 def t(key: str, lang: str | None = None, **params: object) -> str:
-    """The message ``key`` in ``lang`` (default: the current language), filled with params."""
-    templates = MESSAGES[key]
-    return templates[lang or current_language()].format(**params)
+    """The message ``key`` in ``lang`` (default: the current language), filled with params;
+    a parameter ``"@other_key"`` is replaced by that message first."""
+    lang = lang or current_language()
+    filled = {k: t(v[1:], lang) if _is_key(v) else v for k, v in params.items()}
+    return MESSAGES[key][lang].format(**filled)
+
+
+def _is_key(value: object) -> bool:
+    return isinstance(value, str) and value.startswith("@") and value[1:] in MESSAGES
+
+
+class LocalizedError(ValueError):
+    """An error for the user: message ``key`` with ``params``, rendered in the current
+    language by ``str()`` and in any language by ``message(lang)``."""
+
+    def __init__(self, key: str, **params: object) -> None:
+        self.key, self.params = key, params
+        super().__init__(key)
+
+    def message(self, lang: str | None = None) -> str:
+        return t(self.key, lang, **self.params)
+
+    def __str__(self) -> str:
+        return self.message()
+
+
+class NotFound(LocalizedError, LookupError):
+    """A named thing (version, pool, user, run) does not exist, or a name is needed to
+    choose among several."""
+
+
+def check_name(name: str, valid: Iterable[str], what: str) -> None:
+    """Raise ``LocalizedError`` naming the valid choices unless ``name`` is one of ``valid``
+    (``what`` is the message key of what is being chosen, e.g. ``what_fusion``): the one way
+    a registry refuses an unknown name."""
+    valid = list(valid)
+    if name not in valid:
+        raise LocalizedError("unknown_name", what=f"@{what}", name=name, valid=", ".join(valid))

@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from pooling.fusion import fuse
-from pooling.i18n import check_name, t
+from pooling.i18n import LocalizedError, check_name
 from pooling.run import Run
 
 
@@ -50,7 +50,7 @@ def shuffle_key(seed: str, query_id: str, chunk_id: str) -> int:
 
 def check_size(size: int, what: str) -> None:
     if isinstance(size, bool) or not isinstance(size, int) or size < 1:
-        raise ValueError(t("size_positive", what=what, value=size))
+        raise LocalizedError("size_positive", what=what, value=size)
 
 
 def _query_ids(runs: Mapping[str, Run]) -> list[str]:
@@ -118,5 +118,5 @@ def pool(
     strategies when it is unknown, or when there are no runs."""
     check_name(strategy, STRATEGIES, "what_strategy")
     if not runs:
-        raise ValueError(t("no_systems", valid="-"))
+        raise LocalizedError("no_systems", valid="-")
     return STRATEGIES[strategy](runs, size, fusion=fusion)

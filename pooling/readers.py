@@ -16,23 +16,21 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pooling.i18n import t
+from pooling.grades import HIGHEST, LOWEST
+from pooling.i18n import LocalizedError, t
 
 SPLITS = ("dev", "test")  # a query is for tuning (dev) or for the frozen gate (test)
 
 
-class InputError(ValueError):
-    """Bad input, located: ``file``, ``line`` (1-based) and ``field`` where known.
-
-    The message is rendered in the current language each time it is shown, so the same
-    error reads in Chinese or English (``message(lang)``).
-    """
+class InputError(LocalizedError):
+    """Bad input, located: ``file``, ``line`` (1-based) and ``field`` where known; rendered
+    in the current language each time it is shown (``message(lang)``)."""
 
     def __init__(
         self, file: str, key: str, line: int | None = None, field: str | None = None, **params
     ):
-        self.file, self.key, self.line, self.field, self.params = file, key, line, field, params
-        super().__init__(self.message("en"))
+        self.file, self.line, self.field = file, line, field
+        super().__init__(key, **params)
 
     def location(self, lang: str | None = None) -> str:
         if self.line is None:
@@ -42,16 +40,8 @@ class InputError(ValueError):
         return t("at_field", lang, file=self.file, line=self.line, field=self.field)
 
     def message(self, lang: str | None = None) -> str:
-        params = {k: t(v[1:], lang) if _is_key(v) else v for k, v in self.params.items()}
-        return t("located", lang, where=self.location(lang), what=t(self.key, lang, **params))
-
-    def __str__(self) -> str:
-        return self.message()
-
-
-def _is_key(value: object) -> bool:
-    # Parameters that are themselves message keys (type names) start with '@'.
-    return isinstance(value, str) and value.startswith("@")
+        what = super().message(lang)
+        return t("located", lang, where=self.location(lang), what=what)
 
 
 def _type_name(value: object) -> str:
@@ -205,7 +195,7 @@ def parse_grade(value: Any, name: str, where: Where) -> int:
             raise where.error("not_integer", name, value=value) from None
     if not isinstance(value, int | float) or not math.isfinite(value) or value != int(value):
         raise where.error("not_integer", name, value=value)
-    if not 0 <= value <= 3:
+    if not LOWEST <= value <= HIGHEST:
         raise where.error("grade_range", name, value=int(value))
     return int(value)
 
@@ -265,16 +255,6 @@ class RunLine:
     rank: int
     score: float
     tag: str
-
-
-@dataclass(frozen=True)
-class JudgmentLine:
-    line: int
-    query_id: str
-    chunk_id: str
-    grade: int | None
-    unsure: bool = False
-    note: str = ""
 
 
 def read_corpus(path: Path | str, allow_empty: bool = False) -> list[CorpusRecord]:
@@ -362,121 +342,3 @@ def read_run(path: Path | str) -> list[RunLine]:
     if not lines:
         raise InputError(str(path), "file_empty")
     return lines
-
-
-BEIR_QRELS_HEADER = ("query-id", "corpus-id", "score")
-
-
-def judgment_format(path: Path | str) -> str:
-    """``trec``, ``beir`` or ``jsonl``, told from the first non-blank line of the file."""
-    for number, text in read_lines(path):
-        stripped = text.strip()
-        if stripped.startswith("{"):
-            return "jsonl"
-        if tuple(c.strip() for c in stripped.split("\t")) == BEIR_QRELS_HEADER:
-            return "beir"
-        if len(stripped.split()) == 4:
-            return "trec"
-        raise InputError(str(path), "unknown_judgment_format", line=number)
-    raise InputError(str(path), "file_empty")
-
-
-def read_judgments(path: Path | str) -> tuple[str, list[JudgmentLine]]:
-    """Judgments from TREC qrels (``qid iter docid grade``), BEIR qrels TSV (with header) or
-    JSONL (``query_id``, ``chunk_id``, ``grade``, optional ``unsure`` and ``note``), the
-    format told from the content. Returns ``(format, lines)``."""
-    kind = judgment_format(path)
-    reader = {"trec": _judgments_trec, "beir": _judgments_beir, "jsonl": _judgments_jsonl}[kind]
-    lines, seen = [], FirstSeen()
-    for judgment in reader(path):
-        where = Where(str(path), judgment.line)
-        field_name = "chunk_id" if kind == "jsonl" else "corpus-id" if kind == "beir" else "doc_id"
-        seen.check(
-            (judgment.query_id, judgment.chunk_id),
-            where,
-            field_name,
-            "duplicate_pair",
-            query=judgment.query_id,
-            chunk=judgment.chunk_id,
-        )
-        lines.append(judgment)
-    if not lines:
-        raise InputError(str(path), "file_empty")
-    return kind, lines
-
-
-def _judgments_trec(path: Path | str) -> Iterator[JudgmentLine]:
-    for number, text in read_lines(path):
-        where = Where(str(path), number)
-        columns = text.split()
-        if len(columns) != 4:
-            raise where.error("column_count", expected=4, found=len(columns))
-        query_id, _, chunk_id, grade = columns
-        yield JudgmentLine(number, query_id, chunk_id, parse_grade(grade, "grade", where))
-
-
-def _judgments_beir(path: Path | str) -> Iterator[JudgmentLine]:
-    lines = read_lines(path)
-    next(lines)  # the header, already checked by judgment_format
-    for number, text in lines:
-        where = Where(str(path), number)
-        columns = [c.strip() for c in text.split("\t")]
-        if len(columns) != 3:
-            raise where.error("tsv_column_count", found=len(columns))
-        query_id, chunk_id, grade = columns
-        for name, value in (("query-id", query_id), ("corpus-id", chunk_id)):
-            if not value:
-                raise where.error("empty_value", name)
-        yield JudgmentLine(number, query_id, chunk_id, parse_grade(grade, "score", where))
-
-
-def _judgments_jsonl(path: Path | str) -> Iterator[JudgmentLine]:
-    for number, record in read_jsonl(path):
-        where = Where(str(path), number)
-        unsure = optional_bool(record, "unsure", where, False)
-        grade = record.get("grade")
-        if unsure and grade is not None:
-            raise where.error("unsure_with_grade", "grade", value=grade)
-        if not unsure:
-            if grade is None:
-                raise where.error("missing_field", "grade")
-            grade = parse_grade(grade, "grade", where)
-        yield JudgmentLine(
-            number,
-            require_id(record, "query_id", where),
-            require_id(record, "chunk_id", where),
-            grade,
-            unsure,
-            optional_str(record, "note", where),
-        )
-
-
-@dataclass
-class Collection:
-    """A BEIR collection in a folder: corpus, queries, and the relevant chunks per query
-    (grade >= 1) from its ``qrels.tsv``."""
-
-    corpus: list[CorpusRecord]
-    queries: list[QueryRecord]
-    relevant: dict[str, set[str]]
-
-    def retrieval_corpus(self, fingerprint: str):
-        """The corpus as retrievers index it (``pooling.retrievers.Corpus``)."""
-        from pooling.retrievers import Corpus, indexed_text
-
-        texts = [indexed_text(d.title, d.text) for d in self.corpus]
-        return Corpus(fingerprint, [d.id for d in self.corpus], texts)
-
-
-def read_collection(folder: Path | str, allow_empty: bool = False) -> Collection:
-    """``corpus.jsonl``, ``queries.jsonl`` and ``qrels.tsv`` from ``folder``."""
-    folder = Path(folder)
-    relevant: dict[str, set[str]] = {}
-    for line in read_judgments(folder / "qrels.tsv")[1]:
-        if line.grade:
-            relevant.setdefault(line.query_id, set()).add(line.chunk_id)
-    return Collection(
-        read_corpus(folder / "corpus.jsonl", allow_empty),
-        read_queries(folder / "queries.jsonl"),
-        relevant,
-    )

@@ -21,7 +21,7 @@ from typing import Protocol
 
 import numpy as np
 
-from pooling.i18n import check_name
+from pooling.i18n import LocalizedError, check_name, t
 from pooling.run import Run
 from pooling.tokenize import DEFAULT_TOKENIZER, Tokenizer, TokenizerConfig, pretokenized
 
@@ -224,10 +224,10 @@ class SentenceTransformerEncoder:
                 from sentence_transformers import SentenceTransformer
             except ImportError as exc:
                 raise ImportError(
-                    "the sentence-transformers encoder needs: pip install 'qrels-studio[st]'"
+                    t("needs_install", what="sentence-transformers", package="'qrels-studio[st]'")
                 ) from exc
             if not self.model_path.is_dir():
-                raise FileNotFoundError(f"no sentence-transformers model at {self.model_path}")
+                raise FileNotFoundError(t("st_model_missing", path=self.model_path))
             self._model = SentenceTransformer(str(self.model_path), device="cpu")
         return self._model
 
@@ -256,16 +256,19 @@ class PrecomputedEncoder:
     def _file(self, name: str) -> Path:
         path = self.folder / name
         if not path.is_file():
-            raise FileNotFoundError(f"precomputed embeddings: {path} is missing")
+            raise FileNotFoundError(t("embeddings_missing", path=path))
         return path
 
     def _load(self, vectors: str, ids: str) -> dict[str, np.ndarray]:
         matrix = np.load(self._file(vectors))
         names = self._file(ids).read_text(encoding="utf-8").split()
         if matrix.ndim != 2 or len(names) != matrix.shape[0]:
-            raise ValueError(
-                f"{self.folder / vectors}: shape {matrix.shape} does not match "
-                f"the {len(names)} ids in {ids}"
+            raise LocalizedError(
+                "embeddings_shape",
+                path=self.folder / vectors,
+                shape=matrix.shape,
+                count=len(names),
+                ids=ids,
             )
         return dict(zip(names, _unit(matrix), strict=True))
 
@@ -273,15 +276,17 @@ class PrecomputedEncoder:
         by_id = self._load("chunks.npy", "chunk_ids.txt")
         missing = [c for c in corpus.ids if c not in by_id]
         if missing:
-            raise ValueError(f"{len(missing)} chunks have no precomputed vector, e.g. {missing[0]}")
+            raise LocalizedError(
+                "embeddings_without", count=len(missing), what="@kind_chunks", example=missing[0]
+            )
         return np.stack([by_id[c] for c in corpus.ids])
 
     def encode_queries(self, queries: dict[str, str], folder: Path) -> np.ndarray:
         by_id = self._load("queries.npy", "query_ids.txt")
         missing = [q for q in queries if q not in by_id]
         if missing:
-            raise ValueError(
-                f"{len(missing)} queries have no precomputed vector, e.g. {missing[0]}"
+            raise LocalizedError(
+                "embeddings_without", count=len(missing), what="@kind_queries", example=missing[0]
             )
         return np.stack([by_id[q] for q in queries])
 
@@ -338,7 +343,7 @@ class VectorRetriever:
             try:
                 import faiss
             except ImportError as exc:
-                raise ImportError("the faiss backend needs: pip install faiss-cpu") from exc
+                raise ImportError(t("needs_install", what="faiss", package="faiss-cpu")) from exc
             self._faiss_index = faiss.IndexFlatIP(self.vectors.shape[1])
             self._faiss_index.add(np.ascontiguousarray(self.vectors, dtype=np.float32))
         return self._faiss_index

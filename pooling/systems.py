@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass, replace
 from tqdm.auto import tqdm
 
 from pooling.fusion import FUSION, RRF_K, fuse
-from pooling.i18n import check_name, t
+from pooling.i18n import LocalizedError, check_name
 from pooling.pool import STRATEGIES, Candidate, check_size, pool
 from pooling.retrievers import BM25Retriever, Corpus, VectorRetriever, encoder_from_spec
 from pooling.run import Run
@@ -47,7 +47,7 @@ def parse_systems(text: str) -> list[SystemSpec]:
     repeated name, an empty list, or a fusion with fewer than two systems to fuse."""
     names = [part.strip() for part in text.split(",") if part.strip()]
     if not names:
-        raise ValueError(t("no_systems", valid=", ".join(VALID_NAMES)))
+        raise LocalizedError("no_systems", valid=", ".join(VALID_NAMES))
     specs = []
     for name in names:
         if name in RETRIEVERS:
@@ -60,10 +60,10 @@ def parse_systems(text: str) -> list[SystemSpec]:
             check_name(name, VALID_NAMES, "what_system")
     repeated = sorted({n for n in names if names.count(n) > 1})
     if repeated:
-        raise ValueError(t("system_twice", names=", ".join(repeated)))
+        raise LocalizedError("system_twice", names=", ".join(repeated))
     bases = [s for s in specs if s.kind != "fusion"]
     if len(bases) < len(specs) and len(bases) < 2:
-        raise ValueError(t("fusion_needs_two"))
+        raise LocalizedError("fusion_needs_two")
     return specs
 
 
@@ -102,7 +102,7 @@ def run_systems(
     missing = [s.run_name for s in specs if s.kind == "external_run" and s.run_name not in external]
     if missing:
         known = ", ".join(sorted(external)) or "-"
-        raise ValueError(t("run_unknown", name=missing[0], known=known))
+        raise LocalizedError("run_unknown", name=missing[0], known=known)
     runs: dict[str, Run] = {}
     configs: dict[str, dict] = {}
     for spec in tqdm(specs, desc="systems", disable=not progress, unit="system"):
@@ -159,7 +159,7 @@ def build_candidates(
     if strategy != "depth":
         listed = [s.name for s in specs if s.kind == "fusion"]
         if listed:
-            raise ValueError(t("budget_no_fusion_systems", names=", ".join(listed)))
+            raise LocalizedError("budget_no_fusion_systems", names=", ".join(listed))
         check_name(fusion, FUSION, "what_fusion")
     # Each system ranks at least as deep as the pool reaches; for active pooling deeper
     # still, so that the fused rank it starts from hears every system on each candidate.

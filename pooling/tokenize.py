@@ -13,9 +13,7 @@ import logging
 import re
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
-
-import Stemmer
-from bm25s.stopwords import STOPWORDS_CHINESE, STOPWORDS_EN
+from functools import cache
 
 from pooling.chunking import is_cjk
 from pooling.i18n import check_name
@@ -30,8 +28,15 @@ _RUNS = re.compile(f"[{_CJK}]+|[^\\W{_CJK}_]+")
 _HAS_CJK = re.compile(f"[{_CJK}]")
 _CJK_CHARS = re.compile(f"[{_CJK}]")
 _LETTERS = re.compile(r"[^\W\d_]")
-_STOP_EN = frozenset(STOPWORDS_EN)
-_STOP_ZH = frozenset(STOPWORDS_CHINESE)
+
+
+@cache
+def stopwords(language: str) -> frozenset[str]:
+    """bm25s's English or Chinese stopwords (loaded when first needed: bm25s is slow to
+    import, and ``qrels --help`` reads this module's choices)."""
+    from bm25s.stopwords import STOPWORDS_CHINESE, STOPWORDS_EN
+
+    return frozenset(STOPWORDS_EN if language == "en" else STOPWORDS_CHINESE)
 
 
 @dataclass(frozen=True)
@@ -94,6 +99,8 @@ class Tokenizer:
 
     def __init__(self, config: TokenizerConfig = DEFAULT_TOKENIZER) -> None:
         self.config = config
+        import Stemmer
+
         self._stemmer = Stemmer.Stemmer("english") if config.stem else None
         self._stems = _Stems(self._stem)
         self._jieba = None
@@ -127,7 +134,9 @@ class Tokenizer:
 
     def _stem(self, word: str) -> str | None:
         """The stem of a word, or None for a stopword or a lone letter."""
-        if (len(word) < 2 and not word.isdigit()) or (self.config.stopwords and word in _STOP_EN):
+        if (len(word) < 2 and not word.isdigit()) or (
+            self.config.stopwords and word in stopwords("en")
+        ):
             return None
         return self._stemmer.stemWord(word) if self._stemmer else word
 
@@ -137,7 +146,8 @@ class Tokenizer:
         else:
             pieces = self._segmenter().lcut_for_search(run)
         if self.config.stopwords:
-            return [p for p in pieces if p not in _STOP_ZH]
+            stop = stopwords("zh")
+            return [p for p in pieces if p not in stop]
         return pieces
 
     def _segmenter(self):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from sqlmodel import Session, select
 
-from pooling.i18n import t
+from pooling.i18n import LocalizedError, NotFound
 from storage.models import ROLES, User, utcnow
 
 
@@ -14,17 +14,17 @@ def find_user(name: str, *, session: Session) -> User | None:
 
 
 def get_user(name: str, *, session: Session) -> User:
-    """The user called ``name``; raises ``LookupError``."""
+    """The user called ``name``; raises ``NotFound``."""
     user = find_user(name, session=session)
     if user is None:
-        raise LookupError(t("user_unknown", name=name))
+        raise NotFound("user_unknown", name=name)
     return user
 
 
 def get_user_by_id(user_id: int, *, session: Session) -> User:
     user = session.get(User, user_id)
     if user is None:
-        raise LookupError(t("user_unknown", name=user_id))
+        raise NotFound("user_unknown", name=user_id)
     return user
 
 
@@ -32,11 +32,11 @@ def create_user(name: str, role: str, password_hash: str, *, session: Session) -
     """A new human login account; raises ``ValueError`` for a taken or empty name or an
     unknown role."""
     if role not in ROLES:
-        raise ValueError(t("bad_choice", value=role, choices=", ".join(ROLES)))
+        raise LocalizedError("bad_choice", value=role, choices=", ".join(ROLES))
     if not name.strip():
-        raise ValueError(t("user_name_empty"))
+        raise LocalizedError("user_name_empty")
     if find_user(name, session=session) is not None:
-        raise ValueError(t("user_exists", name=name))
+        raise LocalizedError("user_exists", name=name)
     user = User(name=name, role=role, kind="human", password_hash=password_hash)
     session.add(user)
     session.flush()

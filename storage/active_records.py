@@ -16,7 +16,7 @@ from sqlalchemy import func, text, update
 from sqlmodel import Session, select
 
 from pooling.retrievers import indexed_text
-from storage.catalog import latest_judgments
+from storage.history import latest_judgments
 from storage.models import (
     Assignment,
     CandidateSource,

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from sqlalchemy import Subquery, distinct, func
+from sqlalchemy import distinct, func
 from sqlmodel import Session, select
 
-from pooling.i18n import t
+from pooling.i18n import NotFound
 from storage.models import (
     Chunk,
     CorpusVersion,
@@ -26,23 +26,19 @@ from storage.models import (
 )
 
 
-class NotFound(LookupError):
-    """A named thing (version, pool, user) does not exist, or a name is needed to choose."""
-
-
 def _resolve(model, name: str | None, *, session: Session, kind: str, option: str):
     rows = session.exec(select(model).order_by(model.name)).all()
     known = ", ".join(r.name for r in rows) or "-"
     if name is None:
         if not rows:
-            raise NotFound(t("version_none", kind=t(kind)))
+            raise NotFound("version_none", kind=f"@{kind}")
         if len(rows) > 1:
-            raise NotFound(t("version_ambiguous", kind=t(kind), known=known, option=option))
+            raise NotFound("version_ambiguous", kind=f"@{kind}", known=known, option=option)
         return rows[0]
     for row in rows:
         if row.name == name:
             return row
-    raise NotFound(t("version_unknown", kind=t(kind), name=name, known=known))
+    raise NotFound("version_unknown", kind=f"@{kind}", name=name, known=known)
 
 
 def resolve_query_set(name: str | None, *, session: Session) -> QuerySet:
@@ -223,102 +219,3 @@ def pool_summary(pool: Pool, session: Session) -> PoolSummary:
             select(func.count()).select_from(candidates.where(judges >= pool.overlap).subquery()),
         ),
     )
-
-
-def pool_judgments(
-    pool: Pool, *, session: Session
-) -> list[tuple[str, str, int | None, bool, float | None]]:
-    """The current judgment of every assignment judged in the pool, as
-    ``(annotator, query id, grade, unsure, seconds)``; earlier revisions are left out."""
-    latest = (
-        select(Judgment.assignment_id, func.max(Judgment.revision).label("revision"))
-        .where(Judgment.pool_id == pool.id, Judgment.assignment_id.is_not(None))
-        .group_by(Judgment.assignment_id)
-        .subquery()
-    )
-    rows = session.exec(
-        select(User.name, Query.query_id, Judgment.grade, Judgment.unsure, Judgment.seconds)
-        .join(
-            latest,
-            (latest.c.assignment_id == Judgment.assignment_id)
-            & (latest.c.revision == Judgment.revision),
-        )
-        .join(User, User.id == Judgment.user_id)
-        .join(Query, Query.id == Judgment.query_id)
-        .order_by(User.name, Query.query_id)
-    ).all()
-    return [tuple(row) for row in rows]
-
-
-JUDGMENT_COLUMNS = [
-    "annotator",
-    "query_id",
-    "chunk_id",
-    "grade",
-    "unsure",
-    "note",
-    "slices",
-    "split",
-    "created_at",
-]
-
-
-def latest_judgments(*where, join: tuple = ()) -> Subquery:
-    """The ids (column ``id``) of each user's latest judgment per (query, chunk), among the
-    judgments matching ``where``, which may name ``User`` columns and ``join``'s (a table and
-    its on-clause). Judgments are append-only history: the latest one is the one that counts."""
-    latest = select(func.max(Judgment.id).label("id")).join(User, User.id == Judgment.user_id)
-    if join:
-        latest = latest.join(*join)
-    return (
-        latest.where(*where)
-        .group_by(Judgment.user_id, Judgment.query_id, Judgment.chunk_id)
-        .subquery()
-    )
-
-
-def candidate_judgments(pool: Pool, *, session: Session) -> list[tuple]:
-    """Each human annotator's current judgment (their latest) on each of the pool's
-    candidates, from the app or imported; model judges are left out. Rows follow
-    ``JUDGMENT_COLUMNS``."""
-    latest = latest_judgments(
-        User.kind == "human",
-        PoolCandidate.pool_id == pool.id,
-        join=(
-            PoolCandidate,
-            (PoolCandidate.query_id == Judgment.query_id)
-            & (PoolCandidate.chunk_id == Judgment.chunk_id),
-        ),
-    )
-    rows = session.exec(
-        select(
-            User.name,
-            Query.query_id,
-            Chunk.chunk_id,
-            Judgment.grade,
-            Judgment.unsure,
-            Judgment.note,
-            Query.slices,
-            Query.split,
-            Judgment.created_at,
-        )
-        .join(latest, latest.c.id == Judgment.id)
-        .join(User, User.id == Judgment.user_id)
-        .join(Query, Query.id == Judgment.query_id)
-        .join(Chunk, Chunk.id == Judgment.chunk_id)
-        .order_by(Query.query_id, Chunk.chunk_id, User.name)
-    ).all()
-    return [tuple(row) for row in rows]
-
-
-def labels_of(annotator: str, *, session: Session) -> list[tuple[str, str, int | None]]:
-    """An annotator's (or model judge's) latest grade per (query id, chunk id)."""
-    latest = latest_judgments(User.name == annotator)
-    rows = session.exec(
-        select(Query.query_id, Chunk.chunk_id, Judgment.grade)
-        .join(latest, latest.c.id == Judgment.id)
-        .join(Query, Query.id == Judgment.query_id)
-        .join(Chunk, Chunk.id == Judgment.chunk_id)
-        .order_by(Query.query_id, Chunk.chunk_id)
-    ).all()
-    return [tuple(row) for row in rows]

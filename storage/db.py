@@ -22,7 +22,7 @@ from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.exc import OperationalError
 from sqlmodel import Session, create_engine
 
-from pooling.i18n import t
+from pooling.i18n import LocalizedError
 
 logger = logging.getLogger(__name__)
 
@@ -32,7 +32,7 @@ SQLITE_BUSY_TIMEOUT_MS = 30_000
 MIGRATIONS = Path(__file__).parent / "migrations"
 
 
-class DatabaseError(RuntimeError):
+class DatabaseError(LocalizedError, RuntimeError):
     """The database cannot be used as it is (unreachable, not initialised, outdated)."""
 
 
@@ -108,7 +108,7 @@ def current_revision(engine: Engine) -> str | None:
         with engine.connect() as connection:
             return MigrationContext.configure(connection).get_current_revision()
     except OperationalError as exc:
-        raise DatabaseError(t("db_unreachable", url=_safe(engine), detail=exc.orig)) from exc
+        raise DatabaseError("db_unreachable", url=_safe(engine), detail=exc.orig) from exc
 
 
 def upgrade(engine: Engine) -> str:
@@ -122,9 +122,9 @@ def check_schema(engine: Engine) -> None:
     """Raise ``DatabaseError`` unless the database is at the revision this release expects."""
     current, head = current_revision(engine), head_revision()
     if current is None:
-        raise DatabaseError(t("db_not_initialised", url=_safe(engine)))
+        raise DatabaseError("db_not_initialised", url=_safe(engine))
     if current != head:
-        raise DatabaseError(t("db_outdated", url=_safe(engine), current=current, head=head))
+        raise DatabaseError("db_outdated", url=_safe(engine), current=current, head=head)
 
 
 def _safe(engine: Engine) -> str:

@@ -18,14 +18,14 @@ from sqlalchemy import insert
 from sqlmodel import Session, select
 
 from pooling.chunking import chunk_text, chunking_config, describe
-from pooling.i18n import t
+from pooling.i18n import LocalizedError
+from pooling.qrels import CHUNK_FIELD, QUERY_FIELD, read_judgments
 from pooling.readers import (
     FirstSeen,
     InputError,
     Where,
     fingerprint,
     read_corpus,
-    read_judgments,
     read_queries,
     read_run,
 )
@@ -127,7 +127,7 @@ def import_corpus(
     and ``ValueError`` for chunk parameters that make no sense.
     """
     if chunk_size is not None and not (chunk_size >= 1 and 0 <= chunk_overlap < chunk_size):
-        raise ValueError(t("chunk_params", size=chunk_size, overlap=chunk_overlap))
+        raise LocalizedError("chunk_params", size=chunk_size, overlap=chunk_overlap)
     chunking = chunking_config(chunk_size, chunk_overlap)
     corpus = _build_corpus(path, chunk_size, chunk_overlap, allow_empty)
     digest = fingerprint([], chunking, sorted(corpus.documents.items()), corpus.chunks)
@@ -298,11 +298,11 @@ def annotator_account(name: str, kind: str, *, session: Session) -> tuple[User, 
     """The user called ``name``, created without a password (it cannot log in) when missing.
     Returns ``(user, created)``; raises ``ValueError`` if it exists as another kind."""
     if kind not in USER_KINDS:
-        raise ValueError(t("bad_choice", value=kind, choices=", ".join(USER_KINDS)))
+        raise LocalizedError("bad_choice", value=kind, choices=", ".join(USER_KINDS))
     user = session.exec(select(User).where(User.name == name)).first()
     if user is not None:
         if user.kind != kind:
-            raise ValueError(t("user_kind_conflict", name=name, kind=user.kind))
+            raise LocalizedError("user_kind_conflict", name=name, kind=user.kind)
         return user, False
     user = User(name=name, role="annotator", kind=kind)
     session.add(user)
@@ -329,8 +329,7 @@ def import_judgments(
     cv = resolve_corpus_version(corpus_version, session=session)
     file_format, lines = read_judgments(path)
     queries, chunks = query_keys(qs, session=session), chunk_keys(cv, session=session)
-    chunk_field = {"jsonl": "chunk_id", "beir": "corpus-id", "trec": "doc_id"}[file_format]
-    query_field = {"jsonl": "query_id", "beir": "query-id", "trec": "query_id"}[file_format]
+    chunk_field, query_field = CHUNK_FIELD[file_format], QUERY_FIELD[file_format]
     rows = []
     for line in lines:
         where = Where(str(path), line.line)

@@ -24,6 +24,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlmodel import Field, SQLModel
 
+from pooling.grades import sql_range
 from pooling.readers import SPLITS
 
 JSONType = JSON().with_variant(JSONB(), "postgresql")
@@ -243,9 +244,7 @@ class Judgment(SQLModel, table=True):
 
     __tablename__ = "judgment"
     __table_args__ = (
-        CheckConstraint(
-            "grade IS NULL OR (grade >= 0 AND grade <= 3)", name="judgment_grade_range"
-        ),
+        CheckConstraint(f"grade IS NULL OR ({sql_range('grade')})", name="judgment_grade_range"),
         CheckConstraint(
             "(unsure AND grade IS NULL) OR (NOT unsure AND grade IS NOT NULL)",
             name="judgment_grade_or_unsure",
@@ -314,7 +313,7 @@ class Adjudication(SQLModel, table=True):
 
     __tablename__ = "adjudication"
     __table_args__ = (
-        CheckConstraint("grade >= 0 AND grade <= 3", name="adjudication_grade_range"),
+        CheckConstraint(sql_range("grade"), name="adjudication_grade_range"),
         Index("ix_adjudication_pool_query_chunk", "pool_id", "query_id", "chunk_id"),
     )
 

@@ -15,12 +15,12 @@ from pathlib import Path
 from sqlalchemy import insert
 from sqlmodel import Session, select
 
-from pooling.i18n import t
+from pooling.i18n import LocalizedError, NotFound
 from pooling.pool import Candidate, Source, shuffle_key
 from pooling.retrievers import Corpus, indexed_text
 from pooling.run import Run
 from storage.active_records import NOT_CHOSEN
-from storage.catalog import NotFound, chunk_keys, query_keys
+from storage.catalog import chunk_keys, query_keys
 from storage.models import (
     CandidateSource,
     Chunk,
@@ -55,7 +55,7 @@ def get_pool(name: str, *, session: Session) -> Pool:
     pool = find_pool(name, session=session)
     if pool is None:
         known = ", ".join(session.exec(select(Pool.name).order_by(Pool.name)).all()) or "-"
-        raise NotFound(t("pool_unknown", name=name, known=known))
+        raise NotFound("pool_unknown", name=name, known=known)
     return pool
 
 
@@ -101,7 +101,7 @@ def imported_runs(
     for name in names:
         if name not in by_name:
             known = ", ".join(sorted(by_name)) or "-"
-            raise NotFound(t("run_unknown", name=name, known=known))
+            raise NotFound("run_unknown", name=name, known=known)
     runs = {}
     for name in names:
         rows = session.exec(
@@ -211,9 +211,9 @@ def create_pool(
     """Store a new pool with its candidates, their provenance and its config.
     Raises ``ValueError`` when the name is taken or ``overlap`` is below 1."""
     if overlap < 1:
-        raise ValueError(t("overlap_positive", value=overlap))
+        raise LocalizedError("overlap_positive", value=overlap)
     if find_pool(name, session=session) is not None:
-        raise ValueError(t("pool_exists", name=name))
+        raise LocalizedError("pool_exists", name=name)
     pool = Pool(
         name=name,
         query_set_id=query_set.id,
@@ -296,9 +296,9 @@ def add_manual_candidate(
     still recorded). Raises ``NotFound`` for an id the pool's versions do not know."""
     query_set, corpus_version, queries, chunks = _versions_and_keys(pool, session=session)
     if query_id not in queries:
-        raise NotFound(t("unknown_query", value=query_id, query_set=query_set.name))
+        raise NotFound("unknown_query", value=query_id, query_set=query_set.name)
     if chunk_id not in chunks:
-        raise NotFound(t("unknown_chunk", value=chunk_id, corpus_version=corpus_version.name))
+        raise NotFound("unknown_chunk", value=chunk_id, corpus_version=corpus_version.name)
     candidate = Candidate(query_id, chunk_id, [Source(f"{MANUAL_PREFIX}{user}", None, None)])
     is_new = (queries[query_id], chunks[chunk_id]) not in _candidate_keys(pool, session=session)
     if is_new:

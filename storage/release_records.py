@@ -1,24 +1,27 @@
-"""Releases in the database, and the reads a release is written from."""
+"""Releases in the database, and the snapshot a release is written from.
+
+A release is written from one ``ReleaseSnapshot``, read in a single transaction, so that
+its files agree with each other whatever annotators do meanwhile.
+"""
 
 from __future__ import annotations
 
-import hashlib
-from datetime import datetime
+from dataclasses import dataclass
 
 from sqlmodel import Session, select
 
+from storage.active_records import not_chosen
+from storage.history import candidate_judgments, latest_adjudications, pool_history
 from storage.models import (
-    Adjudication,
     Chunk,
     CorpusVersion,
     Document,
-    Judgment,
     Pool,
     Query,
     QuerySet,
     Release,
-    User,
 )
+from storage.pool_records import pool_candidates
 
 
 def find_release(version: str, *, session: Session) -> Release | None:
@@ -54,65 +57,43 @@ def chunk_parents(corpus_version: CorpusVersion, *, session: Session) -> dict[st
     )
 
 
-def pseudonym(user: User) -> str:
-    """A stable stand-in for a person's name, the same in every release."""
-    digest = hashlib.sha256(f"qrels-studio:{user.id}:{_iso(user.created_at)}".encode())
-    return f"annotator-{digest.hexdigest()[:8]}"
-
-
-def _iso(moment: datetime) -> str:
-    return moment.replace(tzinfo=None).isoformat()
-
-
-def history(pool: Pool, *, session: Session) -> list[dict]:
-    """Every human judgment and every adjudication made in the pool, oldest first, with
-    people under pseudonyms."""
-    rows = []
-    for judgment, user, query_id, chunk_id in session.exec(
-        select(Judgment, User, Query.query_id, Chunk.chunk_id)
-        .join(User, User.id == Judgment.user_id)
-        .join(Query, Query.id == Judgment.query_id)
-        .join(Chunk, Chunk.id == Judgment.chunk_id)
-        .where(User.kind == "human", Judgment.pool_id == pool.id)
-        .order_by(Judgment.id)
-    ).all():
-        rows.append(
-            {
-                "type": "judgment",
-                "annotator": pseudonym(user),
-                "query_id": query_id,
-                "chunk_id": chunk_id,
-                "grade": judgment.grade,
-                "unsure": judgment.unsure,
-                "note": judgment.note,
-                "revision": judgment.revision,
-                "rubric_version": judgment.rubric_version,
-                "seconds": judgment.seconds,
-                "created_at": _iso(judgment.created_at),
-            }
-        )
-    for decision, lead, query_id, chunk_id in session.exec(
-        select(Adjudication, User, Query.query_id, Chunk.chunk_id)
-        .join(User, User.id == Adjudication.user_id)
-        .join(Query, Query.id == Adjudication.query_id)
-        .join(Chunk, Chunk.id == Adjudication.chunk_id)
-        .where(Adjudication.pool_id == pool.id)
-        .order_by(Adjudication.id)
-    ).all():
-        rows.append(
-            {
-                "type": "adjudication",
-                "lead": pseudonym(lead),
-                "query_id": query_id,
-                "chunk_id": chunk_id,
-                "grade": decision.grade,
-                "rationale": decision.rationale,
-                "policy": decision.policy,
-                "created_at": _iso(decision.created_at),
-            }
-        )
-    return rows
-
-
 def list_releases(*, session: Session) -> list[Release]:
     return list(session.exec(select(Release).order_by(Release.id)))
+
+
+@dataclass
+class ReleaseSnapshot:
+    """Everything a release of a pool is made from, as it stood at one moment."""
+
+    pool_name: str
+    pool_config: dict
+    overlap: int
+    query_set: QuerySet
+    corpus_version: CorpusVersion
+    queries: list[Query]
+    judgments: list[tuple]  # ``storage.history.candidate_judgments`` rows
+    decisions: dict[tuple[str, str], tuple]  # ``storage.history.latest_adjudications``
+    candidates: list[tuple[str, str]]
+    not_chosen: set[tuple[str, str]]  # an active pool's candidates nobody was asked about
+    parents: dict[str, str]  # chunk id -> document id
+    history: list[dict]  # ``storage.history.pool_history``
+
+
+def read_snapshot(pool: Pool, *, session: Session) -> ReleaseSnapshot:
+    """All that a release of ``pool`` is written from; call it in one transaction."""
+    query_set = session.get(QuerySet, pool.query_set_id)
+    corpus_version = session.get(CorpusVersion, pool.corpus_version_id)
+    return ReleaseSnapshot(
+        pool_name=pool.name,
+        pool_config=pool.config,
+        overlap=pool.overlap,
+        query_set=query_set,
+        corpus_version=corpus_version,
+        queries=queries_of(query_set, session=session),
+        judgments=candidate_judgments(pool, session=session),
+        decisions=latest_adjudications(pool, session=session),
+        candidates=[(c.query_id, c.chunk_id) for c in pool_candidates(pool, session=session)],
+        not_chosen=not_chosen(pool, session=session),
+        parents=chunk_parents(corpus_version, session=session),
+        history=pool_history(pool, session=session),
+    )

@@ -16,6 +16,7 @@ from sqlalchemy import case, func, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
+from pooling.i18n import LocalizedError, NotFound
 from storage.active_records import NOT_CHOSEN
 from storage.models import Assignment, Chunk, Judgment, Pool, PoolCandidate, Query, User, utcnow
 
@@ -293,28 +294,32 @@ def record_judgment(
     return judgment
 
 
-def current_judgment(assignment: Assignment, *, session: Session) -> Judgment | None:
-    """The latest grade on an assignment (earlier ones stay in the history)."""
-    return session.exec(
-        select(Judgment)
-        .where(Judgment.assignment_id == assignment.id)
-        .order_by(Judgment.revision.desc())
-    ).first()
+def _judged(pool: Pool, user: User):
+    return (
+        Assignment.pool_id == pool.id,
+        Assignment.user_id == user.id,
+        Assignment.done_at.is_not(None),
+    )
 
 
 def judged_assignments(pool: Pool, user: User, *, session: Session) -> list[Assignment]:
     """What ``user`` has judged in ``pool``, in the order they first judged it."""
-    return list(
-        session.exec(
-            select(Assignment)
-            .where(
-                Assignment.pool_id == pool.id,
-                Assignment.user_id == user.id,
-                Assignment.done_at.is_not(None),
-            )
-            .order_by(Assignment.done_at, Assignment.id)
-        ).all()
-    )
+    statement = select(Assignment).where(*_judged(pool, user))
+    return list(session.exec(statement.order_by(Assignment.done_at, Assignment.id)).all())
+
+
+def judged_count(pool: Pool, user: User, *, session: Session) -> int:
+    """How many items ``user`` has judged in ``pool``."""
+    return session.exec(select(func.count()).where(*_judged(pool, user))).one()
+
+
+def judged_assignment(pool: Pool, user: User, back: int, *, session: Session) -> Assignment | None:
+    """The item ``user`` judged ``back`` items before their latest (0: the latest), in the
+    order they first judged them; read alone, so stepping back costs the same whatever the
+    annotator's history."""
+    statement = select(Assignment).where(*_judged(pool, user))
+    newest_first = statement.order_by(Assignment.done_at.desc(), Assignment.id.desc())
+    return session.exec(newest_first.offset(back).limit(1)).first()
 
 
 def require_judgments(
@@ -324,7 +329,7 @@ def require_judgments(
     pool's overlap (more, to settle a hard case). Raises ``LookupError`` for a candidate not
     in the pool, ``ValueError`` for a count below 1."""
     if count < 1:
-        raise ValueError(f"a candidate needs at least 1 judgment, got {count}")
+        raise LocalizedError("judgments_at_least_one", count=count)
     candidate = session.exec(
         select(PoolCandidate)
         .join(Query, Query.id == PoolCandidate.query_id)
@@ -336,7 +341,7 @@ def require_judgments(
         )
     ).first()
     if candidate is None:
-        raise LookupError(f"({query_id}, {chunk_id}) is not a candidate of pool {pool.name!r}")
+        raise NotFound("not_a_candidate", query=query_id, chunk=chunk_id, pool=pool.name)
     candidate.required = count
     session.add(candidate)
     return candidate

@@ -5,27 +5,14 @@ from __future__ import annotations
 import streamlit as st
 
 from annotator import adjudication, ui
-from storage import accounts
-from storage.db import session_scope
-from storage.history import adjudicate
-from storage.pool_records import candidate_view, get_pool
+from pooling.grades import GRADES
 
 
 def record(pool_name: str, key: tuple[str, str], policy: str, lead_id: int) -> None:
     grade = st.session_state["final_grade"]
     rationale = st.session_state.get("rationale", "")
     try:
-        with session_scope(ui.engine()) as session:
-            lead = accounts.get_user_by_id(lead_id, session=session)
-            adjudicate(
-                get_pool(pool_name, session=session),
-                *key,
-                grade,
-                rationale,
-                lead,
-                policy,
-                session=session,
-            )
+        adjudication.record_decision(ui.engine(), pool_name, key, grade, rationale, lead_id, policy)
     except ValueError as error:
         st.session_state["adjudication_flash"] = ("error", str(error))
     else:
@@ -71,15 +58,11 @@ key = st.selectbox(
     ui.t("candidate"), keys, format_func=lambda k: f"{k[0]} / {k[1]}", key="candidate"
 )
 row = shown[(shown["query_id"] == key[0]) & (shown["chunk_id"] == key[1])].iloc[0]
-with session_scope(ui.engine()) as session:
-    view = candidate_view(get_pool(pool_name, session=session), *key, session=session)
+view = adjudication.candidate_view(ui.engine(), pool_name, key)
 
 ui.show_pair(view.query_text, view.query_notes, view.title, view.text)
 with st.expander(ui.t("show_context")):
-    st.caption(ui.t("context_before"))
-    st.text(view.before if view.before is not None else ui.t("context_none"))
-    st.caption(ui.t("context_after"))
-    st.text(view.after if view.after is not None else ui.t("context_none"))
+    ui.show_context(view.before, view.after)
 
 st.markdown(f"**{ui.t('grades_given')}**")
 names = {name: (f"#{i + 1}" if hide_names else name) for i, name in enumerate(everyone)}
@@ -92,7 +75,7 @@ if key in decisions:
     st.caption(ui.t("current_decision", grade=decisions[key][0], why=decisions[key][1]))
 st.radio(
     ui.t("final_grade"),
-    [0, 1, 2, 3],
+    GRADES,
     horizontal=True,
     key="final_grade",
     format_func=lambda g: f"{g}",

@@ -8,15 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from annotator import adjudication, agreement, ui
-
-
-def figure_text(figure: agreement.Figure) -> str:
-    if figure.value is None:
-        return f"undefined: {figure.undefined}"
-    if figure.low is None:
-        return f"{figure.value:.3f}"
-    return f"{figure.value:.3f} [{figure.low:.3f}, {figure.high:.3f}]"
-
+from pooling.grades import GRADES
 
 user = ui.require("lead")
 ui.sidebar(user)
@@ -28,14 +20,14 @@ parts = agreement.groups(frame, None if by == "all" else by)
 for name, part in parts.items():
     result = agreement.report(part, name, rounds=200)
     st.subheader(name)
-    st.text(ui.t("alpha_line", value=figure_text(result.alpha)))
+    st.text(ui.t("alpha_line", value=result.alpha.text(ui.lang())))
     st.caption(ui.t("pairs_table"))
     rows = [
         {
             ui.t("col_pair"): f"{p.annotators[0]} × {p.annotators[1]}",
             ui.t("col_shared"): p.shared,
-            ui.t("col_agreement"): figure_text(p.percent),
-            **{kind: figure_text(value) for kind, value in p.kappas.items()},
+            ui.t("col_agreement"): p.percent.text(ui.lang()),
+            **{kind: value.text(ui.lang()) for kind, value in p.kappas.items()},
         }
         for p in result.pairs
     ]
@@ -43,7 +35,7 @@ for name, part in parts.items():
     if by == "all":
         for pair in result.pairs:
             cells = pd.DataFrame(
-                [(a, b, pair.confusion[a][b]) for a in range(4) for b in range(4)],
+                [(a, b, pair.confusion[a][b]) for a in GRADES for b in GRADES],
                 columns=["first", "second", "count"],
             )
             chart = (

@@ -9,14 +9,10 @@ import streamlit as st
 
 from annotator import pool_building, ui
 from annotator.active_pooling import is_active, pool_status
-from storage import catalog
-from storage.db import session_scope
-from storage.pool_records import get_pool, pool_report
 
 
 def build_form() -> None:
-    with session_scope(ui.engine()) as session:
-        query_sets, corpora = catalog.version_names(session=session)
+    query_sets, corpora = pool_building.version_names(ui.engine())
     with st.expander(ui.t("build_pool_title")), st.form("build_pool"):
         name = st.text_input(ui.t("field_pool_name"))
         query_set = st.selectbox(ui.t("kind_query_set"), query_sets)
@@ -44,15 +40,7 @@ def build_form() -> None:
             except (ValueError, LookupError) as error:
                 st.error(str(error))
             else:
-                st.success(
-                    ui.t(
-                        "pool_built",
-                        name=result.name,
-                        added=result.added,
-                        queries=result.queries,
-                        overlap=int(overlap),
-                    )
-                )
+                ui.pool_changed(result, overlap=int(overlap))
 
 
 def topup_form(pool_name: str) -> None:
@@ -67,8 +55,7 @@ def topup_form(pool_name: str) -> None:
             except (ValueError, LookupError) as error:
                 st.error(str(error))
             else:
-                counts = {k: v for k, v in vars(result).items() if k != "name"}
-                st.success(ui.t("pool_topped_up", name=result.name, **counts))
+                ui.pool_changed(result)
 
 
 user = ui.require("lead")
@@ -76,12 +63,17 @@ ui.sidebar(user)
 build_form()
 pool_name = ui.choose_pool()
 topup_form(pool_name)
-with session_scope(ui.engine()) as session:
-    report = pool_report(get_pool(pool_name, session=session), session=session)
+report = pool_building.pool_report(ui.engine(), pool_name)
 st.subheader(pool_name)
 st.caption(
-    f"{report.config.get('systems_spec', '')} · {report.config.get('strategy')} "
-    f"{report.config.get('size')} · overlap {report.overlap}"
+    ui.t(
+        "pool_show_head",
+        name=pool_name,
+        systems=report.config.get("systems_spec", ""),
+        strategy=report.config.get("strategy"),
+        size=report.config.get("size"),
+        overlap=report.overlap,
+    )
 )
 systems = pd.DataFrame(
     {

@@ -283,14 +283,15 @@ def test_a_lead_creates_and_downloads_a_release(demo_url, tmp_path, monkeypatch)
     at.checkbox[0].check()
     at.button[0].click().run()
     assert not at.exception and "Release v1 written to" in at.success[0].value
-    from annotator.releases import verify_release
+    from annotator.release_files import verify_release
 
     assert verify_release(tmp_path / "releases" / "v1") == []
     assert at.get("download_button")
 
 
 def test_a_lead_reads_a_new_runs_coverage_and_tops_up_the_pool(demo_url, tmp_path, monkeypatch):
-    from annotator.releases import create_release, read_qrels
+    from annotator.release_files import read_qrels
+    from annotator.releases import create_release
 
     monkeypatch.setenv("QRELS_RELEASE_DIR", str(tmp_path / "releases"))
     engine = make_engine(demo_url)

@@ -301,7 +301,7 @@ def test_disagreement_adjudicated_in_the_browser_then_released_and_verified(
 ):
     import zipfile
 
-    from annotator.releases import verify_release
+    from annotator.release_files import verify_release
 
     address, url = server
     for name, key in (("ann1", "3"), ("ann2", "0")):

@@ -11,7 +11,7 @@ import warnings
 import pytest
 from click.testing import CliRunner
 
-from annotator import adjudication, agreement, assignment, releases
+from annotator import adjudication, agreement, assignment, release_files, releases
 from annotator.auth import add_user
 from annotator.cli import cli
 from annotator.pool_building import build_pool
@@ -159,7 +159,7 @@ def test_release_files(released):
     assert manifest["rubric_versions"] == ["v1"] and manifest["pool"]["name"] == "p"
     assert manifest["counts"]["per_grade"] == {"0": 2, "1": 0, "2": 2, "3": 1}
     assert manifest["counts"]["adjudicated"] == 1
-    assert set(manifest["files"]) == set(releases.FILES)
+    assert set(manifest["files"]) == set(release_files.FILES)
 
 
 def test_a_release_loads_in_ir_measures_and_ranx_and_ndcg_matches_a_hand_computation(
@@ -182,15 +182,15 @@ def test_a_release_loads_in_ir_measures_and_ranx_and_ndcg_matches_a_hand_computa
         warnings.simplefilter("ignore")
         ranx_qrels = ranx.Qrels.from_file(str(released / "qrels.trec"), kind="trec")
         assert ranx.evaluate(ranx_qrels, ranx.Run(run), "ndcg@10") == pytest.approx(expected)
-    ours = releases.ndcg_at(run, releases.read_qrels(released), 10)
+    ours = releases.ndcg_at(run, release_files.read_qrels(released), 10)
     assert ours == pytest.approx(expected)
 
 
 def test_verify_passes_and_a_tampered_file_fails(released):
-    assert releases.verify_release(released) == []
+    assert release_files.verify_release(released) == []
     with open(released / "qrels.trec", "a") as handle:
         handle.write("q9 0 zz 3\n")
-    assert releases.verify_release(released) == [
+    assert release_files.verify_release(released) == [
         "qrels.trec: sha256 differs from the manifest (changed after release)"
     ]
 

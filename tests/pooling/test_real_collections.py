@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from pooling.readers import read_collection
+from pooling.collection import read_collection
 from pooling.retrievers import BM25Retriever, Corpus
 from pooling.tokenize import Tokenizer
 

@@ -1,0 +1,84 @@
+"""The ``qrels`` command: set up the database, import versions, build pools, publish and
+check releases, run the app.
+
+One module per group of commands (``setup_commands``, ``import_commands``,
+``pool_commands``, ``release_commands``, ``quality_commands``); what they print comes from
+``formatting`` in the user's language (``--lang``, else ``QRELS_LANG``, else the locale).
+Commands parse arguments and call ``storage`` and the domain modules of ``annotator``; each
+imports what it needs when it runs, so the command starts at once.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import click
+
+from annotator.cli import (
+    import_commands,
+    pool_commands,
+    quality_commands,
+    release_commands,
+    setup_commands,
+)
+from annotator.cli.context import USER_ERRORS, QrelsError
+from pooling.i18n import LANGUAGES
+
+
+class _Group(click.Group):
+    """Turns the errors users cause into one clear line instead of a traceback."""
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except click.ClickException:
+            raise
+        except USER_ERRORS as exc:
+            raise QrelsError(str(exc)) from exc
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.option(
+    "--db",
+    "db_url",
+    metavar="URL",
+    help="Database URL (default: $QRELS_DATABASE_URL, else sqlite:///qrels.db).",
+)
+@click.option("--lang", type=click.Choice(LANGUAGES), help="Language of messages (en or zh).")
+@click.pass_context
+def cli(ctx: click.Context, db_url: str | None, lang: str | None) -> None:
+    """qrels-studio: build versioned, trustworthy relevance judgments for RAG retrieval."""
+    if lang:
+        previous = os.environ.get("QRELS_LANG")
+        os.environ["QRELS_LANG"] = lang
+        ctx.call_on_close(lambda: _restore_language(previous))
+    ctx.obj = {"db": db_url}
+
+
+def _restore_language(previous: str | None) -> None:
+    # In one process (tests, notebooks) --lang applies to that command only.
+    if previous is None:
+        os.environ.pop("QRELS_LANG", None)
+    else:
+        os.environ["QRELS_LANG"] = previous
+
+
+for _module in (
+    setup_commands,
+    import_commands,
+    pool_commands,
+    release_commands,
+    quality_commands,
+):
+    for _command in _module.COMMANDS:
+        cli.add_command(_command)
+
+
+def main() -> None:
+    """Entry point of the ``qrels`` console script."""
+    cli(prog_name="qrels")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

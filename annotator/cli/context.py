@@ -1,0 +1,84 @@
+"""What every command shares: the database named by ``--db``, errors shown as one line in
+the user's language, numbers, and the options several commands take.
+
+Command modules import only this, click and the message table at start; what a command
+needs (pandas, scikit-learn, the retrievers, the database layer) it imports when it runs,
+so that ``qrels --help`` starts at once.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from pooling.i18n import LocalizedError, t
+
+
+class QrelsError(click.ClickException):
+    """An error for the user: printed as ``error: message`` in their language, exit code 1."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        # Rendered now: by the time click shows it, a --lang given to this command is undone.
+        self.line = t("located", where=t("error"), what=message)
+
+    def show(self, file=None) -> None:
+        click.echo(self.line, err=True)
+
+
+# What a user can cause and read as one line; anything else is a bug and keeps its traceback.
+USER_ERRORS = (LocalizedError, LookupError, ValueError, OSError, ImportError)
+
+
+def engine(ctx: click.Context, *, require_schema: bool = True):
+    """The engine for ``--db``; unless told otherwise, refuses a database whose schema is
+    missing or out of date."""
+    from storage.db import check_schema, make_engine
+
+    made = make_engine(ctx.obj["db"])
+    if require_schema:
+        check_schema(made)
+    return made
+
+
+def say(key: str, **params: object) -> None:
+    """Print message ``key`` in the user's language."""
+    click.echo(t(key, **params))
+
+
+def echo_lines(lines: list[str]) -> None:
+    click.echo("\n".join(lines))
+
+
+existing_file = click.Path(dir_okay=False, path_type=Path)
+folder = click.Path(file_okay=False, path_type=Path)
+
+
+def with_versions(command):
+    """``--query-set`` and ``--corpus-version``, for files that refer to both."""
+    command = click.option(
+        "--corpus-version", help="Corpus version the file refers to (needed if several)."
+    )(command)
+    return click.option("--query-set", help="Query set the file refers to (needed if several).")(
+        command
+    )
+
+
+def only_pool(ctx: click.Context, name: str | None) -> str:
+    """``name``, or the only pool there is."""
+    if name is not None:
+        return name
+    from storage.db import session_scope
+    from storage.pool_records import pool_names
+
+    with session_scope(engine(ctx)) as session:
+        names = pool_names(session=session)
+    if len(names) != 1:
+        raise LocalizedError(
+            "version_ambiguous",
+            kind="@status_pools",
+            known=", ".join(names) or "-",
+            option="--pool",
+        )
+    return names[0]

@@ -1,0 +1,285 @@
+"""What the commands print, as pure functions from results to lines of text in the user's
+language. No click and no database in here: tests read the lines these return."""
+
+from __future__ import annotations
+
+import statistics
+from collections import Counter
+
+from pooling.chunking import describe
+from pooling.i18n import t
+
+
+def number(value: int) -> str:
+    return f"{value:,}"
+
+
+def _section(title_key: str, lines: list[str]) -> list[str]:
+    """A blank line, a heading, and its lines indented (or "(none)")."""
+    return ["", t(title_key), *(f"  {line}" for line in lines or [t("status_none")])]
+
+
+def status_lines(summary, url: str, schema: str | None) -> list[str]:
+    """``qrels status``: ``summary`` is ``storage.catalog.Status``."""
+    lines = [t("status_database", url=url, schema=schema)]
+    if not summary.corpus_versions and not summary.query_sets:
+        return [*lines, t("status_empty")]
+    corpora = [
+        t(
+            "status_corpus_line",
+            name=cv.name,
+            documents=number(cv.documents),
+            chunks=number(cv.chunks),
+            chunking=describe(cv.chunking),
+        )
+        for cv in summary.corpus_versions
+    ]
+    query_sets = []
+    for qs in summary.query_sets:
+        query_sets.append(
+            t(
+                "status_query_line",
+                name=qs.name,
+                queries=number(qs.queries),
+                dev=number(qs.dev),
+                test=number(qs.test),
+                unanswerable=number(qs.unanswerable),
+                judgments=number(qs.judgments),
+                judged=number(qs.judged_queries),
+            )
+        )
+        if qs.slices:
+            slices = ", ".join(f"{k} {v}" for k, v in qs.slices.items())
+            query_sets.append("  " + t("status_slices", slices=slices))
+        if qs.judgments_by_annotator:
+            people = ", ".join(f"{k} {number(v)}" for k, v in qs.judgments_by_annotator.items())
+            query_sets.append("  " + t("status_by_annotator", people=people))
+    systems = [
+        t("status_system_line", name=name, kind=kind, entries=number(entries))
+        for name, kind, entries in summary.systems
+    ]
+    pools = [
+        t(
+            "status_pool_line",
+            name=pool.name,
+            query_set=pool.query_set,
+            corpus_version=pool.corpus_version,
+            candidates=number(pool.candidates),
+            complete=number(pool.complete),
+            overlap=pool.overlap,
+            percent=f"{pool.complete / pool.candidates:.0%}" if pool.candidates else "-",
+        )
+        for pool in summary.pools
+    ]
+    users = t(
+        "status_users",
+        leads=summary.users.get("lead", 0),
+        annotators=summary.users.get("annotator", 0),
+    )
+    return [
+        *lines,
+        *_section("status_corpus_versions", corpora),
+        *_section("status_query_sets", query_sets),
+        *_section("status_systems", systems),
+        *_section("status_pools", pools),
+        "",
+        users,
+    ]
+
+
+def import_lines(result, message: str, kind: str | None = None) -> list[str]:
+    """What an import did; ``kind`` names the version for the no-op message (None for
+    judgments, which have no version of their own)."""
+    lines = [t("user_created", name=result.created_user)] if result.created_user else []
+    if result.created:
+        counts = {k: number(v) if isinstance(v, int) else v for k, v in result.counts.items()}
+        return [*lines, t(message, name=result.name, **counts)]
+    if kind is None:
+        return [*lines, t("judgments_unchanged", name=result.name)]
+    return [*lines, t("unchanged", kind=t(kind), name=result.name)]
+
+
+def pool_result_lines(result, overlap: int | None = None) -> list[str]:
+    """A build (with ``overlap``) or a top-up of a pool."""
+    counts = {k: number(v) for k, v in vars(result).items() if isinstance(v, int)}
+    if overlap is None:
+        return [t("pool_topped_up", name=result.name, **counts)]
+    return [t("pool_built", name=result.name, overlap=overlap, **counts)]
+
+
+def pool_report_lines(report, per_query: bool) -> list[str]:
+    """``qrels pool show``: ``report`` is ``storage.pool_records.PoolReport``."""
+    config = report.config
+    sizes = sorted(report.sizes.values())
+    lines = [
+        t(
+            "pool_show_head",
+            name=report.name,
+            systems=config.get("systems_spec", ""),
+            strategy=config.get("strategy"),
+            size=config.get("size"),
+            overlap=report.overlap,
+        ),
+        t(
+            "pool_show_sizes",
+            candidates=number(sum(sizes)),
+            queries=number(len(sizes)),
+            low=sizes[0] if sizes else 0,
+            median=f"{statistics.median(sizes):g}" if sizes else 0,
+            high=sizes[-1] if sizes else 0,
+            empty=sum(1 for n in sizes if n == 0),
+        ),
+        "",
+        t("pool_show_systems"),
+    ]
+    for system, found in report.found.items():
+        unique = number(report.unique[system])
+        lines.append(
+            "  " + t("pool_show_system", system=system, found=number(found), unique=unique)
+        )
+    if len(report.found) > 1:
+        names = list(report.found)
+        width = max(len(n) for n in names)
+        cells = [max(len(n), 6) for n in names]
+        lines += ["", t("pool_show_shared")]
+        lines.append(" " * (width + 2) + _aligned(names, cells))
+        for a in names:
+            row = ["-" if a == b else str(report.shared[a][b]) for b in names]
+            lines.append(f"  {a:<{width}}" + _aligned(row, cells))
+    if per_query:
+        lines += ["", t("pool_show_per_query")]
+        lines += [f"  {query_id}\t{size}" for query_id, size in report.sizes.items()]
+    return lines
+
+
+def _aligned(values: list[str], widths: list[int]) -> str:
+    return "  ".join(f"{v:>{w}}" for v, w in zip(values, widths, strict=True))
+
+
+def active_lines(settings: dict, status: list, per_query: bool) -> list[str]:
+    """Where an active pool's queries stand against the stopping rule: ``status`` is a list
+    of ``annotator.active_pooling.QueryStatus``."""
+    stopped = Counter(s.state for s in status)
+    lines = [
+        "",
+        t(
+            "active_summary",
+            budget=settings["budget"],
+            below=f"{settings['stop_below']:g}",
+            chosen=number(sum(s.chosen for s in status)),
+            judged=number(sum(s.judged for s in status)),
+            relevant=number(sum(s.relevant for s in status)),
+            open=stopped["open"],
+            budget_spent=stopped["budget"],
+            estimate=stopped["estimate"],
+            exhausted=stopped["exhausted"],
+        ),
+    ]
+    if per_query:
+        lines.append(t("active_per_query"))
+        for s in status:
+            estimate = "-" if s.estimate is None else f"{s.estimate:.1f}"
+            lines.append(
+                f"  {s.query_id}\t{s.chosen}/{settings['budget']}\t{s.judged}\t{s.relevant}"
+                f"\t{estimate}\t{t(f'active_{s.state}')}"
+            )
+    return lines
+
+
+def agreement_lines(reports: list) -> list[str]:
+    """``qrels agreement``: ``reports`` are ``annotator.agreement.AgreementReport``."""
+    lines = []
+    for report in reports:
+        lines.append(
+            t(
+                "agreement_group",
+                group=report.group,
+                items=report.items,
+                annotators=", ".join(report.annotators),
+            )
+        )
+        lines.append("  " + t("alpha_line", value=report.alpha.text()))
+        for pair in report.pairs:
+            kappas = ", ".join(f"{k} {v.text()}" for k, v in pair.kappas.items())
+            lines.append(
+                "  "
+                + t(
+                    "agreement_pair",
+                    a=pair.annotators[0],
+                    b=pair.annotators[1],
+                    shared=pair.shared,
+                    percent=pair.percent.text(),
+                    kappas=kappas,
+                )
+            )
+    return lines
+
+
+def calibration_lines(result, release: str) -> list[str]:
+    """``qrels calibrate``: ``result`` is ``annotator.calibration.Calibration``."""
+    lines = [t("calibration_head", judge=result.judge, release=release, shared=result.shared)]
+    lines += [f"  kappa {kind}: {figure.text()}" for kind, figure in result.kappas.items()]
+    lines.append("  " + t("calibration_confusion"))
+    lines += [f"    {grade}: {row}" for grade, row in enumerate(result.confusion)]
+    for tag, figures in result.per_slice.items():
+        lines.append(
+            "  "
+            + t(
+                "calibration_slice",
+                slice=tag,
+                shared=figures["shared"],
+                kappa=figures["quadratic"].text(),
+            )
+        )
+    lines += ["  " + t("calibration_difference", **row) for row in result.differences]
+    return lines
+
+
+def coverage_lines(report, ks: list[int]) -> list[str]:
+    """``qrels coverage``: ``report`` is ``annotator.judged.CoverageReport``."""
+    lines = [f"Judged@{k}: {value:.3f}" for k, value in report.overall.items()]
+    lines += [
+        f"  {row.query_id}\tJudged@{row.k}\t{row.judged}/{row.retrieved}"
+        for row in report.per_query.itertuples()
+    ]
+    lines.append(t("coverage_unjudged", count=len(report.unjudged), k=ks[-1]))
+    lines += [
+        f"  {query_id}\t{chunk_id}\t{t('rank_at', rank=rank)}"
+        for query_id, chunk_id, rank, _ in report.unjudged
+    ]
+    return lines
+
+
+def diff_lines(change) -> list[str]:
+    """``qrels release diff``: ``change`` is ``annotator.releases.ReleaseDiff``."""
+    lines = [
+        t(
+            "diff_counts",
+            added=len(change.added),
+            removed=len(change.removed),
+            changed=len(change.changed),
+        )
+    ]
+    lines += [f"+ {q} {c} {g}" for q, c, g in change.added]
+    lines += [f"- {q} {c} {g}" for q, c, g in change.removed]
+    lines += [f"~ {q} {c} {old} -> {new}" for q, c, old, new in change.changed]
+    lines += [
+        f"{name}: {before:.4f} -> {after:.4f} ({after - before:+.4f})"
+        for name, (before, after) in change.metrics.items()
+    ]
+    return lines
+
+
+def release_lines(version: str, folder, manifest: dict) -> list[str]:
+    counts = manifest["counts"]
+    return [
+        t(
+            "release_written",
+            version=version,
+            graded=counts["judged_candidates"],
+            per_grade=counts["per_grade"],
+            unresolved=counts["unresolved_left_out"],
+            without_evidence=counts["queries_without_evidence"],
+            folder=folder,
+        )
+    ]

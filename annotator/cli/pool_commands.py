@@ -1,0 +1,190 @@
+"""``qrels pool``: build, top up, show, export, and ask for more judgments."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from annotator.cli.context import echo_lines, engine, say, with_versions
+from annotator.cli.formatting import (
+    active_lines,
+    number,
+    pool_report_lines,
+    pool_result_lines,
+)
+from pooling.i18n import t
+from pooling.tokenize import CHINESE_SEGMENTERS, LANGUAGES
+
+
+@click.group()
+def pool() -> None:
+    """Build, top up, inspect and export pools of candidates to judge."""
+
+
+systems_option = click.option(
+    "--systems",
+    required=True,
+    metavar="LIST",
+    help="Comma-separated: bm25, vector, rrf, combsum, combmnz, run:NAME (imported run).",
+)
+
+
+@pool.command("build")
+@click.argument("name")
+@systems_option
+@click.option("--depth", type=int, help="Union of each system's top K per query.")
+@click.option(
+    "--budget", type=int, help="Instead: the B best per query by fusion (active: at most B)."
+)
+@click.option(
+    "--strategy",
+    type=click.Choice(["fixed", "active"]),
+    default="fixed",
+    show_default=True,
+    help="active: choose what to judge next from the judgments so far (needs --budget).",
+)
+@click.option(
+    "--reach",
+    type=click.IntRange(min=1),
+    help="Active: each system's top K to choose from [default: 12 x budget].",
+)
+@click.option(
+    "--stop-below",
+    type=float,
+    default=1.0,
+    show_default=True,
+    help="Active: stop a query once fewer relevant chunks than this are estimated to remain.",
+)
+@click.option("--fusion", default="rrf", show_default=True, help="Fusion for --budget.")
+@click.option("--overlap", type=int, default=2, show_default=True, help="Judgments per candidate.")
+@with_versions
+@click.option(
+    "--language",
+    type=click.Choice(LANGUAGES),
+    default="auto",
+    show_default=True,
+    help="Corpus language for tokenization (auto: detected).",
+)
+@click.option(
+    "--chinese",
+    type=click.Choice(CHINESE_SEGMENTERS),
+    default="jieba",
+    show_default=True,
+    help="How to segment Chinese text.",
+)
+@click.option(
+    "--encoder",
+    default="tfidf-svd",
+    show_default=True,
+    help="Vector encoder: tfidf-svd (built in), st:MODEL_DIR, npy:EMBEDDINGS_DIR.",
+)
+@click.option("--vector-dim", type=click.IntRange(min=2), default=256, show_default=True)
+@click.option(
+    "--retrieval-depth",
+    type=click.IntRange(min=1),
+    default=100,
+    show_default=True,
+    help="How deep each system ranks (for fusion and provenance).",
+)
+@click.pass_context
+def pool_build(ctx: click.Context, name: str, **options) -> None:
+    """Build pool NAME from several systems' top results per query."""
+    from annotator.pool_building import build_pool
+    from pooling.systems import RetrievalOptions
+    from pooling.tokenize import TokenizerConfig
+
+    retrieval = RetrievalOptions(
+        tokenizer=TokenizerConfig(language=options["language"], chinese=options["chinese"]),
+        encoder=options["encoder"],
+        vector_dim=options["vector_dim"],
+        depth=options["retrieval_depth"],
+    )
+    active = options["strategy"] == "active"
+    result = build_pool(
+        engine(ctx),
+        name,
+        systems=options["systems"],
+        depth=options["depth"],
+        budget=options["budget"],
+        active=active,
+        reach=options["reach"],
+        stop_below=options["stop_below"],
+        fusion=options["fusion"],
+        overlap=options["overlap"],
+        query_set=options["query_set"],
+        corpus_version=options["corpus_version"],
+        options=retrieval,
+        progress=True,
+    )
+    echo_lines(pool_result_lines(result, options["overlap"]))
+    if active:
+        say("active_built", budget=options["budget"])
+
+
+@pool.command("topup")
+@click.argument("name")
+@systems_option
+@click.option("--depth", type=int, required=True, help="Each new system's top K per query.")
+@click.pass_context
+def pool_topup(ctx: click.Context, name: str, systems: str, depth: int) -> None:
+    """Add new systems' candidates that are neither in the pool nor judged yet."""
+    from annotator.pool_building import topup_pool
+
+    result = topup_pool(engine(ctx), name, systems=systems, depth=depth, progress=True)
+    echo_lines(pool_result_lines(result))
+
+
+@pool.command("require")
+@click.argument("name")
+@click.argument("query_id")
+@click.argument("chunk_id")
+@click.option("--judgments", type=int, required=True, help="How many independent judgments.")
+@click.pass_context
+def pool_require(ctx: click.Context, name: str, query_id: str, chunk_id: str, judgments: int):
+    """Ask for more (or fewer) judgments of one candidate than the pool's overlap."""
+    from storage.db import session_scope
+    from storage.pool_records import get_pool
+    from storage.slots import require_judgments
+
+    with session_scope(engine(ctx)) as session:
+        require_judgments(
+            get_pool(name, session=session), query_id, chunk_id, judgments, session=session
+        )
+    say("pool_required", name=name, query=query_id, chunk=chunk_id, count=judgments)
+
+
+@pool.command("show")
+@click.argument("name")
+@click.option("--per-query", is_flag=True, help="Also list the size of every query's pool.")
+@click.pass_context
+def pool_show(ctx: click.Context, name: str, per_query: bool) -> None:
+    """Report size per query, and each system's unique contribution and overlap."""
+    from annotator.active_pooling import is_active, pool_status
+    from storage.db import session_scope
+    from storage.pool_records import get_pool, pool_report
+
+    made = engine(ctx)
+    with session_scope(made) as session:
+        report = pool_report(get_pool(name, session=session), session=session)
+    lines = pool_report_lines(report, per_query)
+    if is_active(report.config):
+        lines += active_lines(report.config["active"], pool_status(made, name), per_query)
+    echo_lines(lines)
+
+
+@pool.command("export")
+@click.argument("name")
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.pass_context
+def pool_export(ctx: click.Context, name: str, file: Path) -> None:
+    """Write the pool's candidates with provenance as JSONL."""
+    from storage.db import session_scope
+    from storage.pool_records import export_pool, get_pool
+
+    with session_scope(engine(ctx)) as session:
+        count = export_pool(get_pool(name, session=session), file, session=session)
+    click.echo(t("pool_exported", count=number(count), name=name, path=file))
+
+
+COMMANDS = [pool]

@@ -1,0 +1,102 @@
+"""``qrels release`` (create, verify, diff) and ``qrels coverage``: the qrels an evaluator
+takes away, and whether they can fairly score a new run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from annotator.cli.context import QrelsError, echo_lines, engine, folder, say
+from annotator.cli.formatting import coverage_lines, diff_lines, pool_result_lines, release_lines
+from pooling.grades import DEFAULT_POLICY, POLICIES
+from pooling.i18n import LocalizedError
+
+run_file = click.Path(dir_okay=False, path_type=Path)
+
+
+@click.group()
+def release() -> None:
+    """Create, verify and compare versioned qrels releases."""
+
+
+@release.command("create")
+@click.argument("version")
+@click.option("--pool", "pool_name", required=True)
+@click.option("--out", type=folder, required=True)
+@click.option(
+    "--policy",
+    type=click.Choice(list(POLICIES)),
+    default=DEFAULT_POLICY,
+    show_default=True,
+    help="When annotators disagree.",
+)
+@click.option("--allow-unresolved", is_flag=True, help="Leave unresolved candidates out.")
+@click.pass_context
+def release_create(ctx, version, pool_name, out, policy, allow_unresolved) -> None:
+    """Write release VERSION of a pool into a new folder."""
+    from annotator.releases import create_release
+
+    result = create_release(
+        engine(ctx), version, pool_name, out, policy=policy, allow_unresolved=allow_unresolved
+    )
+    echo_lines(release_lines(version, out, result.manifest))
+
+
+@release.command("verify")
+@click.argument("release_dir", type=folder)
+def release_verify(release_dir: Path) -> None:
+    """Check every file's sha256 against the manifest, and the files' formats."""
+    from annotator.release_files import verify_release
+
+    problems = verify_release(release_dir)
+    if problems:
+        raise QrelsError("; ".join(problems))
+    say("release_intact", folder=release_dir)
+
+
+@release.command("diff")
+@click.argument("a", type=folder)
+@click.argument("b", type=folder)
+@click.option("--run", type=run_file, help="A TREC run.")
+@click.option("--k", type=click.IntRange(min=1), default=10, show_default=True)
+def release_diff(a: Path, b: Path, run: Path | None, k: int) -> None:
+    """Judgments added, removed and changed from release A to B (and a run's metrics)."""
+    from annotator.releases import diff_releases
+
+    echo_lines(diff_lines(diff_releases(a, b, run=run, k=k)))
+
+
+def cutoffs(text: str) -> list[int]:
+    """``"5,10,20"`` as sorted cutoffs; refuses anything but whole numbers from 1."""
+    try:
+        ks = sorted({int(k) for k in text.split(",") if k.strip()})
+    except ValueError:
+        ks = []
+    if not ks or ks[0] < 1:
+        raise LocalizedError("size_positive", what="--k", value=text)
+    return ks
+
+
+@click.command("coverage")
+@click.option("--release", "release_dir", type=folder, required=True)
+@click.option("--run", "run_path", type=run_file, required=True)
+@click.option("--k", "ks", default="5,10,20", show_default=True, help="Cutoffs, comma-separated.")
+@click.option("--topup", "pool_name", help="Add the unjudged chunks in the top k to this pool.")
+@click.pass_context
+def coverage(ctx, release_dir: Path, run_path: Path, ks: str, pool_name: str | None) -> None:
+    """Judged@k of a run against a release, and the unjudged chunks in its top k."""
+    from annotator import judged
+    from annotator.release_files import read_qrels
+    from pooling.run import Run
+
+    ks = cutoffs(ks)
+    run = Run.from_file(run_path)
+    report = judged.coverage(read_qrels(release_dir), run, ks)
+    echo_lines(coverage_lines(report, ks))
+    if pool_name:
+        result = judged.topup(engine(ctx), pool_name, report, run.name, ks[-1])
+        echo_lines(pool_result_lines(result))
+
+
+COMMANDS = [release, coverage]

@@ -1,0 +1,226 @@
+"""``qrels init``, ``status``, ``serve``, ``demo`` and ``user``: the database, the app and
+the accounts."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import click
+
+from annotator.cli.context import echo_lines, engine, folder, say
+from annotator.cli.formatting import import_lines, pool_result_lines, status_lines
+from pooling.i18n import t
+
+DEMO_CORPUS_VERSION = "demo-corpus-v1"
+DEMO_QUERY_SET = "demo-queries-v1"
+DEMO_CHUNK_SIZE, DEMO_CHUNK_OVERLAP = 300, 60
+DEMO_POOL, DEMO_SYSTEMS, DEMO_DEPTH = "demo-pool", "bm25,vector,rrf", 5
+# Demo accounts only: `qrels demo` prints these and says they are not for real work.
+DEMO_ACCOUNTS = {
+    "annotator1": ("annotator", "demo-annotator-1"),
+    "annotator2": ("annotator", "demo-annotator-2"),
+    "lead": ("lead", "demo-lead-pass"),
+}
+
+
+@click.command()
+@click.pass_context
+def init(ctx: click.Context) -> None:
+    """Create the database schema, or upgrade it to this release (judgments are kept)."""
+    from storage.db import upgrade
+
+    made = engine(ctx, require_schema=False)
+    head = upgrade(made)
+    say("init_done", url=made.url.render_as_string(hide_password=True), head=head)
+
+
+def _status(made) -> list[str]:
+    from storage.catalog import status as summarise
+    from storage.db import current_revision, session_scope
+
+    with session_scope(made) as session:
+        summary = summarise(session=session)
+    url = made.url.render_as_string(hide_password=True)
+    return status_lines(summary, url, current_revision(made))
+
+
+@click.command()
+@click.pass_context
+def status(ctx: click.Context) -> None:
+    """Print what the database holds: versions, counts, systems, pools, progress."""
+    echo_lines(_status(engine(ctx)))
+
+
+def _serve(url: str, port: int, host: str) -> None:
+    app = Path(__file__).parents[1] / "app.py"
+    command = [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        str(app),
+        "--server.port",
+        str(port),
+        "--server.address",
+        host,
+        "--server.headless",
+        "true",
+        "--browser.gatherUsageStats",
+        "false",
+        # Annotators and leads use the app; Streamlit's own Deploy, Rerun and cache menu
+        # items are for whoever develops it.
+        "--client.toolbarMode",
+        "viewer",
+    ]
+    say("serving", url=f"http://{host}:{port}")
+    environment = {**os.environ, "QRELS_DATABASE_URL": url}
+    # Become Streamlit rather than wait for it, so that stopping `qrels serve` (a signal to
+    # this process) stops the app too instead of leaving it running.
+    sys.stdout.flush()
+    os.execve(sys.executable, command, environment)
+
+
+@click.command()
+@click.option("--port", type=int, default=8501, show_default=True)
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.pass_context
+def serve(ctx: click.Context, port: int, host: str) -> None:
+    """Start the annotation app on the configured database."""
+    _serve(engine(ctx).url.render_as_string(hide_password=False), port, host)
+
+
+@click.command()
+@click.option(
+    "--dir",
+    "demo_dir",
+    type=folder,
+    default=Path("qrels-demo"),
+    show_default=True,
+    help="Folder of its own for the demo database.",
+)
+@click.option("--reset", is_flag=True, help="Delete the demo folder first and start afresh.")
+@click.option("--no-serve", is_flag=True, help="Load the demo, but do not start the app.")
+@click.option("--port", type=int, default=8501, show_default=True)
+@click.option("--host", default="127.0.0.1", show_default=True)
+def demo(demo_dir: Path, reset: bool, no_serve: bool, port: int, host: str) -> None:
+    """Load the bundled demo collection into a fresh SQLite database, build a pool, create
+    demo accounts, and start the app."""
+    from importlib.resources import files
+
+    from annotator.auth import add_user
+    from annotator.pool_building import build_pool
+    from storage import imports
+    from storage.accounts import find_user
+    from storage.db import database_url, make_engine, session_scope, upgrade
+    from storage.pool_records import find_pool
+
+    if reset and demo_dir.exists():
+        shutil.rmtree(demo_dir)
+    demo_dir.mkdir(parents=True, exist_ok=True)
+    url = f"sqlite:///{(demo_dir / 'qrels.db').resolve()}"
+    made = make_engine(url)
+    upgrade(made)
+    data = files("annotator") / "demo"
+    with session_scope(made) as session:
+        corpus = imports.import_corpus(
+            Path(str(data / "corpus.jsonl")),
+            session=session,
+            version=DEMO_CORPUS_VERSION,
+            chunk_size=DEMO_CHUNK_SIZE,
+            chunk_overlap=DEMO_CHUNK_OVERLAP,
+        )
+        queries = imports.import_queries(
+            Path(str(data / "queries.jsonl")), session=session, name=DEMO_QUERY_SET
+        )
+        has_pool = find_pool(DEMO_POOL, session=session) is not None
+    echo_lines(import_lines(corpus, "imported_corpus", "kind_corpus_version"))
+    echo_lines(import_lines(queries, "imported_queries", "kind_query_set"))
+    if not has_pool:
+        result = build_pool(made, DEMO_POOL, systems=DEMO_SYSTEMS, depth=DEMO_DEPTH)
+        echo_lines(pool_result_lines(result, overlap=2))
+    echo_lines(["", *_status(made), "", t("demo_loaded", path=demo_dir / "qrels.db")])
+    click.echo(f"  export QRELS_DATABASE_URL={database_url(url)}")
+    with session_scope(made) as session:
+        for name, (role, password) in DEMO_ACCOUNTS.items():
+            if find_user(name, session=session) is None:
+                add_user(name, role, password, session=session)
+    echo_lines(["", t("demo_accounts")])
+    for name, (role, password) in DEMO_ACCOUNTS.items():
+        click.echo(f"  {name:<12} {t('role_' + role):<10} {password}")
+    if not no_serve:
+        _serve(url, port, host)
+
+
+# -- accounts ---------------------------------------------------------------------------
+
+
+@click.group()
+def user() -> None:
+    """Add, list and disable login accounts."""
+
+
+def _read_password(password_file: Path | None) -> str:
+    from pooling.i18n import LocalizedError
+
+    if password_file is None:
+        return click.prompt(t("login_password"), hide_input=True, confirmation_prompt=True)
+    lines = password_file.read_text(encoding="utf-8").splitlines()
+    if not lines or not lines[0]:
+        raise LocalizedError("password_file_empty", file=password_file)
+    return lines[0]
+
+
+@user.command("add")
+@click.argument("name")
+@click.option("--role", type=click.Choice(["annotator", "lead"]), required=True)
+@click.option(
+    "--password-file",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Read the password from the first line of this file instead of a prompt.",
+)
+@click.pass_context
+def user_add(ctx: click.Context, name: str, role: str, password_file: Path | None) -> None:
+    """Add a login account (the password is stored only as a salted scrypt hash)."""
+    from annotator.auth import add_user
+    from storage.db import session_scope
+
+    made = engine(ctx)
+    password = _read_password(password_file)
+    with session_scope(made) as session:
+        add_user(name, role, password, session=session)
+    say("user_added", role=t(f"role_{role}"), name=name)
+
+
+@user.command("list")
+@click.pass_context
+def user_list(ctx: click.Context) -> None:
+    """List accounts: name, role, kind, and whether they can log in."""
+    from storage.accounts import list_users
+    from storage.db import session_scope
+
+    with session_scope(engine(ctx)) as session:
+        users = list_users(session=session)
+    for account in users:
+        state = "disabled" if account.disabled else "active"
+        if account.password_hash is None:
+            state = "no login"
+        click.echo(f"{account.name}\t{account.role}\t{account.kind}\t{state}")
+
+
+@user.command("disable")
+@click.argument("name")
+@click.pass_context
+def user_disable(ctx: click.Context, name: str) -> None:
+    """Stop NAME from logging in; their judgments stay."""
+    from storage.accounts import disable_user
+    from storage.db import session_scope
+
+    with session_scope(engine(ctx)) as session:
+        disable_user(name, session=session)
+    say("user_disabled", name=name)
+
+
+COMMANDS = [init, status, demo, serve, user]

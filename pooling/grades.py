@@ -1,0 +1,78 @@
+"""The grading scale, and what several grades of one candidate come to.
+
+Grades are 0–3 (``rubrics/``: 0 irrelevant or misleading, 1 on topic but cannot support
+the answer, 2 important evidence that needs another chunk, 3 directly contains the facts
+and limits the answer needs). Everything that checks, counts or tabulates grades uses
+``GRADES``.
+
+A disagreement policy decides whether the grades given to one candidate disagree enough to
+need a lead's decision; it is chosen by name from ``POLICIES``: ``any`` (any difference),
+``threshold`` (grades on both sides of grade 2: relevant for one annotator, not for another)
+or ``gap2`` (a gap of 2 or more). Candidates within the policy resolve to the median of
+their grades, rounded down (when unsure, the lower grade).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+
+from pooling.i18n import LocalizedError, check_name
+
+GRADES: tuple[int, ...] = (0, 1, 2, 3)
+LOWEST, HIGHEST = GRADES[0], GRADES[-1]
+EVIDENCE = 2  # a chunk graded this or more is evidence for the answer
+RELEVANT = 1  # the default threshold at which a chunk counts as relevant
+
+
+def is_grade(value: object) -> bool:
+    """True for an ``int`` on the scale (not a bool, not a float)."""
+    return isinstance(value, int) and not isinstance(value, bool) and value in GRADES
+
+
+def check_grade(value: object) -> int:
+    """``value`` if it is a grade, else ``LocalizedError`` saying the scale."""
+    if not is_grade(value):
+        raise LocalizedError("grade_range", value=value)
+    return value
+
+
+def sql_range(column: str) -> str:
+    """A CHECK constraint's condition: ``column`` is on the scale."""
+    return f"{column} >= {LOWEST} AND {column} <= {HIGHEST}"
+
+
+def _any(grades: Sequence[int]) -> bool:
+    return len(set(grades)) > 1
+
+
+def _threshold(grades: Sequence[int]) -> bool:
+    return len({g >= EVIDENCE for g in grades}) > 1
+
+
+def _gap2(grades: Sequence[int]) -> bool:
+    return max(grades) - min(grades) >= 2
+
+
+POLICIES: dict[str, Callable[[Sequence[int]], bool]] = {
+    "any": _any,
+    "threshold": _threshold,
+    "gap2": _gap2,
+}
+DEFAULT_POLICY = "threshold"
+
+
+def check_policy(policy: str) -> None:
+    """Raise ``LocalizedError`` naming the valid policies unless ``policy`` is one."""
+    check_name(policy, POLICIES, "what_policy")
+
+
+def disagree(grades: Sequence[int], policy: str) -> bool:
+    """Whether ``grades`` (of one candidate) disagree under ``policy``."""
+    return POLICIES[policy](grades)
+
+
+def resolved_grade(grades: Sequence[int]) -> int:
+    """The median grade, rounded down."""
+    ordered = sorted(grades)
+    return ordered[math.floor((len(ordered) - 1) / 2)]
