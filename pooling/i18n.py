@@ -247,6 +247,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     "active_budget": {"en": "stopped: budget spent", "zh": "已停止：预算用完"},
     "active_estimate": {"en": "stopped: few relevant left", "zh": "已停止：估计剩余相关很少"},
     "active_exhausted": {"en": "stopped: no candidates left", "zh": "已停止：候选已用尽"},
+    # -- security and integrity
     # -- accounts
     "password_short": {
         "en": "the password must have at least {length} characters",
@@ -269,6 +270,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "{file}：第一行没有密码",
     },
     # -- the app
+    # -- charts and quality control
     "app_title": {"en": "qrels-studio", "zh": "qrels-studio 相关性标注"},
     "login_title": {"en": "Log in", "zh": "登录"},
     "login_name": {"en": "User name", "zh": "用户名"},
@@ -540,6 +542,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "{query_id}\t{chunk_id}\t人工 {human}\t自动 {judge}",
     },
     # -- releases
+    # -- evaluation
     "release_exists": {
         "en": "release '{version}' already exists; a version is never rewritten",
         "zh": "发布“{version}”已存在；版本一经发布不会重写",
@@ -581,6 +584,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "rank_at": {"en": "rank {rank}", "zh": "第 {rank} 名"},
     # -- pools and retrieval (more)
+    # -- carrying judgments across a chunking change
     "pool_required": {
         "en": "{name}: {query} / {chunk} now needs {count} judgments",
         "zh": "{name}：{query} / {chunk} 现在需要 {count} 份标注",
