@@ -37,7 +37,7 @@ def moved(position: int | None, step: int, judged: int) -> int | None:
     earlier items: past the newest is the current item (None); before the oldest stays
     there."""
     target = (judged if position is None else position) + step
-    return max(target, 0) if target < judged else None
+    return None if target >= judged or not judged else max(target, 0)
 
 
 def view(engine: Engine, pool_name: str, user_id: int, position: int | None) -> View:

@@ -51,6 +51,13 @@ def echo_lines(lines: list[str]) -> None:
     click.echo("\n".join(lines))
 
 
+def choice(name: str, choices, default: str, help: str):
+    """An option taking one of ``choices`` (shown in --help with its default)."""
+    return click.option(
+        name, type=click.Choice(list(choices)), default=default, show_default=True, help=help
+    )
+
+
 existing_file = click.Path(dir_okay=False, path_type=Path)
 folder = click.Path(file_okay=False, path_type=Path)
 

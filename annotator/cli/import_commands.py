@@ -7,8 +7,9 @@ from pathlib import Path
 
 import click
 
-from annotator.cli.context import echo_lines, engine, existing_file, with_versions
+from annotator.cli.context import choice, echo_lines, engine, existing_file, with_versions
 from annotator.cli.formatting import import_lines
+from pooling.readers import SPLITS
 
 
 @click.group("import")
@@ -48,13 +49,7 @@ def import_corpus(ctx: click.Context, file: Path, corpus_version: str, **options
 @import_group.command("queries")
 @click.argument("file", type=existing_file)
 @click.option("--query-set", required=True, help="Name of the new query set version.")
-@click.option(
-    "--default-split",
-    type=click.Choice(["dev", "test"]),
-    default="test",
-    show_default=True,
-    help="Split of queries whose line has none.",
-)
+@choice("--default-split", SPLITS, "test", "Split of queries whose line has none.")
 @click.pass_context
 def import_queries(ctx: click.Context, file: Path, query_set: str, default_split: str) -> None:
     """Import a BEIR queries.jsonl (_id, text, optional slices, split, answerable, notes)."""
@@ -80,13 +75,7 @@ def import_run(ctx: click.Context, file: Path, **options) -> None:
 @import_group.command("judgments")
 @click.argument("file", type=existing_file)
 @click.option("--annotator", required=True, help="Whose judgments these are.")
-@click.option(
-    "--kind",
-    type=click.Choice(["human", "model"]),
-    default="human",
-    show_default=True,
-    help="model: an automatic judge, kept apart from human judgments.",
-)
+@choice("--kind", ("human", "model"), "human", "model: an automatic judge, kept apart.")
 @click.option("--rubric-version", help="Rubric the grades were made under (default: current).")
 @with_versions
 @click.pass_context

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from annotator.cli.context import echo_lines, engine, say, with_versions
+from annotator.cli.context import choice, echo_lines, engine, say, with_versions
 from annotator.cli.formatting import (
     active_lines,
     number,
@@ -37,12 +37,11 @@ systems_option = click.option(
 @click.option(
     "--budget", type=int, help="Instead: the B best per query by fusion (active: at most B)."
 )
-@click.option(
+@choice(
     "--strategy",
-    type=click.Choice(["fixed", "active"]),
-    default="fixed",
-    show_default=True,
-    help="active: choose what to judge next from the judgments so far (needs --budget).",
+    ("fixed", "active"),
+    "fixed",
+    "active: choose what to judge next from the judgments so far (needs --budget).",
 )
 @click.option(
     "--reach",
@@ -59,20 +58,8 @@ systems_option = click.option(
 @click.option("--fusion", default="rrf", show_default=True, help="Fusion for --budget.")
 @click.option("--overlap", type=int, default=2, show_default=True, help="Judgments per candidate.")
 @with_versions
-@click.option(
-    "--language",
-    type=click.Choice(LANGUAGES),
-    default="auto",
-    show_default=True,
-    help="Corpus language for tokenization (auto: detected).",
-)
-@click.option(
-    "--chinese",
-    type=click.Choice(CHINESE_SEGMENTERS),
-    default="jieba",
-    show_default=True,
-    help="How to segment Chinese text.",
-)
+@choice("--language", LANGUAGES, "auto", "Corpus language for tokenization (auto: detected).")
+@choice("--chinese", CHINESE_SEGMENTERS, "jieba", "How to segment Chinese text.")
 @click.option(
     "--encoder",
     default="tfidf-svd",

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from annotator.cli.context import QrelsError, echo_lines, engine, folder, say
+from annotator.cli.context import QrelsError, choice, echo_lines, engine, folder, say
 from annotator.cli.formatting import coverage_lines, diff_lines, pool_result_lines, release_lines
 from pooling.grades import DEFAULT_POLICY, POLICIES
 from pooling.i18n import LocalizedError
@@ -24,13 +24,7 @@ def release() -> None:
 @click.argument("version")
 @click.option("--pool", "pool_name", required=True)
 @click.option("--out", type=folder, required=True)
-@click.option(
-    "--policy",
-    type=click.Choice(list(POLICIES)),
-    default=DEFAULT_POLICY,
-    show_default=True,
-    help="When annotators disagree.",
-)
+@choice("--policy", POLICIES, DEFAULT_POLICY, "When annotators disagree.")
 @click.option("--allow-unresolved", is_flag=True, help="Leave unresolved candidates out.")
 @click.pass_context
 def release_create(ctx, version, pool_name, out, policy, allow_unresolved) -> None:

@@ -11,39 +11,13 @@ from click.testing import CliRunner
 from sqlmodel import select
 
 from annotator import assignment
-from annotator.auth import add_user
 from annotator.cli import cli
-from annotator.pool_building import build_pool
 from storage import slots
 from storage.db import session_scope
-from storage.imports import import_corpus, import_queries, import_run
 from storage.models import Assignment, Chunk, Judgment, Query
 from storage.pool_records import get_pool
-from tests.conftest import together, write
-from tests.storage.test_imports import jsonl
-
-N_QUERIES, N_CHUNKS = 4, 6
-
-
-@pytest.fixture
-def pool(engine, tmp_path, monkeypatch):
-    """A pool of N_QUERIES x N_CHUNKS candidates with overlap 2, and annotators a1..a6."""
-    monkeypatch.setenv("QRELS_LANG", "en")
-    corpus = [{"_id": f"c{i}", "text": f"chunk number {i}"} for i in range(N_CHUNKS)]
-    queries = [{"_id": f"q{i}", "text": f"query {i}"} for i in range(N_QUERIES)]
-    run = "".join(
-        f"q{q} Q0 c{c} {c + 1} {10 - c} r\n" for q in range(N_QUERIES) for c in range(N_CHUNKS)
-    )
-    with session_scope(engine) as session:
-        import_corpus(write(tmp_path, "c.jsonl", jsonl(corpus)), session=session, version="c")
-        import_queries(write(tmp_path, "q.jsonl", jsonl(queries)), session=session, name="q")
-        import_run(write(tmp_path, "r.trec", run), session=session, system="r")
-        users = {
-            f"a{i}": add_user(f"a{i}", "annotator", "password-1", session=session).id
-            for i in range(1, 7)
-        }
-    build_pool(engine, "p", systems="run:r", depth=N_CHUNKS, overlap=2)
-    return users
+from tests.annotator.conftest import N_CHUNKS, N_QUERIES
+from tests.conftest import together
 
 
 def judge_all(engine, user_id, grade=1, limit=1000):
