@@ -20,9 +20,9 @@ from pooling.grades import check_grade
 from pooling.i18n import LocalizedError
 from pooling.pool import shuffle_key
 from storage import active_records, history, slots
-from storage.catalog import query_keys
+from storage.catalog import query_key_of
 from storage.db import session_scope
-from storage.models import Assignment, Chunk, Document, Pool, PoolCandidate, Query, QuerySet, User
+from storage.models import Assignment, Chunk, Document, Pool, PoolCandidate, Query, User
 from storage.pool_records import get_pool, neighbour_texts
 
 ATTEMPTS = 20  # candidates tried before giving up a round lost to other annotators
@@ -85,42 +85,41 @@ def _order_key(pool: Pool, user: User, query_key: int, chunk_key: int) -> int:
 
 def _choose(pool: Pool, user: User, session: Session) -> list[slots.OpenCandidate]:
     """The candidates to try, best first: the current query's, else the least covered
-    query's, in this annotator's own order (skipped ones last). In an active pool a query
-    with nothing open gets its next candidate chosen, until its stopping rule stops it."""
+    query's with something open to this annotator, in their own order; in an active pool,
+    next a query's newly chosen candidate, until its stopping rule stops it; skipped ones
+    last. Reads one query's candidates at a time and the tallies, never the whole pool."""
     current = slots.last_query_key(pool, user, session=session)
     if current is not None:
-        here = slots.open_candidates(pool, user, session=session, query_key=current)
+        here = slots.open_candidates(pool, user, current, session=session)
         if any(not c.skipped for c in here):
             return _ordered(pool, user, here)
         if is_active(pool.config) and (chosen := _choose_active(pool, user, current, session)):
             return chosen
-    open_all = slots.open_candidates(pool, user, session=session)
-    offered = {c.query_key for c in open_all if not c.skipped}
-    rows = slots.coverage(pool, session=session)
-    ratio = _coverage_ratio(pool, rows)
-    if is_active(pool.config) and not offered:
+    skipped = slots.skipped_candidates(pool, user, session=session)
+    if slots.pool_standing(pool, user, session=session).open > len(skipped):
+        budget = stopping_rule(pool).budget * pool.overlap if is_active(pool.config) else None
+        for query in slots.queries_by_coverage(
+            pool, user, session=session, exclude=current, per_query_slots=budget
+        ):
+            here = slots.open_candidates(pool, user, query, session=session)
+            if unskipped := [c for c in here if not c.skipped]:
+                return _ordered(pool, user, unskipped)
+    if is_active(pool.config):
         # Nothing chosen is open: the least covered query that may still choose goes next.
         # Queries that spent their budget are passed over unasked: near the end of a large
         # pool, asking each one in turn took seconds.
         budget = stopping_rule(pool).budget
-        going = [c.query_key for c in rows if c.asked < budget and c.query_key != current]
-        for query in sorted(going, key=lambda q: (ratio[q], _order_key(pool, user, q, 0))):
+        for query in slots.queries_by_coverage(
+            pool,
+            user,
+            session=session,
+            exclude=current,
+            per_query_slots=budget * pool.overlap,
+            asked_below=budget,
+        ):
             if chosen := _choose_active(pool, user, query, session):
                 return chosen
-    offered = offered or {c.query_key for c in open_all}
-    if not offered:
-        return []
-    query = min(offered, key=lambda q: (ratio.get(q, 0.0), _order_key(pool, user, q, 0)))
-    return _ordered(pool, user, [c for c in open_all if c.query_key == query])
-
-
-def _coverage_ratio(pool: Pool, rows: list[slots.Coverage]) -> dict[int, float]:
-    """Per query, the share of its judgment slots held or judged; in an active pool, of
-    the slots its budget allows."""
-    if is_active(pool.config):
-        full = stopping_rule(pool).budget * pool.overlap
-        return {c.query_key: c.held / full for c in rows}
-    return {c.query_key: c.held / c.required for c in rows if c.required}
+    return _ordered(pool, user, skipped)
 
 
 def _choose_active(
@@ -130,13 +129,15 @@ def _choose_active(
     annotator may take it."""
     if choose_next(pool, query_key, session=session) is None:
         return []
-    here = slots.open_candidates(pool, user, session=session, query_key=query_key)
-    return _ordered(pool, user, here)
+    return _ordered(pool, user, slots.open_candidates(pool, user, query_key, session=session))
 
 
 def _ordered(pool: Pool, user: User, candidates: list[slots.OpenCandidate]):
+    """Skipped ones last, else in this annotator's own order; a whole query first (the
+    skipped ones of the least covered query come first among skipped)."""
     return sorted(
-        candidates, key=lambda c: (c.skipped, _order_key(pool, user, c.query_key, c.chunk_key))
+        candidates,
+        key=lambda c: (c.skipped, _order_key(pool, user, c.query_key, c.chunk_key)),
     )
 
 
@@ -199,7 +200,8 @@ def skip(engine: Engine, item: Item) -> None:
     """Put ``item`` back: its slot is free for others, and it comes back to this annotator
     once nothing else is open to them."""
     with session_scope(engine) as session:
-        slots.give_up(session.get(Assignment, item.assignment_id), session=session)
+        assignment = session.get(Assignment, item.assignment_id)
+        slots.give_up(session.get(Pool, assignment.pool_id), assignment, session=session)
 
 
 def judged_items(engine: Engine, pool_name: str, user_id: int) -> list[Item]:
@@ -249,19 +251,18 @@ class Progress:
 
 
 def progress(engine: Engine, pool_name: str, user_id: int, query_id: str | None) -> Progress:
+    """``user_id``'s items judged, and judged + held + still open to them, in the query
+    ``query_id`` and in the pool."""
     with session_scope(engine) as session:
         pool, user = get_pool(pool_name, session=session), _user(user_id, session)
-        mine = slots.holdings(pool, user, session=session)
-        open_now = slots.open_candidates(pool, user, session=session)
-        query_key = query_keys(session.get(QuerySet, pool.query_set_id), session=session).get(
-            query_id
-        )
-    done = [q for q, judged, _ in mine if judged]
-    held = [q for q, _, holding in mine if holding]
-    open_keys = [c.query_key for c in open_now]
+        query_key = query_key_of(pool.query_set_id, query_id, session=session)
+        here = slots.Standing(0, 0, 0)
+        if query_key is not None:
+            here = slots.query_standing(pool, user, query_key, session=session)
+        whole = slots.pool_standing(pool, user, session=session)
     return Progress(
-        query_done=done.count(query_key),
-        query_total=done.count(query_key) + held.count(query_key) + open_keys.count(query_key),
-        pool_done=len(done),
-        pool_total=len(done) + len(held) + len(open_keys),
+        query_done=here.done,
+        query_total=here.done + here.held + here.open,
+        pool_done=whole.done,
+        pool_total=whole.done + whole.held + whole.open,
     )

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from sqlalchemy import func, text, update
+from sqlalchemy import func, text
 from sqlmodel import Session, select
 
 from pooling.retrievers import indexed_text
+from storage import tallies
 from storage.history import latest_judgments
 from storage.models import (
     Assignment,
@@ -28,6 +29,7 @@ from storage.models import (
     Query,
     User,
 )
+from storage.tallies import SlotChange
 
 NOT_CHOSEN = 0  # ``PoolCandidate.required`` of an active pool's candidate not chosen yet
 LOCK_SPACE = 0x5172  # first key of this module's PostgreSQL advisory locks
@@ -137,13 +139,14 @@ def lock(pool: Pool, *, session: Session) -> None:
 def choose(pool: Pool, candidate_id: int, *, session: Session) -> bool:
     """Ask for the pool's overlap of judgments on a candidate not chosen yet. False when it
     had been chosen already."""
-    result = session.execute(
-        update(PoolCandidate)
-        .where(PoolCandidate.id == candidate_id, PoolCandidate.required == NOT_CHOSEN)
-        .values(required=pool.overlap),
-        execution_options={"synchronize_session": False},
-    )
-    return result.rowcount == 1
+    required = session.exec(
+        select(PoolCandidate.required).where(PoolCandidate.id == candidate_id).with_for_update()
+    ).one()
+    if required != NOT_CHOSEN:
+        return False
+    change = SlotChange(candidate_id, required=pool.overlap, set_required=True)
+    tallies.apply(pool, [change], session=session)
+    return True
 
 
 def not_chosen(pool: Pool, *, session: Session) -> set[tuple[str, str]]:

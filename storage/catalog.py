@@ -66,6 +66,13 @@ def query_keys(query_set: QuerySet, *, session: Session) -> dict[str, int]:
     return dict(rows)
 
 
+def query_key_of(query_set_id: int, query_id: str, *, session: Session) -> int | None:
+    """The primary key of one query of a set, or None."""
+    return session.exec(
+        select(Query.id).where(Query.query_set_id == query_set_id, Query.query_id == query_id)
+    ).first()
+
+
 def chunk_keys(corpus_version: CorpusVersion, *, session: Session) -> dict[str, int]:
     """Chunk id -> primary key, for the chunks of one corpus version."""
     rows = session.exec(

@@ -18,8 +18,10 @@ from sqlalchemy import (
     Column,
     DateTime,
     Index,
+    Integer,
     Text,
     UniqueConstraint,
+    text,
 )
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlmodel import Field, SQLModel
@@ -44,6 +46,10 @@ def _json(**kwargs: Any) -> Any:
 
 def _created() -> Any:
     return Field(default_factory=utcnow, sa_column=Column(DateTime(timezone=True), nullable=False))
+
+
+# An assignment that holds a slot and is not judged yet.
+OPEN_HOLD = "slot IS NOT NULL AND done_at IS NULL"
 
 
 def _in(column: str, values: tuple[str, ...]) -> str:
@@ -182,6 +188,8 @@ class PoolCandidate(SQLModel, table=True):
     # Judgments this candidate needs when not the pool's overlap: more when a lead asked for
     # more; 0 in an active pool until active pooling chooses it (see storage.active_records).
     required: int | None = None
+    # Slots held or judged now (storage.tallies keeps it with every change of a slot).
+    held: int = Field(default=0, sa_column=Column(Integer, nullable=False, server_default="0"))
     added_at: datetime = _created()
 
 
@@ -290,6 +298,23 @@ class Assignment(SQLModel, table=True):
         CheckConstraint("slot IS NULL OR slot >= 0", name="assignment_slot_non_negative"),
         CheckConstraint("revision >= 0", name="assignment_revision_non_negative"),
         Index("ix_assignment_pool_user", "pool_id", "user_id"),
+        # What a keypress looks for: the item an annotator holds, holds that expired, an
+        # annotator's history newest first. Partial, so they stay the size of what is open.
+        Index(
+            "ix_assignment_open_holds",
+            "pool_id",
+            "user_id",
+            sqlite_where=text(OPEN_HOLD),
+            postgresql_where=text(OPEN_HOLD),
+        ),
+        Index(
+            "ix_assignment_hold_expiry",
+            "pool_id",
+            "expires_at",
+            sqlite_where=text(OPEN_HOLD),
+            postgresql_where=text(OPEN_HOLD),
+        ),
+        Index("ix_assignment_pool_user_done", "pool_id", "user_id", "done_at", "id"),
     )
 
     id: int | None = Field(default=None, primary_key=True)
@@ -306,6 +331,43 @@ class Assignment(SQLModel, table=True):
     skipped_at: datetime | None = Field(
         default=None, sa_column=Column(DateTime(timezone=True), nullable=True)
     )
+
+
+class QueryTally(SQLModel, table=True):
+    """One query of a pool, counted as slots change (``storage.tallies``): candidates,
+    candidates asked about (an active pool's chosen ones), judgment slots needed and held,
+    and candidates with a free slot."""
+
+    __tablename__ = "query_tally"
+    __table_args__ = (
+        UniqueConstraint("pool_id", "query_id"),
+        Index("ix_query_tally_pool_open", "pool_id", "open"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    pool_id: int = Field(foreign_key="pool.id")
+    query_id: int = Field(foreign_key="query.id")
+    candidates: int = 0
+    asked: int = 0
+    slots: int = 0
+    held: int = 0
+    open: int = 0
+
+
+class AnnotatorTally(SQLModel, table=True):
+    """One annotator in a pool, counted as slots change: items judged, items they hold or
+    judged whose candidate still has a free slot (open to others, not to them), and the
+    query of the item they took last."""
+
+    __tablename__ = "annotator_tally"
+    __table_args__ = (UniqueConstraint("pool_id", "user_id"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    pool_id: int = Field(foreign_key="pool.id")
+    user_id: int = Field(foreign_key="app_user.id")
+    done: int = 0
+    waiting: int = 0
+    last_query_id: int | None = Field(default=None, foreign_key="query.id")
 
 
 class Adjudication(SQLModel, table=True):

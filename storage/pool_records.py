@@ -19,6 +19,7 @@ from pooling.i18n import LocalizedError, NotFound
 from pooling.pool import Candidate, Source, shuffle_key
 from pooling.retrievers import Corpus, indexed_text
 from pooling.run import Run
+from storage import tallies
 from storage.active_records import NOT_CHOSEN
 from storage.catalog import chunk_keys, query_keys
 from storage.models import (
@@ -153,6 +154,8 @@ def _insert_candidates(
             for c in candidates
         ],
     )
+    added = [(queries[c.query_id], required) for c in candidates]
+    tallies.candidates_added(pool, added, session=session)
     _insert_sources(pool, candidates, queries, chunks, session=session)
 
 

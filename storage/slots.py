@@ -1,14 +1,19 @@
-"""Judgment slots in the database: claim one, give it up, record a grade on it.
+"""Judgment slots in the database: claim one, give it up, record a grade on it, and what is
+open to an annotator.
 
 The guarantees rest on the database, not on the caller: a candidate's slots are unique
 ``(candidate_id, slot)``, an annotator holds at most one row per candidate
 ``(candidate_id, user_id)``, and a grade is written only by a conditional update of the
-assignment's revision, so a repeated submission (a double click) writes nothing. Every
-function takes a keyword-only ``session`` and never commits.
+assignment's revision, so a repeated submission (a double click) writes nothing. Every change
+of a slot updates the tallies (``storage.tallies``) in the same transaction, and what a
+keypress reads is either one query's candidates or those tallies: nothing here reads the
+whole pool or an annotator's whole history. Every function takes a keyword-only
+``session`` and never commits.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -17,29 +22,49 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
 from pooling.i18n import LocalizedError, NotFound
-from storage.active_records import NOT_CHOSEN
-from storage.models import Assignment, Chunk, Judgment, Pool, PoolCandidate, Query, User, utcnow
+from storage import tallies
+from storage.models import (
+    Assignment,
+    Chunk,
+    Judgment,
+    Pool,
+    PoolCandidate,
+    Query,
+    QueryTally,
+    User,
+    utcnow,
+)
+from storage.tallies import SlotChange
 
 HOLD = timedelta(minutes=20)
+PRIME = 65521
 # Bulk updates here are conditional writes whose outcome is read from the row count; the
 # session's copies are refreshed explicitly where needed.
 NO_SYNC = {"synchronize_session": False}
 
 
+def _open_hold():
+    return Assignment.slot.is_not(None), Assignment.done_at.is_(None)
+
+
 def release_expired(pool: Pool, *, session: Session, now: datetime | None = None) -> int:
     """Give up the slots of holds that were neither judged nor renewed in time."""
-    result = session.execute(
+    expired = session.execute(
         update(Assignment)
         .where(
-            Assignment.pool_id == pool.id,
-            Assignment.done_at.is_(None),
-            Assignment.slot.is_not(None),
-            Assignment.expires_at < (now or utcnow()),
+            Assignment.pool_id == pool.id, *_open_hold(), Assignment.expires_at < (now or utcnow())
         )
-        .values(slot=None),
+        .values(slot=None)
+        .returning(Assignment.candidate_id, Assignment.user_id),
         execution_options=NO_SYNC,
+    ).all()
+    givers: dict[int, list[int]] = {}
+    for candidate, user in expired:
+        givers.setdefault(candidate, []).append(user)
+    tallies.apply(
+        pool, [SlotChange(c, givers=tuple(users)) for c, users in givers.items()], session=session
     )
-    return result.rowcount
+    return len(expired)
 
 
 def active_assignment(
@@ -51,26 +76,15 @@ def active_assignment(
         .where(
             Assignment.pool_id == pool.id,
             Assignment.user_id == user.id,
-            Assignment.slot.is_not(None),
-            Assignment.done_at.is_(None),
+            *_open_hold(),
             Assignment.expires_at >= (now or utcnow()),
         )
         .order_by(Assignment.taken_at.desc())
     ).first()
 
 
-def _required():
+def _needed():
     return func.coalesce(PoolCandidate.required, Pool.overlap)
-
-
-def _held():
-    """Slots held or judged, per candidate."""
-    return (
-        select(Assignment.candidate_id, func.count().label("held"))
-        .where(Assignment.slot.is_not(None))
-        .group_by(Assignment.candidate_id)
-        .subquery()
-    )
 
 
 @dataclass(frozen=True)
@@ -85,20 +99,11 @@ class Coverage:
 
 
 def coverage(pool: Pool, *, session: Session) -> list[Coverage]:
-    held = _held()
-    rows = session.exec(
-        select(
-            PoolCandidate.query_id,
-            func.sum(_required()),
-            func.sum(func.coalesce(held.c.held, 0)),
-            func.sum(case((_required() != NOT_CHOSEN, 1), else_=0)),
-        )
-        .join(Pool, Pool.id == PoolCandidate.pool_id)
-        .join(held, held.c.candidate_id == PoolCandidate.id, isouter=True)
-        .where(PoolCandidate.pool_id == pool.id)
-        .group_by(PoolCandidate.query_id)
-    ).all()
-    return [Coverage(q, int(required), int(h), int(asked)) for q, required, h, asked in rows]
+    """Every query's coverage, from the tallies."""
+    return [
+        Coverage(t.query_id, t.slots, t.held, t.asked)
+        for t in tallies.queries(pool, session=session)
+    ]
 
 
 @dataclass(frozen=True)
@@ -111,57 +116,127 @@ class OpenCandidate:
     skipped: bool  # they skipped it before: offered after the others
 
 
-def open_candidates(
-    pool: Pool, user: User, *, session: Session, query_key: int | None = None
-) -> list[OpenCandidate]:
-    held = _held()
-    mine = (
-        select(Assignment.candidate_id, Assignment.skipped_at, Assignment.slot, Assignment.done_at)
-        .where(Assignment.pool_id == pool.id, Assignment.user_id == user.id)
-        .subquery()
+def _mine(user: User):
+    """``user``'s own row for each candidate, joined beside it."""
+    return (
+        Assignment,
+        (Assignment.candidate_id == PoolCandidate.id) & (Assignment.user_id == user.id),
     )
-    statement = (
-        select(
-            PoolCandidate.id,
-            PoolCandidate.query_id,
-            PoolCandidate.chunk_id,
-            mine.c.skipped_at,
-        )
+
+
+def open_candidates(
+    pool: Pool, user: User, query_key: int, *, session: Session
+) -> list[OpenCandidate]:
+    """The candidates of one query that ``user`` may take."""
+    rows = session.exec(
+        select(PoolCandidate.id, PoolCandidate.chunk_id, Assignment.skipped_at)
         .join(Pool, Pool.id == PoolCandidate.pool_id)
-        .join(held, held.c.candidate_id == PoolCandidate.id, isouter=True)
-        .join(mine, mine.c.candidate_id == PoolCandidate.id, isouter=True)
+        .join(*_mine(user), isouter=True)
         .where(
             PoolCandidate.pool_id == pool.id,
-            func.coalesce(held.c.held, 0) < _required(),
-            mine.c.done_at.is_(None),
-            mine.c.slot.is_(None),
+            PoolCandidate.query_id == query_key,
+            PoolCandidate.held < _needed(),
+            Assignment.done_at.is_(None),
+            Assignment.slot.is_(None),
         )
     )
-    if query_key is not None:
-        statement = statement.where(PoolCandidate.query_id == query_key)
-    return [
-        OpenCandidate(c, q, k, skipped is not None) for c, q, k, skipped in session.exec(statement)
-    ]
+    return [OpenCandidate(c, query_key, k, skipped is not None) for c, k, skipped in rows]
+
+
+def skipped_candidates(pool: Pool, user: User, *, session: Session) -> list[OpenCandidate]:
+    """What ``user`` skipped and may take again (a free slot, not judged)."""
+    rows = session.exec(
+        select(PoolCandidate.id, PoolCandidate.query_id, PoolCandidate.chunk_id)
+        .join(Assignment, Assignment.candidate_id == PoolCandidate.id)
+        .join(Pool, Pool.id == PoolCandidate.pool_id)
+        .where(
+            Assignment.pool_id == pool.id,
+            Assignment.user_id == user.id,
+            Assignment.skipped_at.is_not(None),
+            Assignment.slot.is_(None),
+            Assignment.done_at.is_(None),
+            PoolCandidate.held < _needed(),
+        )
+    )
+    return [OpenCandidate(c, q, k, True) for c, q, k in rows]
+
+
+def queries_by_coverage(
+    pool: Pool,
+    user: User,
+    *,
+    session: Session,
+    exclude: int | None,
+    per_query_slots: int | None,
+    asked_below: int | None = None,
+    batch: int = 64,
+) -> Iterator[int]:
+    """Queries with a candidate open (or, with ``asked_below``, fewer candidates asked
+    about than that: an active pool's queries that may still choose), least covered first
+    (the share of slots held, of ``per_query_slots`` when given, as an active pool's budget),
+    ties in an order of ``user``'s own so that annotators do not all start on one query.
+    Read ``batch`` at a time: the caller usually needs the first."""
+    slots = QueryTally.slots if per_query_slots is None else per_query_slots
+    going = QueryTally.open > 0 if asked_below is None else QueryTally.asked < asked_below
+    # A permutation of query keys that differs per annotator: a cheap hash computable in SQL,
+    # kept within 32-bit integers (PostgreSQL's integer arithmetic overflows beyond).
+    salt = (user.id * 7919) % PRIME
+    shuffled = ((QueryTally.query_id % PRIME) * 32749 + salt) % PRIME
+    statement = (
+        select(QueryTally.query_id)
+        .where(QueryTally.pool_id == pool.id, going, slots > 0)
+        .order_by(QueryTally.held * 1.0 / slots, shuffled, QueryTally.query_id)
+    )
+    if exclude is not None:
+        statement = statement.where(QueryTally.query_id != exclude)
+    start = 0
+    while page := list(session.exec(statement.offset(start).limit(batch))):
+        yield from page
+        start += batch
 
 
 def last_query_key(pool: Pool, user: User, *, session: Session) -> int | None:
     """The query of the item ``user`` took most recently in ``pool``."""
-    return session.exec(
-        select(PoolCandidate.query_id)
-        .join(Assignment, Assignment.candidate_id == PoolCandidate.id)
-        .where(Assignment.pool_id == pool.id, Assignment.user_id == user.id)
-        .order_by(Assignment.taken_at.desc(), Assignment.id.desc())
-    ).first()
+    return tallies.annotator(pool, user.id, session=session).last_query_id
 
 
-def holdings(pool: Pool, user: User, *, session: Session) -> list[tuple[int, bool, bool]]:
-    """``(query key, judged, held)`` for every item ``user`` took in ``pool``."""
-    rows = session.exec(
-        select(PoolCandidate.query_id, Assignment.done_at, Assignment.slot)
-        .join(Assignment, Assignment.candidate_id == PoolCandidate.id)
-        .where(Assignment.pool_id == pool.id, Assignment.user_id == user.id)
-    ).all()
-    return [(q, done is not None, done is None and slot is not None) for q, done, slot in rows]
+@dataclass(frozen=True)
+class Standing:
+    """An annotator's items in one query or in the pool: judged, held now, open to them."""
+
+    done: int
+    held: int
+    open: int
+
+
+def _count(condition):
+    return func.sum(case((condition, 1), else_=0))
+
+
+def query_standing(pool: Pool, user: User, query_key: int, *, session: Session) -> Standing:
+    """What ``user`` judged, holds and may still take in one query."""
+    untaken = Assignment.slot.is_(None) & Assignment.done_at.is_(None)  # or no row of theirs
+    done, held, available = session.exec(
+        select(
+            _count(Assignment.done_at.is_not(None)),
+            _count(Assignment.slot.is_not(None) & Assignment.done_at.is_(None)),
+            _count(untaken & (PoolCandidate.held < _needed())),
+        )
+        .select_from(PoolCandidate)
+        .join(Pool, Pool.id == PoolCandidate.pool_id)
+        .join(*_mine(user), isouter=True)
+        .where(PoolCandidate.pool_id == pool.id, PoolCandidate.query_id == query_key)
+    ).one()
+    return Standing(done or 0, held or 0, available or 0)
+
+
+def pool_standing(pool: Pool, user: User, *, session: Session) -> Standing:
+    """What ``user`` judged, holds and may still take in the pool, from the tallies: what is
+    open to them is every open candidate but those they hold or judged."""
+    tally = tallies.annotator(pool, user.id, session=session)
+    held = 1 if active_assignment(pool, user, session=session) is not None else 0
+    opened = tallies.open_candidates_in_pool(pool, session=session)
+    return Standing(tally.done, held, opened - tally.waiting)
 
 
 def claim(
@@ -196,7 +271,7 @@ def claim(
     try:
         with session.begin_nested():
             if existing is None:
-                assignment = Assignment(
+                existing = Assignment(
                     pool_id=pool.id,
                     candidate_id=candidate_id,
                     user_id=user.id,
@@ -204,19 +279,21 @@ def claim(
                     taken_at=now,
                     expires_at=now + hold,
                 )
-                session.add(assignment)
+                session.add(existing)
                 session.flush()
-                return assignment
-            if existing.done_at is not None or existing.slot is not None:
-                return None
-            taken = session.execute(
-                update(Assignment)
-                .where(Assignment.id == existing.id, Assignment.slot.is_(None))
-                .values(slot=free, taken_at=now, expires_at=now + hold, skipped_at=None),
-                execution_options=NO_SYNC,
-            )
-            if taken.rowcount != 1:
-                return None
+            else:
+                if existing.done_at is not None or existing.slot is not None:
+                    return None
+                taken = session.execute(
+                    update(Assignment)
+                    .where(Assignment.id == existing.id, Assignment.slot.is_(None))
+                    .values(slot=free, taken_at=now, expires_at=now + hold, skipped_at=None),
+                    execution_options=NO_SYNC,
+                )
+                if taken.rowcount != 1:
+                    return None
+            tallies.apply(pool, [SlotChange(candidate_id, takers=(user.id,))], session=session)
+            tallies.took(pool, user.id, candidate.query_id, session=session)
     except IntegrityError:  # another annotator took that slot first: the caller moves on
         return None
     session.refresh(existing)
@@ -233,15 +310,26 @@ def renew(assignment: Assignment, *, session: Session, hold: timedelta = HOLD) -
     )
 
 
-def give_up(assignment: Assignment, *, session: Session, skipped: bool = True) -> bool:
-    """Free the slot of an item not judged yet (skip); it can be taken again later."""
-    result = session.execute(
+def give_up(pool: Pool, assignment: Assignment, *, session: Session) -> bool:
+    """Skip an item not judged yet: its slot is free for others, and it comes back to this
+    annotator after everything else. False when it was judged meanwhile."""
+    mine = (Assignment.id == assignment.id, Assignment.done_at.is_(None))
+    freed = session.execute(
         update(Assignment)
-        .where(Assignment.id == assignment.id, Assignment.done_at.is_(None))
-        .values(slot=None, skipped_at=utcnow() if skipped else None),
+        .where(*mine, Assignment.slot.is_not(None))
+        .values(slot=None, skipped_at=utcnow())
+        .returning(Assignment.candidate_id),
         execution_options=NO_SYNC,
+    ).all()
+    if freed:
+        change = SlotChange(freed[0][0], givers=(assignment.user_id,))
+        tallies.apply(pool, [change], session=session)
+        return True
+    # Its hold had lapsed already: only remember that it was skipped.
+    skipped = session.execute(
+        update(Assignment).where(*mine).values(skipped_at=utcnow()), execution_options=NO_SYNC
     )
-    return result.rowcount == 1
+    return skipped.rowcount == 1
 
 
 def record_judgment(
@@ -291,6 +379,8 @@ def record_judgment(
     )
     session.add(judgment)
     session.flush()
+    if expected_revision == 0:
+        tallies.judged_first_time(assignment.pool_id, user.id, session=session)
     return judgment
 
 
@@ -309,14 +399,14 @@ def judged_assignments(pool: Pool, user: User, *, session: Session) -> list[Assi
 
 
 def judged_count(pool: Pool, user: User, *, session: Session) -> int:
-    """How many items ``user`` has judged in ``pool``."""
-    return session.exec(select(func.count()).where(*_judged(pool, user))).one()
+    """How many items ``user`` has judged in ``pool`` (kept in the tallies)."""
+    return tallies.annotator(pool, user.id, session=session).done
 
 
 def judged_assignment(pool: Pool, user: User, back: int, *, session: Session) -> Assignment | None:
     """The item ``user`` judged ``back`` items before their latest (0: the latest), in the
-    order they first judged them; read alone, so stepping back costs the same whatever the
-    annotator's history."""
+    order they first judged them; read alone, so stepping back a little costs the same
+    whatever the annotator's history."""
     statement = select(Assignment).where(*_judged(pool, user))
     newest_first = statement.order_by(Assignment.done_at.desc(), Assignment.id.desc())
     return session.exec(newest_first.offset(back).limit(1)).first()
@@ -326,8 +416,8 @@ def require_judgments(
     pool: Pool, query_id: str, chunk_id: str, count: int, *, session: Session
 ) -> PoolCandidate:
     """A lead asks for ``count`` independent judgments of one candidate instead of the
-    pool's overlap (more, to settle a hard case). Raises ``LookupError`` for a candidate not
-    in the pool, ``ValueError`` for a count below 1."""
+    pool's overlap (more, to settle a hard case). Raises ``NotFound`` for a candidate not
+    in the pool, ``LocalizedError`` for a count below 1."""
     if count < 1:
         raise LocalizedError("judgments_at_least_one", count=count)
     candidate = session.exec(
@@ -342,6 +432,7 @@ def require_judgments(
     ).first()
     if candidate is None:
         raise NotFound("not_a_candidate", query=query_id, chunk=chunk_id, pool=pool.name)
-    candidate.required = count
-    session.add(candidate)
+    change = SlotChange(candidate.id, required=count, set_required=True)
+    tallies.apply(pool, [change], session=session)
+    session.refresh(candidate)
     return candidate

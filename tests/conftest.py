@@ -1,4 +1,5 @@
-"""Shared fixtures: a migrated database on SQLite and on PostgreSQL, and file writers.
+"""Shared fixtures: a migrated database on SQLite and on PostgreSQL, file writers, and a
+small pool with six annotators.
 
 PostgreSQL tests use ``QRELS_TEST_POSTGRES_URL`` (default: the local server's database
 ``test``), each in a schema of its own that is dropped afterwards. Where that server cannot
@@ -151,3 +152,32 @@ def datasets() -> Path:
     if not DATASETS.is_dir():
         pytest.skip(f"real collections not found at {DATASETS}")
     return DATASETS
+
+
+N_QUERIES, N_CHUNKS = 4, 6
+
+
+@pytest.fixture
+def pool(engine, tmp_path, monkeypatch):
+    """A pool of N_QUERIES x N_CHUNKS candidates with overlap 2, and annotators a1..a6."""
+    from annotator.auth import add_user
+    from annotator.pool_building import build_pool
+    from storage.imports import import_corpus, import_queries, import_run
+    from tests.storage.test_imports import jsonl
+
+    monkeypatch.setenv("QRELS_LANG", "en")
+    corpus = [{"_id": f"c{i}", "text": f"chunk number {i}"} for i in range(N_CHUNKS)]
+    queries = [{"_id": f"q{i}", "text": f"query {i}"} for i in range(N_QUERIES)]
+    run = "".join(
+        f"q{q} Q0 c{c} {c + 1} {10 - c} r\n" for q in range(N_QUERIES) for c in range(N_CHUNKS)
+    )
+    with session_scope(engine) as session:
+        import_corpus(write(tmp_path, "c.jsonl", jsonl(corpus)), session=session, version="c")
+        import_queries(write(tmp_path, "q.jsonl", jsonl(queries)), session=session, name="q")
+        import_run(write(tmp_path, "r.trec", run), session=session, system="r")
+        users = {
+            f"a{i}": add_user(f"a{i}", "annotator", "password-1", session=session).id
+            for i in range(1, 7)
+        }
+    build_pool(engine, "p", systems="run:r", depth=N_CHUNKS, overlap=2)
+    return users

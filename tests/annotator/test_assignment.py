@@ -16,8 +16,7 @@ from storage import slots
 from storage.db import session_scope
 from storage.models import Assignment, Chunk, Judgment, Query
 from storage.pool_records import get_pool
-from tests.annotator.conftest import N_CHUNKS, N_QUERIES
-from tests.conftest import together
+from tests.conftest import N_CHUNKS, N_QUERIES, together
 
 
 def judge_all(engine, user_id, grade=1, limit=1000):

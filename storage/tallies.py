@@ -1,0 +1,259 @@
+"""Counts kept as judgment slots change, so that a keypress on the labeling page reads a few
+rows instead of counting the pool or the annotator's history.
+
+- ``pool_candidate.held``: the candidate's slots held or judged;
+- ``query_tally`` per pool and query: candidates, asked (an active pool's chosen ones and
+  every candidate of a fixed pool), slots needed, slots held, and ``open`` candidates (a
+  free slot);
+- ``annotator_tally`` per pool and annotator: ``done`` (items judged), ``waiting`` (items
+  they hold or judged whose candidate still has a free slot: open to others, not to them)
+  and the query of the item they took last.
+
+A candidate needs ``required`` judgments, else the pool's overlap; it is open while it
+holds fewer slots than that. So what is open to an annotator in a pool is
+``sum(open) - waiting``, counted without reading a single candidate.
+
+Every change of a slot or of what a candidate needs goes through ``apply`` (or
+``candidates_added`` for new candidates) in the transaction that makes it. Rows are updated
+in one order (candidates, then queries, then annotators, each by id), so that concurrent
+transactions on PostgreSQL wait for each other instead of deadlocking. ``recount`` computes
+every tally from scratch, as the migration that introduced them did in SQL; the tests check
+that the kept tallies equal it.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from sqlalchemy import func, update
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlmodel import Session, select
+
+from storage.models import AnnotatorTally, Assignment, Pool, PoolCandidate, QueryTally
+
+NO_SYNC = {"synchronize_session": False}
+
+
+@dataclass(frozen=True)
+class SlotChange:
+    """What happened to one candidate: who took a slot, who gave one up, and what it needs
+    now when that changed (None: unchanged)."""
+
+    candidate_id: int
+    takers: tuple[int, ...] = ()
+    givers: tuple[int, ...] = ()
+    required: int | None = None
+    set_required: bool = False  # ``required`` is the new value, even when None
+
+
+def _needed(required: int | None, overlap: int) -> int:
+    return overlap if required is None else required
+
+
+def _ensure(session: Session, model, rows: list[dict]) -> None:
+    """Insert the tally rows that are missing (keys as given), leaving existing ones."""
+    if not rows:
+        return
+    dialect = session.get_bind().dialect.name
+    module = postgresql if dialect == "postgresql" else sqlite
+    statement = module.insert(model).values(rows).on_conflict_do_nothing()
+    session.execute(statement)
+
+
+def apply(pool: Pool, changes: Iterable[SlotChange], *, session: Session) -> None:
+    """Bring the tallies up to date with ``changes``, made to assignments (and to
+    candidates' ``required``) earlier in this transaction."""
+    changes = sorted(changes, key=lambda c: c.candidate_id)
+    if not changes:
+        return
+    ids = [c.candidate_id for c in changes]
+    columns = (PoolCandidate.id, PoolCandidate.query_id, PoolCandidate.held, PoolCandidate.required)
+    locked = select(*columns).where(PoolCandidate.id.in_(ids)).order_by(PoolCandidate.id)
+    rows = {r.id: r for r in session.exec(locked.with_for_update())}
+    per_query: dict[int, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    waiting: dict[int, int] = defaultdict(int)
+    flipped: dict[int, int] = {}  # candidate -> change of "open" (+1 opened, -1 filled)
+    for change in changes:
+        row = rows[change.candidate_id]
+        held = row.held + len(change.takers) - len(change.givers)
+        required = change.required if change.set_required else row.required
+        before, after = _needed(row.required, pool.overlap), _needed(required, pool.overlap)
+        was_open, is_open = row.held < before, held < after
+        session.execute(
+            update(PoolCandidate)
+            .where(PoolCandidate.id == row.id)
+            .values(held=held, required=required),
+            execution_options=NO_SYNC,
+        )
+        tally = per_query[row.query_id]
+        tally["held"] += held - row.held
+        tally["slots"] += after - before
+        tally["asked"] += (after != 0) - (before != 0)
+        tally["open"] += is_open - was_open
+        for user in change.takers:
+            waiting[user] += is_open
+        for user in change.givers:
+            waiting[user] -= was_open
+        if is_open != was_open:
+            flipped[row.id] = is_open - was_open
+    if flipped:
+        # Everyone else who holds or judged a candidate that filled up (or opened again).
+        movers = {c.candidate_id: {*c.takers, *c.givers} for c in changes}
+        for candidate, user in session.execute(
+            select(Assignment.candidate_id, Assignment.user_id).where(
+                Assignment.candidate_id.in_(flipped), Assignment.slot.is_not(None)
+            )
+        ):
+            if user not in movers[candidate]:
+                waiting[user] += flipped[candidate]
+    for query in sorted(per_query):
+        session.execute(
+            update(QueryTally)
+            .where(QueryTally.pool_id == pool.id, QueryTally.query_id == query)
+            .values({k: getattr(QueryTally, k) + v for k, v in per_query[query].items()}),
+            execution_options=NO_SYNC,
+        )
+    _ensure(session, AnnotatorTally, [{"pool_id": pool.id, "user_id": u} for u in sorted(waiting)])
+    for user in sorted(waiting):
+        if waiting[user]:
+            session.execute(
+                update(AnnotatorTally)
+                .where(AnnotatorTally.pool_id == pool.id, AnnotatorTally.user_id == user)
+                .values(waiting=AnnotatorTally.waiting + waiting[user]),
+                execution_options=NO_SYNC,
+            )
+
+
+def candidates_added(pool: Pool, added: Iterable[tuple[int, int | None]], *, session: Session):
+    """Count new candidates, given as ``(query key, required)``; none holds a slot yet."""
+    per_query: dict[int, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    for query, required in added:
+        needed = _needed(required, pool.overlap)
+        tally = per_query[query]
+        tally["candidates"] += 1
+        tally["slots"] += needed
+        tally["asked"] += needed != 0
+        tally["open"] += needed != 0
+    queries = sorted(per_query)
+    _ensure(session, QueryTally, [{"pool_id": pool.id, "query_id": q} for q in queries])
+    for query in queries:
+        session.execute(
+            update(QueryTally)
+            .where(QueryTally.pool_id == pool.id, QueryTally.query_id == query)
+            .values({k: getattr(QueryTally, k) + v for k, v in per_query[query].items()}),
+            execution_options=NO_SYNC,
+        )
+
+
+def judged_first_time(pool_id: int, user_id: int, *, session: Session) -> None:
+    """An annotator judged an item for the first time (a later change is not counted)."""
+    session.execute(
+        update(AnnotatorTally)
+        .where(AnnotatorTally.pool_id == pool_id, AnnotatorTally.user_id == user_id)
+        .values(done=AnnotatorTally.done + 1),
+        execution_options=NO_SYNC,
+    )
+
+
+def took(pool: Pool, user_id: int, query_key: int, *, session: Session) -> None:
+    """Remember the query of the item an annotator took last."""
+    session.execute(
+        update(AnnotatorTally)
+        .where(AnnotatorTally.pool_id == pool.id, AnnotatorTally.user_id == user_id)
+        .values(last_query_id=query_key),
+        execution_options=NO_SYNC,
+    )
+
+
+# -- reading ----------------------------------------------------------------------------
+
+
+def annotator(pool: Pool, user_id: int, *, session: Session) -> AnnotatorTally:
+    """The annotator's tally in the pool (zeros before their first item)."""
+    found = session.exec(
+        select(AnnotatorTally).where(
+            AnnotatorTally.pool_id == pool.id, AnnotatorTally.user_id == user_id
+        )
+    ).first()
+    return found or AnnotatorTally(pool_id=pool.id, user_id=user_id)
+
+
+def open_candidates_in_pool(pool: Pool, *, session: Session) -> int:
+    """Candidates with a free slot, in the whole pool."""
+    total = select(func.coalesce(func.sum(QueryTally.open), 0)).where(QueryTally.pool_id == pool.id)
+    return session.exec(total).one()
+
+
+def queries(pool: Pool, *, session: Session) -> list[QueryTally]:
+    """Every query's tally in the pool (lead pages and the choice of a next query)."""
+    statement = select(QueryTally).where(QueryTally.pool_id == pool.id)
+    return list(session.exec(statement.order_by(QueryTally.query_id)))
+
+
+# -- from scratch -------------------------------------------------------------------------
+
+
+def recount(pool: Pool, *, session: Session) -> tuple[dict, dict, dict]:
+    """Every tally of the pool computed from the assignments themselves: candidate id ->
+    held, query key -> {candidates, asked, slots, held, open}, user id -> {done, waiting}
+    (annotators with both 0 left out)."""
+    needed = func.coalesce(PoolCandidate.required, pool.overlap)
+    held_now = (
+        select(func.count())
+        .where(Assignment.candidate_id == PoolCandidate.id, Assignment.slot.is_not(None))
+        .scalar_subquery()
+    )
+    held = dict(
+        session.execute(
+            select(PoolCandidate.id, held_now).where(PoolCandidate.pool_id == pool.id)
+        ).all()
+    )
+    per_query: dict[int, dict[str, int]] = {}
+    for candidate, query, required in session.execute(
+        select(PoolCandidate.id, PoolCandidate.query_id, needed).where(
+            PoolCandidate.pool_id == pool.id
+        )
+    ):
+        tally = per_query.setdefault(query, dict(candidates=0, asked=0, slots=0, held=0, open=0))
+        tally["candidates"] += 1
+        tally["asked"] += required != 0
+        tally["slots"] += required
+        tally["held"] += held[candidate]
+        tally["open"] += held[candidate] < required
+    per_user: dict[int, dict[str, int]] = {}
+    for user, done, slot, candidate, required in session.execute(
+        select(
+            Assignment.user_id,
+            Assignment.done_at.is_not(None),
+            Assignment.slot,
+            Assignment.candidate_id,
+            needed,
+        )
+        .join(PoolCandidate, PoolCandidate.id == Assignment.candidate_id)
+        .where(Assignment.pool_id == pool.id)
+    ):
+        tally = per_user.setdefault(user, dict(done=0, waiting=0))
+        tally["done"] += bool(done)
+        tally["waiting"] += slot is not None and held[candidate] < required
+    return held, per_query, {u: t for u, t in per_user.items() if t["done"] or t["waiting"]}
+
+
+def kept(pool: Pool, *, session: Session) -> tuple[dict, dict, dict]:
+    """The tallies as kept, in the shape ``recount`` returns."""
+    held = dict(
+        session.execute(
+            select(PoolCandidate.id, PoolCandidate.held).where(PoolCandidate.pool_id == pool.id)
+        ).all()
+    )
+    fields = ("candidates", "asked", "slots", "held", "open")
+    per_query = {
+        t.query_id: {f: getattr(t, f) for f in fields} for t in queries(pool, session=session)
+    }
+    per_user = {
+        t.user_id: {"done": t.done, "waiting": t.waiting}
+        for t in session.exec(select(AnnotatorTally).where(AnnotatorTally.pool_id == pool.id))
+        if t.done or t.waiting
+    }
+    return held, per_query, per_user

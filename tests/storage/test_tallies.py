@@ -1,0 +1,76 @@
+"""The tallies a keypress reads equal a count from scratch, whatever happened: claims by
+annotators at once, skips, holds that expired, a lead asking for more judgments, and a
+database that upgraded from before the tallies existed."""
+
+from __future__ import annotations
+
+import random
+
+from alembic import command
+from sqlalchemy import update
+
+from annotator import assignment
+from storage import slots, tallies
+from storage.db import _alembic_config, session_scope, upgrade
+from storage.models import Assignment
+from storage.pool_records import get_pool
+from tests.conftest import together
+
+
+def assert_tallies_agree(engine) -> None:
+    with session_scope(engine) as session:
+        pool = get_pool("p", session=session)
+        assert tallies.kept(pool, session=session) == tallies.recount(pool, session=session)
+
+
+def work(engine, user_id: int, seed: int, grades: int = 10) -> int:
+    """Grade up to ``grades`` items, skipping about one in four first."""
+    rng, done = random.Random(seed), 0
+    while done < grades:
+        item = assignment.next_item(engine, "p", user_id)
+        if item is None:
+            break
+        if rng.random() < 0.25 and not item.judged:
+            assignment.skip(engine, item)
+            continue
+        assert assignment.submit(engine, item, user_id, grade=rng.randint(0, 3))
+        done += 1
+    return done
+
+
+def test_a_new_pool_is_counted(engine, pool):
+    assert_tallies_agree(engine)
+    with session_scope(engine) as session:
+        query = tallies.queries(get_pool("p", session=session), session=session)[0]
+        assert (query.candidates, query.slots, query.held, query.open) == (6, 12, 0, 6)
+
+
+def test_annotators_at_once_with_skips(engine, pool):
+    together(lambda name: work(engine, pool[name], seed=len(name) + int(name[1:])), pool)
+    assert_tallies_agree(engine)
+
+
+def test_expired_holds_and_more_judgments_asked_for(engine, pool):
+    for name in ("a1", "a2", "a3"):
+        work(engine, pool[name], seed=1, grades=5)
+        assignment.next_item(engine, "p", pool[name])  # holds one more, never judged
+    with session_scope(engine) as session:
+        # Every hold lapses: the three unjudged ones give up their slots.
+        session.execute(update(Assignment).values(expires_at=Assignment.taken_at))
+        pool_row = get_pool("p", session=session)
+        assert slots.release_expired(pool_row, session=session) == 3
+        slots.require_judgments(pool_row, "q0", "c0", 3, session=session)
+    assert_tallies_agree(engine)
+    work(engine, pool["a4"], seed=4, grades=30)
+    assert_tallies_agree(engine)
+
+
+def test_an_upgrade_fills_the_tallies_from_the_assignments(engine, pool):
+    for name in ("a1", "a2"):
+        work(engine, pool[name], seed=2, grades=7)
+    assignment.next_item(engine, "p", pool["a3"])
+    config = _alembic_config(engine)
+    command.downgrade(config, "0002")  # as a database made before the tallies
+    upgrade(engine)
+    assert_tallies_agree(engine)
+    assert assignment.judged_count(engine, "p", pool["a1"]) == 7
