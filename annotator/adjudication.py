@@ -187,14 +187,14 @@ def record_decision(
 ) -> None:
     """A lead's final grade for the candidate ``key`` (query id, chunk id), with the reason;
     an earlier decision stays in the history. Raises ``LocalizedError`` for a grade off the
-    scale, a missing rationale or an account that is not a lead's."""
-    from storage.accounts import get_user_by_id
+    scale or a missing rationale, ``Refused`` for an account that is not an enabled lead's."""
+    from storage.accounts import acting
     from storage.db import session_scope
     from storage.history import adjudicate
     from storage.pool_records import get_pool
 
     with session_scope(engine) as session:
-        lead = get_user_by_id(lead_id, session=session)
+        lead = acting(lead_id, "lead", session=session)
         pool = get_pool(pool_name, session=session)
         adjudicate(pool, *key, grade, rationale, lead, policy, session=session)
 

@@ -17,9 +17,10 @@ from sqlmodel import Session
 from annotator.active_pooling import choose_next, is_active, stopping_rule
 from annotator.rubric import current_version
 from pooling.grades import check_grade
-from pooling.i18n import LocalizedError
+from pooling.i18n import LocalizedError, Refused
 from pooling.pool import shuffle_key
 from storage import active_records, history, slots
+from storage.accounts import acting
 from storage.catalog import query_key_of
 from storage.db import session_scope
 from storage.models import Assignment, Chunk, Document, Pool, PoolCandidate, Query, User
@@ -71,10 +72,6 @@ def _item(assignment: Assignment, session: Session) -> Item:
         unsure=judgment.unsure if judgment else False,
         note=judgment.note if judgment else "",
     )
-
-
-def _user(user_id: int, session: Session) -> User:
-    return session.get(User, user_id)
 
 
 def _order_key(pool: Pool, user: User, query_key: int, chunk_key: int) -> int:
@@ -146,7 +143,7 @@ def next_item(engine: Engine, pool_name: str, user_id: int) -> Item | None:
     a newly claimed one; None when nothing is left for them."""
     for _ in range(ATTEMPTS):
         with session_scope(engine) as session:
-            pool, user = get_pool(pool_name, session=session), _user(user_id, session)
+            pool, user = get_pool(pool_name, session=session), acting(user_id, session=session)
             if is_active(pool.config):
                 active_records.lock(pool, session=session)
             slots.release_expired(pool, session=session)
@@ -184,7 +181,7 @@ def submit(
     with session_scope(engine) as session:
         judgment = slots.record_judgment(
             item.assignment_id,
-            _user(user_id, session),
+            acting(user_id, session=session),
             session=session,
             expected_revision=item.revision,
             grade=grade,
@@ -196,25 +193,29 @@ def submit(
     return judgment is not None
 
 
-def skip(engine: Engine, item: Item) -> None:
+def skip(engine: Engine, item: Item, user_id: int) -> None:
     """Put ``item`` back: its slot is free for others, and it comes back to this annotator
-    once nothing else is open to them."""
+    once nothing else is open to them. Raises ``Refused`` unless ``user_id`` may act and
+    holds the item."""
     with session_scope(engine) as session:
+        acting(user_id, session=session)
         assignment = session.get(Assignment, item.assignment_id)
+        if assignment.user_id != user_id:
+            raise Refused("not_yours")
         slots.give_up(session.get(Pool, assignment.pool_id), assignment, session=session)
 
 
 def judged_items(engine: Engine, pool_name: str, user_id: int) -> list[Item]:
     """What ``user_id`` judged in the pool, oldest first, each with its current grade."""
     with session_scope(engine) as session:
-        pool, user = get_pool(pool_name, session=session), _user(user_id, session)
+        pool, user = get_pool(pool_name, session=session), acting(user_id, session=session)
         return [_item(a, session) for a in slots.judged_assignments(pool, user, session=session)]
 
 
 def judged_count(engine: Engine, pool_name: str, user_id: int) -> int:
     """How many items ``user_id`` has judged in the pool."""
     with session_scope(engine) as session:
-        pool, user = get_pool(pool_name, session=session), _user(user_id, session)
+        pool, user = get_pool(pool_name, session=session), acting(user_id, session=session)
         return slots.judged_count(pool, user, session=session)
 
 
@@ -222,7 +223,7 @@ def judged_item(engine: Engine, pool_name: str, user_id: int, index: int) -> Ite
     """The ``index``-th item (from 0, oldest first) ``user_id`` judged in the pool, with its
     current grade; None past the end."""
     with session_scope(engine) as session:
-        pool, user = get_pool(pool_name, session=session), _user(user_id, session)
+        pool, user = get_pool(pool_name, session=session), acting(user_id, session=session)
         back = slots.judged_count(pool, user, session=session) - 1 - index
         found = slots.judged_assignment(pool, user, back, session=session) if back >= 0 else None
         return _item(found, session) if found is not None else None
@@ -254,7 +255,7 @@ def progress(engine: Engine, pool_name: str, user_id: int, query_id: str | None)
     """``user_id``'s items judged, and judged + held + still open to them, in the query
     ``query_id`` and in the pool."""
     with session_scope(engine) as session:
-        pool, user = get_pool(pool_name, session=session), _user(user_id, session)
+        pool, user = get_pool(pool_name, session=session), acting(user_id, session=session)
         query_key = query_key_of(pool.query_set_id, query_id, session=session)
         here = slots.Standing(0, 0, 0)
         if query_key is not None:

@@ -49,11 +49,14 @@ def topup_candidates(report: CoverageReport, system: str) -> list[Candidate]:
     ]
 
 
-def topup(engine, pool_name: str, report: CoverageReport, run_name: str, k: int):
+def topup(
+    engine, pool_name: str, report: CoverageReport, run_name: str, k: int, by: int | None = None
+):
     """Add the unjudged chunks of ``report`` to pool ``pool_name`` as a top-up, with the run
-    as their provenance (``run:<name>``); returns ``storage.pool_records.PoolResult``."""
+    as their provenance (``run:<name>``), by the lead ``by`` (None: the command line);
+    returns ``storage.pool_records.PoolResult``."""
     from annotator.pool_building import add_candidates
 
     system = f"run:{run_name}"
     config = {"systems_spec": system, "source": "coverage", "k": k}
-    return add_candidates(engine, pool_name, topup_candidates(report, system), config)
+    return add_candidates(engine, pool_name, topup_candidates(report, system), config, by=by)

@@ -14,6 +14,7 @@ from pooling.i18n import LocalizedError
 from pooling.pool import Candidate, check_size
 from pooling.systems import RetrievalOptions, build_candidates, parse_systems
 from storage import pool_records
+from storage.accounts import acting
 from storage.catalog import resolve_corpus_version, resolve_query_set
 from storage.db import session_scope
 from storage.models import CorpusVersion, QuerySet
@@ -48,13 +49,16 @@ def build_pool(
     corpus_version: str | None = None,
     options: RetrievalOptions = RetrievalOptions(),  # noqa: B008  (frozen, never mutated)
     progress: bool = False,
+    by: int | None = None,
 ) -> pool_records.PoolResult:
     """Build pool ``name`` from ``systems`` (``"bm25,vector,rrf,run:NAME"``): the union of
     each system's top ``depth``, or the ``budget`` best by ``fusion``, or with ``active``
     every system's top ``reach`` (default ``12 × budget``) from which active pooling chooses
     up to ``budget`` per query as judgments arrive, stopping a query early once fewer than
-    ``stop_below`` relevant chunks are estimated to remain. Raises ``ValueError`` for bad
-    parameters and ``NotFound`` for unknown versions or runs, before any retrieval starts."""
+    ``stop_below`` relevant chunks are estimated to remain. ``by`` is the acting lead (None:
+    the command line). Raises ``ValueError`` for bad parameters, ``NotFound`` for unknown
+    versions or runs and ``Refused`` for an account that is not an enabled lead's, before any
+    retrieval starts."""
     if (depth is None) == (budget is None) or (active and budget is None):
         raise LocalizedError("depth_or_budget")
     if stop_below < 0:
@@ -63,6 +67,7 @@ def build_pool(
         raise LocalizedError("overlap_positive", value=overlap)
     specs = parse_systems(systems)
     with session_scope(engine) as session:
+        acting(by, "lead", session=session)
         if pool_records.find_pool(name, session=session) is not None:
             raise LocalizedError("pool_exists", name=name)
     qs, cv, corpus, queries, external = _inputs(engine, specs, query_set, corpus_version)
@@ -84,6 +89,7 @@ def build_pool(
         progress=progress,
     )
     with session_scope(engine) as session:
+        acting(by, "lead", session=session)  # still, after minutes of retrieval
         return pool_records.create_pool(
             name,
             candidates,
@@ -96,12 +102,20 @@ def build_pool(
 
 
 def topup_pool(
-    engine: Engine, name: str, *, systems: str, depth: int, progress: bool = False
+    engine: Engine,
+    name: str,
+    *,
+    systems: str,
+    depth: int,
+    progress: bool = False,
+    by: int | None = None,
 ) -> pool_records.PoolResult:
     """Add to pool ``name`` the top ``depth`` of ``systems`` that are neither in the pool
-    nor judged yet; built-in systems retrieve as the pool was built (same options)."""
+    nor judged yet; built-in systems retrieve as the pool was built (same options). ``by``
+    is the acting lead (None: the command line)."""
     specs = parse_systems(systems)
     with session_scope(engine) as session:
+        acting(by, "lead", session=session)
         pool = pool_records.get_pool(name, session=session)
         qs = session.get(QuerySet, pool.query_set_id)
         cv = session.get(CorpusVersion, pool.corpus_version_id)
@@ -117,19 +131,17 @@ def topup_pool(
         options=options,
         progress=progress,
     )
-    with session_scope(engine) as session:
-        pool = pool_records.get_pool(name, session=session)
-        return pool_records.topup_pool(
-            pool, candidates, session=session, config={**config, "systems_spec": systems}
-        )
+    return add_candidates(engine, name, candidates, {**config, "systems_spec": systems}, by=by)
 
 
 def add_candidates(
-    engine: Engine, name: str, candidates: list[Candidate], config: dict
+    engine: Engine, name: str, candidates: list[Candidate], config: dict, by: int | None = None
 ) -> pool_records.PoolResult:
-    """Add ``candidates`` found elsewhere (e.g. a new run's unjudged chunks) to pool
-    ``name`` as a top-up: only those neither in the pool nor judged yet."""
+    """Add ``candidates`` (a top-up's, or found elsewhere such as a new run's unjudged
+    chunks) to pool ``name``: only those neither in the pool nor judged yet. ``by`` is the
+    acting lead (None: the command line)."""
     with session_scope(engine) as session:
+        acting(by, "lead", session=session)
         pool = pool_records.get_pool(name, session=session)
         return pool_records.topup_pool(pool, candidates, session=session, config=config)
 

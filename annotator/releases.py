@@ -25,6 +25,7 @@ from pooling.grades import DEFAULT_POLICY, check_policy
 from pooling.i18n import LocalizedError
 from pooling.run import Run
 from storage import release_records
+from storage.accounts import acting
 from storage.db import session_scope
 from storage.pool_records import get_pool
 
@@ -49,13 +50,16 @@ def create_release(
     policy: str = DEFAULT_POLICY,
     allow_unresolved: bool = False,
     now: datetime | None = None,
+    by: int | None = None,
 ) -> ReleaseResult:
     """Write release ``version`` of pool ``pool_name`` into the new folder ``out`` and
-    record it. Raises ``ReleaseError`` while candidates are unresolved (unless
-    ``allow_unresolved``: they are left out and counted) or when the version exists."""
+    record it, by the lead ``by`` (None: the command line). Raises ``ReleaseError`` while
+    candidates are unresolved (unless ``allow_unresolved``: they are left out and counted)
+    or when the version exists, ``Refused`` for an account that is not an enabled lead's."""
     check_policy(policy)
     out = Path(out)
     with session_scope(engine) as session:
+        acting(by, "lead", session=session)
         if release_records.find_release(version, session=session) is not None:
             raise ReleaseError("release_exists", version=version)
         snapshot = release_records.read_snapshot(
@@ -79,6 +83,7 @@ def create_release(
     out.mkdir(parents=True, exist_ok=True)
     manifest, digest = write_release(out, version, snapshot, resolution, policy=policy, now=now)
     with session_scope(engine) as session:
+        acting(by, "lead", session=session)
         release_records.record_release(
             version, get_pool(pool_name, session=session), manifest, digest, session=session
         )

@@ -14,6 +14,7 @@ from sqlalchemy.engine import Engine
 from pooling.retrievers import BM25Retriever
 from pooling.tokenize import TokenizerConfig
 from storage import pool_records
+from storage.accounts import acting
 from storage.db import session_scope
 from storage.models import CorpusVersion
 
@@ -47,11 +48,12 @@ class ManualSearch:
         ranking = self._retriever.search({"search": text}, k).ranking("search")
         return [Hit(chunk_id, self._texts[chunk_id]) for chunk_id, _ in ranking]
 
-    def add(self, query_id: str, chunk_id: str, user: str) -> bool:
-        """Add ``chunk_id`` to the pool for ``query_id`` with provenance ``manual:<user>``;
-        False if it was in the pool already."""
+    def add(self, query_id: str, chunk_id: str, user_id: int) -> bool:
+        """Add ``chunk_id`` to the pool for ``query_id`` with provenance ``manual:<name>``;
+        False if it was in the pool already. Raises ``Refused`` unless ``user_id`` may act."""
         with session_scope(self.engine) as session:
+            user = acting(user_id, session=session)
             pool = pool_records.get_pool(self.pool_name, session=session)
             return pool_records.add_manual_candidate(
-                pool, query_id, chunk_id, user, session=session
+                pool, query_id, chunk_id, user.name, session=session
             )

@@ -14,7 +14,7 @@ from sqlalchemy.engine import Engine
 from annotator.auth import Account, account
 from annotator.pool_building import pool_names
 from pooling.grades import DEFAULT_POLICY, POLICIES
-from pooling.i18n import current_language
+from pooling.i18n import Refused, current_language
 from pooling.i18n import t as translate
 from storage.db import make_engine
 
@@ -47,6 +47,17 @@ def current_user() -> Account | None:
     if user is None:
         st.session_state.pop(USER_KEY, None)
     return user
+
+
+def as_user(action, *args, **kwargs):
+    """``action(*args, **kwargs)`` on behalf of the logged-in user: when the server refuses
+    it (the account was disabled or lost its role meanwhile), nothing is written, the user
+    is logged out and None is returned."""
+    try:
+        return action(*args, **kwargs)
+    except Refused:
+        st.session_state.pop(USER_KEY, None)
+        return None
 
 
 def require(role: str | None = None) -> Account:

@@ -256,6 +256,22 @@ MESSAGES: dict[str, dict[str, str]] = {
     "user_name_empty": {"en": "the user name must not be empty", "zh": "用户名不能为空"},
     "user_exists": {"en": "user '{name}' already exists", "zh": "用户“{name}”已存在"},
     "user_unknown": {"en": "user '{name}' does not exist", "zh": "用户“{name}”不存在"},
+    "account_cannot_act": {
+        "en": "this account is disabled or cannot log in: nothing was saved",
+        "zh": "该账户已停用或不能登录：没有保存任何内容",
+    },
+    "role_needed": {
+        "en": "only a {role} may do this; {name} is not one: nothing was saved",
+        "zh": "只有{role}可以执行此操作；{name} 不是：没有保存任何内容",
+    },
+    "not_yours": {
+        "en": "this item is held by another annotator: nothing was saved",
+        "zh": "该条目由其他标注者持有：没有保存任何内容",
+    },
+    "upload_too_large": {
+        "en": "{file} is larger than the upload limit of {limit} MB",
+        "zh": "{file} 超过了 {limit} MB 的上传上限",
+    },
     "user_added": {
         "en": "added {role} '{name}'",
         "zh": "已添加{role}“{name}”",
@@ -769,6 +785,10 @@ class LocalizedError(ValueError):
 class NotFound(LocalizedError, LookupError):
     """A named thing (version, pool, user, run) does not exist, or a name is needed to
     choose among several."""
+
+
+class Refused(LocalizedError, PermissionError):
+    """The acting account may not do this: disabled, gone, or without the role."""
 
 
 def check_name(name: str, valid: Iterable[str], what: str) -> None:

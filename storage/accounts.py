@@ -5,8 +5,25 @@ from __future__ import annotations
 
 from sqlmodel import Session, select
 
-from pooling.i18n import LocalizedError, NotFound
+from pooling.i18n import LocalizedError, NotFound, Refused
 from storage.models import ROLES, User, utcnow
+
+
+def acting(user_id: int | None, role: str | None = None, *, session: Session) -> User | None:
+    """The account ``user_id`` as the database has it in this transaction, if it may act
+    (enabled, able to log in, and a lead when ``role`` is ``"lead"``); ``Refused``
+    otherwise. ``None`` stands for the command line: whoever holds the database URL holds
+    every right there is, so there is nothing to check. Every domain function that writes
+    calls this first, so that disabling an account or changing a role takes effect at the
+    account's next click, in every app process."""
+    if user_id is None:
+        return None
+    user = session.get(User, user_id)
+    if user is None or user.disabled or user.password_hash is None:
+        raise Refused("account_cannot_act")
+    if role is not None and user.role != role:
+        raise Refused("role_needed", role=f"@role_{role}", name=user.name)
+    return user
 
 
 def find_user(name: str, *, session: Session) -> User | None:

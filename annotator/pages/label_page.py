@@ -46,7 +46,8 @@ def grade(item: assignment.Item, user_id: int, value: int | None) -> None:
     if value is None and not note.strip():
         flash("unsure_needs_note")
         return
-    saved = assignment.submit(
+    saved = ui.as_user(
+        assignment.submit,
         ui.engine(),
         item,
         user_id,
@@ -55,14 +56,14 @@ def grade(item: assignment.Item, user_id: int, value: int | None) -> None:
         note=note,
         seconds=seconds_on(item),
     )
-    if not saved:
+    if saved is False:
         flash("not_saved")
     st.session_state[POSITION] = None
 
 
-def skip(item: assignment.Item) -> None:
+def skip(item: assignment.Item, user_id: int) -> None:
     if not item.judged:
-        assignment.skip(ui.engine(), item)
+        ui.as_user(assignment.skip, ui.engine(), item, user_id)
     st.session_state[POSITION] = None
 
 
@@ -70,8 +71,10 @@ def move(step: int, judged: int) -> None:
     st.session_state[POSITION] = labeling.moved(st.session_state.get(POSITION), step, judged)
 
 
-def add_found(search: ManualSearch, query_id: str, chunk_id: str, user_name: str) -> None:
-    flash("added_to_pool" if search.add(query_id, chunk_id, user_name) else "already_in_pool")
+def add_found(search: ManualSearch, query_id: str, chunk_id: str, user_id: int) -> None:
+    added = ui.as_user(search.add, query_id, chunk_id, user_id)
+    if added is not None:
+        flash("added_to_pool" if added else "already_in_pool")
 
 
 # -- what the page shows ------------------------------------------------------------------
@@ -130,7 +133,7 @@ def other_buttons(view: labeling.View, user_id: int) -> None:
             key="skip",
             shortcut="S",
             on_click=skip,
-            args=(item,),
+            args=(item, user_id),
             width="stretch",
             disabled=item.judged,
         )
@@ -148,7 +151,7 @@ def other_buttons(view: labeling.View, user_id: int) -> None:
         )
 
 
-def search_box(pool_name: str, item: assignment.Item, user_name: str) -> None:
+def search_box(pool_name: str, item: assignment.Item, user_id: int) -> None:
     with st.expander(ui.t("search_title")):
         st.caption(ui.t("search_help"))
         words = st.text_input(ui.t("search_box"), key="search_text")
@@ -165,12 +168,15 @@ def search_box(pool_name: str, item: assignment.Item, user_name: str) -> None:
                     ui.t("add_to_pool"),
                     key=f"add_{number}",
                     on_click=add_found,
-                    args=(search, item.query_id, hit.chunk_id, user_name),
+                    args=(search, item.query_id, hit.chunk_id, user_id),
                 )
 
 
 @st.fragment
-def labeling_panel(pool_name: str, user_id: int, user_name: str) -> None:
+def labeling_panel(pool_name: str, user_id: int) -> None:
+    # A fragment reruns alone: the login is checked again here, not only by the page.
+    if ui.current_user() is None:
+        st.rerun(scope="app")
     engine = ui.engine()
     view = labeling.view(engine, pool_name, user_id, st.session_state.get(POSITION))
     st.session_state[POSITION] = view.position
@@ -198,7 +204,7 @@ def labeling_panel(pool_name: str, user_id: int, user_name: str) -> None:
     grade_buttons(item, user_id)
     other_buttons(view, user_id)
     st.caption(ui.t("keys_help"))
-    search_box(pool_name, item, user_name)
+    search_box(pool_name, item, user_id)
 
 
 user = ui.require()
@@ -206,7 +212,7 @@ ui.sidebar(user)
 pool_name = ui.choose_pool()
 work, rubric = st.columns([3, 2], gap="large")
 with work:
-    labeling_panel(pool_name, user.id, user.name)
+    labeling_panel(pool_name, user.id)
 with rubric, st.container(height=720, border=False):
     st.markdown(load_rubric(ui.lang()).compact)
 ui.note_key()

@@ -11,7 +11,7 @@ from annotator import pool_building, ui
 from annotator.active_pooling import is_active, pool_status
 
 
-def build_form() -> None:
+def build_form(lead_id: int) -> None:
     query_sets, corpora = pool_building.version_names(ui.engine())
     with st.expander(ui.t("build_pool_title")), st.form("build_pool"):
         name = st.text_input(ui.t("field_pool_name"))
@@ -36,6 +36,7 @@ def build_form() -> None:
                     overlap=int(overlap),
                     query_set=query_set,
                     corpus_version=corpus_version,
+                    by=lead_id,
                 )
             except (ValueError, LookupError) as error:
                 st.error(str(error))
@@ -43,14 +44,14 @@ def build_form() -> None:
                 ui.pool_changed(result, overlap=int(overlap))
 
 
-def topup_form(pool_name: str) -> None:
+def topup_form(pool_name: str, lead_id: int) -> None:
     with st.expander(ui.t("topup_title")), st.form("topup_pool"):
         systems = st.text_input(ui.t("field_systems"))
         depth = st.number_input(ui.t("field_depth"), min_value=1, value=10)
         if st.form_submit_button(ui.t("topup_button")):
             try:
                 result = pool_building.topup_pool(
-                    ui.engine(), pool_name, systems=systems, depth=int(depth)
+                    ui.engine(), pool_name, systems=systems, depth=int(depth), by=lead_id
                 )
             except (ValueError, LookupError) as error:
                 st.error(str(error))
@@ -60,9 +61,9 @@ def topup_form(pool_name: str) -> None:
 
 user = ui.require("lead")
 ui.sidebar(user)
-build_form()
+build_form(user.id)
 pool_name = ui.choose_pool()
-topup_form(pool_name)
+topup_form(pool_name, user.id)
 report = pool_building.pool_report(ui.engine(), pool_name)
 st.subheader(pool_name)
 st.caption(

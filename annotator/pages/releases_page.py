@@ -31,7 +31,13 @@ if submitted:
     folder = releases.release_dir() / version.strip()
     try:
         result = releases.create_release(
-            ui.engine(), version.strip(), pool_name, folder, policy=policy, allow_unresolved=allow
+            ui.engine(),
+            version.strip(),
+            pool_name,
+            folder,
+            policy=policy,
+            allow_unresolved=allow,
+            by=user.id,
         )
     except (ValueError, LookupError) as error:
         st.error(str(error))
@@ -74,4 +80,8 @@ if uploaded is not None and chosen:
         pd.DataFrame(report.unjudged, columns=["query", "chunk", "rank", "score"]), hide_index=True
     )
     if report.unjudged and st.button(ui.t("coverage_topup", pool=pool_name), key="coverage_add"):
-        ui.pool_changed(judged.topup(ui.engine(), pool_name, report, run.name, COVERAGE_KS[-1]))
+        result = ui.as_user(
+            judged.topup, ui.engine(), pool_name, report, run.name, COVERAGE_KS[-1], by=user.id
+        )
+        if result is not None:
+            ui.pool_changed(result)

@@ -239,7 +239,7 @@ def disagree(url: str) -> tuple[str, str]:
         if (item.query_id, item.chunk_id) == (first.query_id, first.chunk_id):
             assignment.submit(engine, item, two, grade=0, note="wrong product")
             return first.query_id, first.chunk_id
-        assignment.skip(engine, item)
+        assignment.skip(engine, item, two)
 
 
 def test_a_lead_adjudicates_a_disagreement(demo_url):
@@ -300,7 +300,7 @@ def test_a_lead_reads_a_new_runs_coverage_and_tops_up_the_pool(demo_url, tmp_pat
     assignment.submit(engine, first, one, grade=2)
     item = assignment.next_item(engine, "demo-pool", two)
     while (item.query_id, item.chunk_id) != (first.query_id, first.chunk_id):
-        assignment.skip(engine, item)
+        assignment.skip(engine, item, two)
         item = assignment.next_item(engine, "demo-pool", two)
     assignment.submit(engine, item, two, grade=2)  # the release holds this one candidate
     release = tmp_path / "releases" / "v1"

@@ -90,7 +90,7 @@ def test_unsure_needs_a_note(engine, pool):
 
 def test_skip_frees_the_slot_and_comes_back_last(engine, pool):
     item = assignment.next_item(engine, "p", pool["a1"])
-    assignment.skip(engine, item)
+    assignment.skip(engine, item, pool["a1"])
     following = assignment.next_item(engine, "p", pool["a1"])
     assert following.chunk_id != item.chunk_id and following.query_id == item.query_id
     other = assignment.next_item(engine, "p", pool["a2"])

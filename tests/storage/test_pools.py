@@ -183,14 +183,17 @@ def test_a_pool_name_is_never_reused(loaded):
 
 
 def test_manual_search_finds_and_adds_with_the_users_provenance(loaded):
+    from annotator.auth import add_user
     from annotator.search import ManualSearch
 
     build_pool(loaded, "p", systems="run:old", depth=5)
+    with session_scope(loaded) as session:
+        carol = add_user("carol", "annotator", "password-1", session=session).id
     search = ManualSearch(loaded, "p")
     hits = search.search("brake pads")
     assert hits[0].chunk_id == "bike" and "brake pads" in hits[0].text
     assert not hasattr(hits[0], "score")
     assert search.search("   ") == []
-    assert search.add("q3", hits[0].chunk_id, "carol") is True
-    assert search.add("q3", hits[0].chunk_id, "carol") is False
+    assert search.add("q3", hits[0].chunk_id, carol) is True
+    assert search.add("q3", hits[0].chunk_id, carol) is False
     assert [s.system for s in candidates_of(loaded, "p")[("q3", "bike")]] == ["manual:carol"]

@@ -1,0 +1,213 @@
+"""The harness of the browser tests: headless Chromium (Debian's package) driven by
+Playwright, against ``qrels serve`` on a database of its own. Registered as a pytest plugin
+by tests/conftest.py, so every test module has its fixtures (``database``, ``server``,
+``browser``); the helpers are imported from here."""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
+from sqlmodel import select
+
+from storage.db import make_engine, session_scope
+from storage.models import Chunk, Judgment, User
+from tests.conftest import run_qrels, write
+from tests.storage.test_imports import jsonl
+
+XSS_SCRIPT = "Danger <script>window.__xss = 1</script> text about brakes"
+XSS_IMG = 'Image <img src=x onerror="window.__xss = 2"> of brake pads'
+CORPUS = [
+    {"_id": "pads", "title": "Brakes", "text": "Brake pads must be replaced below 1.5 mm."},
+    {"_id": "bleed", "title": "Brakes", "text": "Hydraulic brakes need bleeding once a year."},
+    {"_id": "xss1", "title": "Odd", "text": XSS_SCRIPT},
+    {"_id": "xss2", "title": "Odd", "text": XSS_IMG},
+    {"_id": "tea", "title": "Tea", "text": "Green tea stays fresh when kept cold and sealed."},
+]
+RUN = "q1 Q0 pads 1 4 r\nq1 Q0 bleed 2 3 r\nq1 Q0 xss1 3 2 r\nq1 Q0 xss2 4 1 r\n"
+
+
+def chromium() -> str:
+    path = os.environ.get("QRELS_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+    if not Path(path).exists():
+        message = f"headless Chromium not found at {path} (Debian package: chromium)"
+        if os.environ.get("CI") or os.environ.get("QRELS_REQUIRE_BROWSER"):
+            pytest.fail(message + "; it is required in CI")
+        pytest.skip(message)
+    return path
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextmanager
+def serving(url: str, tmp_path: Path) -> Iterator[str]:
+    """``qrels serve`` on ``url`` in a process of its own; yields its address."""
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "annotator.cli", "--db", url, "serve", "--port", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, "QRELS_RELEASE_DIR": str(tmp_path / "releases")},
+    )
+    address = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(120):
+            try:
+                urllib.request.urlopen(address + "/_stcore/health", timeout=1)
+                break
+            except OSError:
+                time.sleep(0.5)
+        else:
+            pytest.fail("the app did not start")
+        yield address
+    finally:
+        process.terminate()
+        process.wait(timeout=20)
+    # Stopping `qrels serve` stopped the app: nothing answers on its port any more.
+    with pytest.raises(OSError):
+        urllib.request.urlopen(address + "/_stcore/health", timeout=2)
+
+
+@pytest.fixture
+def database(tmp_path, monkeypatch):
+    """An empty database and a function that adds accounts to it, all with one password."""
+    url = f"sqlite:///{tmp_path / 'qrels.db'}"
+    monkeypatch.setenv("QRELS_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("QRELS_LANG", "en")
+    password = write(tmp_path, "password.txt", "secret-password\n")
+    qrels = functools.partial(run_qrels, url)
+    qrels("init")
+
+    def add(name: str, role: str) -> None:
+        qrels("user", "add", name, "--role", role, "--password-file", password)
+
+    return url, add
+
+
+@pytest.fixture
+def server(tmp_path, database):
+    """A database with a tiny pool (two passages carry markup), two annotators, and the
+    app serving it."""
+    url, add_user = database
+    qrels = functools.partial(run_qrels, url)
+    qrels("import", "corpus", write(tmp_path, "c.jsonl", jsonl(CORPUS)), "--corpus-version", "c")
+    qrels(
+        "import",
+        "queries",
+        write(tmp_path, "q.jsonl", jsonl([{"_id": "q1", "text": "brake maintenance"}])),
+        "--query-set",
+        "q",
+    )
+    qrels("import", "run", write(tmp_path, "r.trec", RUN), "--system", "r")
+    qrels("pool", "build", "p", "--systems", "bm25,run:r", "--depth", "4")
+    for name in ("ann1", "ann2"):
+        add_user(name, "annotator")
+    add_user("boss", "lead")
+    with serving(url, tmp_path) as address:
+        yield address, url
+
+
+@pytest.fixture
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=chromium(),
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+            ],
+        )
+        yield browser
+        browser.close()
+
+
+def log_in(page, address: str, name: str) -> None:
+    page.goto(address)
+    page.get_by_label("User name").fill(name)
+    page.get_by_role("textbox", name="Password").fill("secret-password")
+    page.get_by_role("button", name="Log in").click()
+    page.locator(".st-key-passage").or_(page.get_by_text("Nothing left for you")).wait_for(
+        timeout=30_000
+    )
+    if page.locator(".st-key-passage").count():
+        settle(page)
+    page.mouse.click(900, 20)  # focus on the page, not in a field
+
+
+def passage(page) -> str:
+    return page.locator(".st-key-passage").inner_text()
+
+
+def settle(page) -> None:
+    """Wait until the item's buttons are drawn: a key pressed while the page is still being
+    redrawn finds no button (it is dropped, never applied to another item)."""
+    page.locator(".st-key-grade_3 button").first.wait_for(timeout=20_000)
+    page.wait_for_timeout(400)
+
+
+def press_until_saved(page, url: str, name: str, key: str) -> None:
+    """Press ``key`` and wait until the database holds one more judgment by ``name``; a
+    key pressed while the page is being redrawn is dropped, so press again then (a second
+    press of the same grade on the same item is refused by its revision, never doubled)."""
+    before, shown = len(judgments(url, name)), passage(page)
+    for _ in range(4):
+        page.keyboard.press(key)
+        deadline = time.monotonic() + 6
+        while time.monotonic() < deadline:
+            if len(judgments(url, name)) > before:
+                wait_for_next_item(page, shown)
+                return
+            time.sleep(0.2)
+    raise AssertionError(f"{name}'s key {key!r} was never saved")
+
+
+def wait_for_next_item(page, shown: str, timeout: float = 20) -> None:
+    """After a saved grade: wait until the page shows another passage (or says nothing is
+    left), then until that item's buttons are drawn."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if page.get_by_text("Nothing left for you").count():
+            return
+        try:  # the passage may be gone between two looks (the page was redrawn): look again
+            now = page.locator(".st-key-passage").inner_text(timeout=1000)
+        except PlaywrightTimeout:
+            now = shown
+        if now != shown:
+            settle(page)
+            return
+        time.sleep(0.2)
+    raise AssertionError(f"the page still shows {shown!r}")
+
+
+def judgments(url: str, name: str) -> list[tuple[str, int | None, str, int]]:
+    with session_scope(make_engine(url)) as session:
+        rows = session.exec(
+            select(Chunk.chunk_id, Judgment.grade, Judgment.note, Judgment.revision)
+            .join(Chunk, Chunk.id == Judgment.chunk_id)
+            .join(User, User.id == Judgment.user_id)
+            .where(User.name == name)
+            .order_by(Judgment.id)
+        ).all()
+    return [tuple(r) for r in rows]
