@@ -17,11 +17,14 @@ import hashlib
 import io
 import json
 import zipfile
+from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pandas as pd
+
 from annotator import agreement
-from annotator.adjudication import Resolution
+from annotator.adjudication import Resolution, final_grades, statuses
 from pooling.grades import EVIDENCE
 from pooling.i18n import t
 from pooling.qrels import Qrels
@@ -37,7 +40,7 @@ def sha256_of(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def _write_jsonl(path: Path, records: list[dict]) -> None:
+def _write_jsonl(path: Path, records: Iterable[dict]) -> None:
     with open(path, "w", encoding="utf-8", newline="\n") as handle:
         handle.writelines(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
 
@@ -64,22 +67,27 @@ def write_release(
     version: str,
     snapshot: ReleaseSnapshot,
     resolution: Resolution,
+    frame: pd.DataFrame,
+    parents: dict[str, str],
+    records: Iterable[dict],
     *,
     policy: str,
     now: datetime | None = None,
 ) -> tuple[dict, str]:
-    """Write the release's files and manifest into ``folder`` (which exists and is empty);
-    returns the manifest and its sha256."""
+    """Write the release's files and manifest into ``folder`` (which exists and is empty)
+    from the snapshot, its ``resolution``, the current judgments ``frame`` (for agreement),
+    chunk -> document ``parents`` and the judgment ``records``, streamed into
+    ``judgments.jsonl``; returns the manifest and its sha256."""
     qrels = Qrels.from_dict({}, version)
     for (query_id, chunk_id), grade in sorted(resolution.grades.items()):
         qrels.grades.setdefault(query_id, {})[chunk_id] = grade
     qrels.save(folder / "qrels.trec")
     qrels.save(folder / "qrels.tsv", "beir")
-    qrels.documents(snapshot.parents).save(folder / "qrels-doc.trec")
+    qrels.documents(parents).save(folder / "qrels-doc.trec")
     queries = _query_records(snapshot, qrels)
     _write_jsonl(folder / "queries.jsonl", queries)
-    _write_jsonl(folder / "judgments.jsonl", snapshot.history)
-    frame = agreement.frame_of(snapshot.judgments)
+    rubrics: set[str] = set()
+    _write_jsonl(folder / "judgments.jsonl", _noting_rubrics(records, rubrics))
     graded = frame.dropna(subset=["grade"])
     alpha = agreement.krippendorff_alpha(graded) if len(graded) else None
     manifest = {
@@ -94,13 +102,11 @@ def write_release(
             "content_hash": snapshot.corpus_version.content_hash,
         },
         "chunking": snapshot.corpus_version.chunking,
-        "rubric_versions": sorted(
-            {r["rubric_version"] for r in snapshot.history if r.get("rubric_version")}
-        ),
+        "rubric_versions": sorted(rubrics),
         "pool": {
-            "name": snapshot.pool_name,
-            "overlap": snapshot.overlap,
-            "config": snapshot.pool_config,
+            "name": snapshot.pool.name,
+            "overlap": snapshot.pool.overlap,
+            "config": snapshot.pool.config,
         },
         "adjudication_policy": policy,
         "counts": {
@@ -121,6 +127,39 @@ def write_release(
     text = json.dumps(manifest, ensure_ascii=False, indent=2, sort_keys=True) + "\n"
     (folder / MANIFEST).write_text(text, encoding="utf-8")
     return manifest, sha256_of(folder / MANIFEST)
+
+
+def _noting_rubrics(records: Iterable[dict], rubrics: set[str]) -> Iterator[dict]:
+    for record in records:
+        if record.get("rubric_version"):
+            rubrics.add(record["rubric_version"])
+        yield record
+
+
+def recompute(folder: Path | str) -> Qrels:
+    """A release's chunk-level grades worked out again from ``judgments.jsonl`` and the
+    manifest alone, as the release decided them: each person's last judgment of a
+    candidate is their current one, the manifest's policy and overlap say which candidates
+    agree (their lower median), and a lead's last adjudication has the final word. Equal
+    to ``qrels.trec`` for every release this tool writes."""
+    folder = Path(folder)
+    manifest = read_manifest(folder)
+    current: dict[tuple[str, str, str], int | None] = {}
+    decisions: dict[tuple[str, str], tuple] = {}
+    for _, record in read_jsonl(folder / "judgments.jsonl"):
+        key = (record["query_id"], record["chunk_id"])
+        if record["type"] == "adjudication":
+            decisions[key] = (record["grade"],)
+        else:
+            current[(record["annotator"], *key)] = record["grade"]
+    rows = [(who, query, chunk, grade) for (who, query, chunk), grade in current.items()]
+    frame = agreement.frame_of(rows, ["annotator", "query_id", "chunk_id", "grade"])
+    policy, overlap = manifest["adjudication_policy"], manifest["pool"]["overlap"]
+    grades, _ = final_grades(statuses(frame, policy, overlap), decisions)
+    qrels = Qrels.from_dict({}, manifest["release"])
+    for (query_id, chunk_id), grade in sorted(grades.items()):
+        qrels.grades.setdefault(query_id, {})[chunk_id] = grade
+    return qrels
 
 
 def verify_release(folder: Path | str) -> list[str]:

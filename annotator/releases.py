@@ -24,10 +24,12 @@ from annotator.release_files import read_qrels, write_release
 from pooling.grades import DEFAULT_POLICY, check_policy
 from pooling.i18n import LocalizedError
 from pooling.run import Run
-from storage import release_records
+from storage import history, release_records
 from storage.accounts import acting
-from storage.db import session_scope
+from storage.db import session_scope, snapshot_scope
 from storage.pool_records import get_pool
+
+GRADE_COLUMNS = ["annotator", "query_id", "chunk_id", "grade"]
 
 
 class ReleaseError(LocalizedError):
@@ -53,35 +55,45 @@ def create_release(
     by: int | None = None,
 ) -> ReleaseResult:
     """Write release ``version`` of pool ``pool_name`` into the new folder ``out`` and
-    record it, by the lead ``by`` (None: the command line). Raises ``ReleaseError`` while
-    candidates are unresolved (unless ``allow_unresolved``: they are left out and counted)
-    or when the version exists, ``Refused`` for an account that is not an enabled lead's."""
+    record it, by the lead ``by`` (None: the command line). Everything is read in one
+    read-only snapshot and the judgments are streamed into the folder, so a release of a
+    million judgments neither blocks annotators nor holds them all in memory. Raises
+    ``ReleaseError`` while candidates are unresolved (unless ``allow_unresolved``: they are
+    left out and counted) or when the version exists, ``Refused`` for an account that is not
+    an enabled lead's."""
     check_policy(policy)
     out = Path(out)
-    with session_scope(engine) as session:
+    with snapshot_scope(engine) as session:
         acting(by, "lead", session=session)
         if release_records.find_release(version, session=session) is not None:
             raise ReleaseError("release_exists", version=version)
-        snapshot = release_records.read_snapshot(
-            get_pool(pool_name, session=session), session=session
+        pool = get_pool(pool_name, session=session)
+        snapshot = release_records.read_snapshot(pool, session=session)
+        frame = frame_of(history.current_grades(pool, session=session), GRADE_COLUMNS)
+        resolution = resolve(
+            frame,
+            snapshot.decisions,
+            snapshot.candidates,
+            snapshot.not_chosen,
+            policy=policy,
+            overlap=pool.overlap,
         )
-    resolution = resolve(
-        frame_of(snapshot.judgments),
-        snapshot.decisions,
-        snapshot.candidates,
-        snapshot.not_chosen,
-        policy=policy,
-        overlap=snapshot.overlap,
-    )
-    if resolution.unresolved and not allow_unresolved:
-        query_id, chunk_id = resolution.unresolved[0]
-        raise ReleaseError(
-            "release_unresolved", count=len(resolution.unresolved), query=query_id, chunk=chunk_id
+        if resolution.unresolved and not allow_unresolved:
+            query_id, chunk_id = resolution.unresolved[0]
+            raise ReleaseError(
+                "release_unresolved",
+                count=len(resolution.unresolved),
+                query=query_id,
+                chunk=chunk_id,
+            )
+        if out.exists() and any(out.iterdir()):
+            raise ReleaseError("release_folder_not_empty", folder=out)
+        out.mkdir(parents=True, exist_ok=True)
+        parents = release_records.chunk_parents(snapshot.corpus_version, session=session)
+        records = history.release_records(pool, session=session)
+        manifest, digest = write_release(
+            out, version, snapshot, resolution, frame, parents, records, policy=policy, now=now
         )
-    if out.exists() and any(out.iterdir()):
-        raise ReleaseError("release_folder_not_empty", folder=out)
-    out.mkdir(parents=True, exist_ok=True)
-    manifest, digest = write_release(out, version, snapshot, resolution, policy=policy, now=now)
     with session_scope(engine) as session:
         acting(by, "lead", session=session)
         release_records.record_release(

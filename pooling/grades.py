@@ -42,22 +42,12 @@ def sql_range(column: str) -> str:
     return f"{column} >= {LOWEST} AND {column} <= {HIGHEST}"
 
 
-def _any(grades: Sequence[int]) -> bool:
-    return len(set(grades)) > 1
-
-
-def _threshold(grades: Sequence[int]) -> bool:
-    return len({g >= EVIDENCE for g in grades}) > 1
-
-
-def _gap2(grades: Sequence[int]) -> bool:
-    return max(grades) - min(grades) >= 2
-
-
-POLICIES: dict[str, Callable[[Sequence[int]], bool]] = {
-    "any": _any,
-    "threshold": _threshold,
-    "gap2": _gap2,
+# Each policy looks only at a candidate's lowest and highest grade, so that it works on
+# single grades and on whole columns of them (numpy arrays, pandas series) alike.
+POLICIES: dict[str, Callable] = {
+    "any": lambda low, high: high != low,
+    "threshold": lambda low, high: (low < EVIDENCE) & (high >= EVIDENCE),
+    "gap2": lambda low, high: high - low >= 2,
 }
 DEFAULT_POLICY = "threshold"
 
@@ -69,7 +59,7 @@ def check_policy(policy: str) -> None:
 
 def disagree(grades: Sequence[int], policy: str) -> bool:
     """Whether ``grades`` (of one candidate) disagree under ``policy``."""
-    return POLICIES[policy](grades)
+    return bool(POLICIES[policy](min(grades), max(grades)))
 
 
 def resolved_grade(grades: Sequence[int]) -> int:

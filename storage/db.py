@@ -30,6 +30,7 @@ DEFAULT_URL = "sqlite:///qrels.db"
 URL_VARIABLE = "QRELS_DATABASE_URL"
 SQLITE_BUSY_TIMEOUT_MS = 30_000
 MIGRATIONS = Path(__file__).parent / "migrations"
+SNAPSHOT = "qrels_snapshot"  # an execution option: this transaction only reads
 
 
 class DatabaseError(LocalizedError, RuntimeError):
@@ -59,8 +60,10 @@ def _on_sqlite_connect(dbapi_connection, _record) -> None:
 
 def _on_sqlite_begin(connection) -> None:
     # IMMEDIATE takes the write lock up front: a transaction that reads and then writes
-    # waits for the busy timeout instead of failing with "database is locked" midway.
-    connection.exec_driver_sql("BEGIN IMMEDIATE")
+    # waits for the busy timeout instead of failing with "database is locked" midway. A
+    # snapshot (see snapshot_scope) only reads: DEFERRED, so writers go on meanwhile.
+    reading = connection.get_execution_options().get(SNAPSHOT, False)
+    connection.exec_driver_sql("BEGIN DEFERRED" if reading else "BEGIN IMMEDIATE")
 
 
 def make_engine(url: str | None = None) -> Engine:
@@ -86,6 +89,25 @@ def session_scope(engine: Engine) -> Iterator[Session]:
         except BaseException:
             session.rollback()
             raise
+
+
+@contextmanager
+def snapshot_scope(engine: Engine) -> Iterator[Session]:
+    """A session that only reads, all of it from one consistent state of the database
+    however long it takes, while others go on writing: on SQLite a deferred transaction (in
+    WAL mode a reader keeps the state it started with), on PostgreSQL a read-only
+    REPEATABLE READ one. Nothing it does is committed."""
+    options = {SNAPSHOT: True}
+    if engine.dialect.name == "postgresql":
+        options.update(isolation_level="REPEATABLE READ", postgresql_readonly=True)
+    with (
+        engine.connect() as connection,
+        Session(bind=connection.execution_options(**options), expire_on_commit=False) as session,
+    ):
+        try:
+            yield session
+        finally:
+            session.rollback()
 
 
 def _alembic_config(engine: Engine) -> Config:

@@ -11,7 +11,9 @@ final decision is the lead's latest adjudication of it. Every function takes a k
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterator
 from datetime import datetime
+from functools import lru_cache
 
 from sqlalchemy import Subquery, func
 from sqlmodel import Session, select
@@ -25,6 +27,7 @@ from storage.models import (
     Chunk,
     CorpusVersion,
     Judgment,
+    JudgmentBatch,
     Pool,
     PoolCandidate,
     Query,
@@ -183,9 +186,10 @@ def latest_adjudications(pool: Pool, *, session: Session) -> dict[tuple[str, str
     return {(q, c): (grade, why, who, when) for q, c, grade, why, who, when in rows}
 
 
-def pseudonym(user: User) -> str:
+@lru_cache(maxsize=4096)  # one person's pseudonym on many lines of a release
+def pseudonym(user_id: int, created_at: datetime) -> str:
     """A stable stand-in for a person's name, the same in every release."""
-    digest = hashlib.sha256(f"qrels-studio:{user.id}:{_iso(user.created_at)}".encode())
+    digest = hashlib.sha256(f"qrels-studio:{user_id}:{_iso(created_at)}".encode())
     return f"annotator-{digest.hexdigest()[:8]}"
 
 
@@ -193,51 +197,87 @@ def _iso(moment: datetime) -> str:
     return moment.replace(tzinfo=None).isoformat()
 
 
-def pool_history(pool: Pool, *, session: Session) -> list[dict]:
-    """Every human judgment and every adjudication made in the pool, oldest first, with
-    people under pseudonyms."""
-    rows = []
-    for judgment, user, query_id, chunk_id in session.exec(
-        select(Judgment, User, Query.query_id, Chunk.chunk_id)
+def _on_candidates(pool: Pool):
+    """Judgments of the pool's candidates, wherever they were made (the pool's app, another
+    pool, an import), by people: what a release decides its grades from."""
+    return (
+        PoolCandidate,
+        (PoolCandidate.query_id == Judgment.query_id)
+        & (PoolCandidate.chunk_id == Judgment.chunk_id)
+        & (PoolCandidate.pool_id == pool.id),
+    )
+
+
+def current_grades(pool: Pool, *, session: Session) -> list[tuple]:
+    """Each human's current judgment of each of the pool's candidates, lean, for deciding
+    grades in bulk: ``(user id, query id, chunk id, grade)`` (grade None: unsure)."""
+    latest = latest_judgments(User.kind == "human", join=_on_candidates(pool))
+    rows = session.exec(
+        select(Judgment.user_id, Query.query_id, Chunk.chunk_id, Judgment.grade)
+        .join(latest, latest.c.id == Judgment.id)
+        .join(Query, Query.id == Judgment.query_id)
+        .join(Chunk, Chunk.id == Judgment.chunk_id)
+    )
+    return [tuple(row) for row in rows]
+
+
+def release_records(pool: Pool, *, session: Session, batch: int = 10_000) -> Iterator[dict]:
+    """Everything that decides a grade of the pool, oldest first, read ``batch`` rows at a
+    time: every human judgment of its candidates (earlier revisions too, from the app or
+    imported, with where it came from), then every adjudication made in the pool; people
+    under pseudonyms. For each person and candidate the last judgment is the current one,
+    and for each candidate the last adjudication is the final word."""
+    judgments = (
+        select(
+            Judgment,
+            User.created_at,
+            Query.query_id,
+            Chunk.chunk_id,
+            Pool.name,
+            JudgmentBatch.source,
+        )
+        .join(*_on_candidates(pool))
         .join(User, User.id == Judgment.user_id)
         .join(Query, Query.id == Judgment.query_id)
         .join(Chunk, Chunk.id == Judgment.chunk_id)
-        .where(User.kind == "human", Judgment.pool_id == pool.id)
+        .join(Pool, Pool.id == Judgment.pool_id, isouter=True)
+        .join(JudgmentBatch, JudgmentBatch.id == Judgment.batch_id, isouter=True)
+        .where(User.kind == "human")
         .order_by(Judgment.id)
-    ).all():
-        rows.append(
-            {
-                "type": "judgment",
-                "annotator": pseudonym(user),
-                "query_id": query_id,
-                "chunk_id": chunk_id,
-                "grade": judgment.grade,
-                "unsure": judgment.unsure,
-                "note": judgment.note,
-                "revision": judgment.revision,
-                "rubric_version": judgment.rubric_version,
-                "seconds": judgment.seconds,
-                "created_at": _iso(judgment.created_at),
-            }
-        )
-    for decision, lead, query_id, chunk_id in session.exec(
-        select(Adjudication, User, Query.query_id, Chunk.chunk_id)
+        .execution_options(yield_per=batch)
+    )
+    for judgment, joined, query_id, chunk_id, pool_name, source in session.exec(judgments):
+        yield {
+            "type": "judgment",
+            "annotator": pseudonym(judgment.user_id, joined),
+            "query_id": query_id,
+            "chunk_id": chunk_id,
+            "grade": judgment.grade,
+            "unsure": judgment.unsure,
+            "note": judgment.note,
+            "revision": judgment.revision,
+            "rubric_version": judgment.rubric_version,
+            "seconds": judgment.seconds,
+            "source": f"app:{pool_name}" if pool_name else f"import:{source}",
+            "created_at": _iso(judgment.created_at),
+        }
+    decisions = (
+        select(Adjudication, User.created_at, Query.query_id, Chunk.chunk_id)
         .join(User, User.id == Adjudication.user_id)
         .join(Query, Query.id == Adjudication.query_id)
         .join(Chunk, Chunk.id == Adjudication.chunk_id)
         .where(Adjudication.pool_id == pool.id)
         .order_by(Adjudication.id)
-    ).all():
-        rows.append(
-            {
-                "type": "adjudication",
-                "lead": pseudonym(lead),
-                "query_id": query_id,
-                "chunk_id": chunk_id,
-                "grade": decision.grade,
-                "rationale": decision.rationale,
-                "policy": decision.policy,
-                "created_at": _iso(decision.created_at),
-            }
-        )
-    return rows
+        .execution_options(yield_per=batch)
+    )
+    for decision, joined, query_id, chunk_id in session.exec(decisions):
+        yield {
+            "type": "adjudication",
+            "lead": pseudonym(decision.user_id, joined),
+            "query_id": query_id,
+            "chunk_id": chunk_id,
+            "grade": decision.grade,
+            "rationale": decision.rationale,
+            "policy": decision.policy,
+            "created_at": _iso(decision.created_at),
+        }

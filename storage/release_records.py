@@ -1,7 +1,8 @@
 """Releases in the database, and the snapshot a release is written from.
 
-A release is written from one ``ReleaseSnapshot``, read in a single transaction, so that
-its files agree with each other whatever annotators do meanwhile.
+A release is written from what one read-only transaction sees
+(``storage.db.snapshot_scope``), so that its files agree with each other whatever
+annotators do meanwhile.
 """
 
 from __future__ import annotations
@@ -11,17 +12,17 @@ from dataclasses import dataclass
 from sqlmodel import Session, select
 
 from storage.active_records import not_chosen
-from storage.history import candidate_judgments, latest_adjudications, pool_history
+from storage.history import latest_adjudications
 from storage.models import (
     Chunk,
     CorpusVersion,
     Document,
     Pool,
+    PoolCandidate,
     Query,
     QuerySet,
     Release,
 )
-from storage.pool_records import pool_candidates
 
 
 def find_release(version: str, *, session: Session) -> Release | None:
@@ -63,37 +64,35 @@ def list_releases(*, session: Session) -> list[Release]:
 
 @dataclass
 class ReleaseSnapshot:
-    """Everything a release of a pool is made from, as it stood at one moment."""
+    """What a release of a pool is made from that fits in memory; the judgments themselves
+    are read with ``storage.history.current_grades`` and ``release_records`` in the same
+    snapshot (``storage.db.snapshot_scope``)."""
 
-    pool_name: str
-    pool_config: dict
-    overlap: int
+    pool: Pool
     query_set: QuerySet
     corpus_version: CorpusVersion
     queries: list[Query]
-    judgments: list[tuple]  # ``storage.history.candidate_judgments`` rows
     decisions: dict[tuple[str, str], tuple]  # ``storage.history.latest_adjudications``
     candidates: list[tuple[str, str]]
     not_chosen: set[tuple[str, str]]  # an active pool's candidates nobody was asked about
-    parents: dict[str, str]  # chunk id -> document id
-    history: list[dict]  # ``storage.history.pool_history``
 
 
 def read_snapshot(pool: Pool, *, session: Session) -> ReleaseSnapshot:
-    """All that a release of ``pool`` is written from; call it in one transaction."""
+    """The parts of a release of ``pool`` that fit in memory."""
     query_set = session.get(QuerySet, pool.query_set_id)
-    corpus_version = session.get(CorpusVersion, pool.corpus_version_id)
+    rows = session.exec(
+        select(Query.query_id, Chunk.chunk_id)
+        .select_from(PoolCandidate)
+        .join(Query, Query.id == PoolCandidate.query_id)
+        .join(Chunk, Chunk.id == PoolCandidate.chunk_id)
+        .where(PoolCandidate.pool_id == pool.id)
+    )
     return ReleaseSnapshot(
-        pool_name=pool.name,
-        pool_config=pool.config,
-        overlap=pool.overlap,
+        pool=pool,
         query_set=query_set,
-        corpus_version=corpus_version,
+        corpus_version=session.get(CorpusVersion, pool.corpus_version_id),
         queries=queries_of(query_set, session=session),
-        judgments=candidate_judgments(pool, session=session),
         decisions=latest_adjudications(pool, session=session),
-        candidates=[(c.query_id, c.chunk_id) for c in pool_candidates(pool, session=session)],
+        candidates=[tuple(row) for row in rows],
         not_chosen=not_chosen(pool, session=session),
-        parents=chunk_parents(corpus_version, session=session),
-        history=pool_history(pool, session=session),
     )

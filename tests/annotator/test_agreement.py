@@ -153,3 +153,45 @@ def test_pair_figures_carry_bootstrap_intervals():
     plain = report(frame, rounds=0).pairs[0]
     assert plain.kappas["quadratic"].value == pair.kappas["quadratic"].value
     assert plain.kappas["quadratic"].low is None
+
+
+@pytest.mark.parametrize("kind", ["unweighted", "linear", "quadratic", "binary_ge1", "binary_ge2"])
+def test_kappa_from_a_confusion_matrix_is_scikit_learns(kind):
+    rng = random.Random(kind)
+    a = [rng.choice([0, 1, 2, 3]) for _ in range(60)]
+    b = [min(3, max(0, g + rng.choice([-1, 0, 0, 1]))) for g in a]
+    x, y, labels, weights = np.array(a), np.array(b), [0, 1, 2, 3], None
+    if kind.startswith("binary"):
+        cut = int(kind[-1])
+        x, y, labels = (x >= cut).astype(int), (y >= cut).astype(int), [0, 1]
+    elif kind != "unweighted":
+        weights = kind
+    expected = cohen_kappa_score(x, y, labels=labels, weights=weights)
+    assert kappa(a, b, kind).value == pytest.approx(expected)
+
+
+def test_the_bootstrap_reweights_queries_as_resampling_them_would():
+    """A resample that draws query q w times is the frame with q's rows w times over: the
+    figures computed by re-weighting per-query shares equal those on that frame."""
+    from annotator.agreement import _pair_statistic, _shared
+
+    rng = random.Random(7)
+    grades = {name: [rng.choice([0, 1, 2, 3, None]) for _ in range(30)] for name in "abc"}
+    frame = frame_from(grades)
+    weights = {f"q{i}": rng.choice([0, 1, 2, 3]) for i in range(10)}
+    resampled = pd.concat(
+        [
+            frame[frame["query_id"] == q].assign(query_id=f"{q}#{copy}")
+            for q, w in weights.items()
+            for copy in range(w)
+        ],
+        ignore_index=True,
+    )
+    pairs = lambda f: _shared(f, "a", "b")  # noqa: E731
+    cases = [(krippendorff_alpha, lambda f: f)]
+    cases += [(_pair_statistic(kind), pairs) for kind in ("percent", "linear", "binary_ge2")]
+    for statistic, prepare in cases:
+        queries, shares = statistic.parts(prepare(frame))
+        weighted = np.array([weights[q] for q in queries]) @ shares
+        expected = statistic(prepare(resampled)).value
+        assert statistic.finish(weighted).value == pytest.approx(expected)
