@@ -1,0 +1,407 @@
+"""Evaluating runs against a release: the queries that count, metrics equal to trec_eval's
+(pytrec_eval) on them, document-level runs refused or reduced, Judged@k, unanswerable
+queries apart, comparisons, the gate, the report files, and the must-shows on Cranfield
+and CMRC 2018."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+import pytrec_eval
+from click.testing import CliRunner
+
+from annotator import comparison, evaluation, judged
+from annotator.adjudication import Resolution
+from annotator.cli import cli
+from annotator.evaluation_report import report
+from annotator.evaluation_text import evaluation_lines, markdown
+from annotator.release_files import sha256_of, write_release
+from annotator.resampling import bootstrap_interval, randomization_test
+from annotator.run_files import RunFile, checked_run, trec_order
+from pooling.i18n import MESSAGES, LocalizedError
+from pooling.metrics import parse_metrics
+from pooling.qrels import Qrels
+from pooling.run import Run
+from tests.conftest import write
+
+PARENTS = {"a#0": "a", "a#1": "a", "b#0": "b", "c#0": "c", "c#1": "c", "d#0": "d"}
+GRADES = {
+    "q1": {"a#0": 3, "a#1": 2, "b#0": 0, "c#0": 1},  # three relevant chunks
+    "q2": {"b#0": 2, "c#1": 0},
+    "q3": {"d#0": 1},
+    "q4": {"a#0": 0},  # answerable, nothing relevant: left out
+}
+QUERIES = [
+    {"_id": "q1", "text": "alpha [link](http://x) <b>", "slices": ["en", "multi"], "split": "test"},
+    {"_id": "q2", "text": "beta", "slices": ["en"], "split": "test"},
+    {"_id": "q3", "text": "delta", "slices": ["zh"], "split": "dev"},
+    {"_id": "q4", "text": "nothing judged relevant", "slices": ["zh"], "split": "test"},
+    {"_id": "q5", "text": "no answer here", "slices": ["en"], "split": "test", "answerable": False},
+    {"_id": "q6", "text": "nor here", "split": "dev", "answerable": False},
+]
+# The baseline: ties at q1 (b#0 and d#0 both 1.0) and nothing at all for q3.
+BASE = {
+    "q1": {"a#1": 3.0, "b#0": 1.0, "d#0": 1.0, "a#0": 0.5},
+    "q2": {"c#1": 2.0, "b#0": 1.0},
+    "q5": {"a#0": 5.0},
+    "q6": {"b#0": 0.1},
+}
+BETTER = {
+    "q1": {"a#0": 3.0, "a#1": 2.0, "c#0": 1.0},
+    "q2": {"b#0": 2.0},
+    "q3": {"d#0": 1.0},
+    "q6": {"c#0": 0.2},
+}
+
+
+def make_release(folder: Path, grades=GRADES, queries=QUERIES, parents=PARENTS) -> Path:
+    """A release folder written by ``write_release`` from plain data (no database)."""
+    folder.mkdir(parents=True)
+    snapshot = SimpleNamespace(
+        pool_name="p",
+        pool_config={},
+        overlap=1,
+        query_set=SimpleNamespace(name="qs", content_hash="h"),
+        corpus_version=SimpleNamespace(name="cv", content_hash="h", chunking={}),
+        queries=[
+            SimpleNamespace(
+                query_id=q["_id"],
+                text=q["text"],
+                slices=q.get("slices", []),
+                split=q.get("split", "test"),
+                answerable=q.get("answerable", True),
+                notes="",
+            )
+            for q in queries
+        ],
+        judgments=[],
+        decisions={},
+        candidates=[],
+        not_chosen=set(),
+        parents=parents,
+        history=[],
+    )
+    resolution = Resolution({(q, c): g for q, d in grades.items() for c, g in d.items()}, [], 0)
+    write_release(folder, "v1", snapshot, resolution, policy="threshold")
+    return folder
+
+
+@pytest.fixture
+def release(tmp_path) -> evaluation.ReleaseData:
+    return evaluation.load_release(make_release(tmp_path / "v1"))
+
+
+def settings(metrics: str = "recall@2,hit@2,mrr,ndcg@3,p@2", **options) -> evaluation.Settings:
+    return evaluation.Settings(metrics=tuple(parse_metrics(metrics)), rounds=200, **options)
+
+
+def scored(release, *runs: dict, **options) -> evaluation.Evaluation:
+    names = ["base", "better"][: len(runs)]
+    sources = [RunFile(Run(r, name), "memory") for r, name in zip(runs, names, strict=True)]
+    return evaluation.evaluate(release, sources, settings(**options))
+
+
+def values(result, run: str, metric: str) -> dict[str, float]:
+    rows = result.per_query[(result.per_query["run"] == run) & result.per_query[metric].notna()]
+    return dict(zip(rows["query_id"], rows[metric], strict=True))
+
+
+def test_metric_names():
+    assert [m.name for m in parse_metrics("Recall@5, ndcg@10,mrr,recall@5,p@1")] == [
+        "recall@5",
+        "ndcg@10",
+        "mrr",
+        "p@1",
+    ]
+    with pytest.raises(LocalizedError, match="unknown metric 'f1'; valid: recall, hit, p, mrr"):
+        parse_metrics("f1@5")
+    with pytest.raises(LocalizedError, match="recall needs a cutoff"):
+        parse_metrics("recall")
+    with pytest.raises(LocalizedError, match="recall@0 must be a whole number of at least 1"):
+        parse_metrics("recall@0")
+
+
+def test_which_queries_count_is_decided_by_the_release(release):
+    scope = evaluation.query_scope(release)
+    assert dict(zip(scope["query_id"], scope["status"], strict=True)) == {
+        "q1": "counted",
+        "q2": "counted",
+        "q3": "counted",
+        "q4": "no_relevant",
+        "q5": "unanswerable",
+        "q6": "unanswerable",
+    }
+    assert list(scope["relevant"]) == [3, 1, 1, 0, 0, 0]
+    at_two = evaluation.query_scope(release, threshold=2)
+    assert list(at_two["status"][:4]) == ["counted", "counted", "no_relevant", "no_relevant"]
+    assert list(evaluation.query_scope(release, split="dev")["query_id"]) == ["q3", "q6"]
+
+
+def test_metrics_equal_trec_eval_on_the_counted_queries_ties_included(release):
+    result = scored(release, BASE)
+    counted = {q: GRADES[q] for q in ("q1", "q2", "q3")}
+    expected = pytrec_eval.RelevanceEvaluator(
+        counted, {"recall_2", "P_2", "recip_rank", "ndcg_cut_3", "success_2"}
+    ).evaluate(BASE)
+    names = {
+        "recall@2": "recall_2",
+        "p@2": "P_2",
+        "mrr": "recip_rank",
+        "ndcg@3": "ndcg_cut_3",
+        "hit@2": "success_2",
+    }
+    for ours, theirs in names.items():
+        got = values(result, "base", ours)
+        assert set(got) == {"q1", "q2", "q3"}  # q4 left out, q5 and q6 apart
+        for query in ("q1", "q2"):
+            assert got[query] == pytest.approx(expected[query][theirs], abs=1e-9), ours
+        assert got["q3"] == 0.0  # ranked nothing: counted, scored 0 (trec_eval skips it)
+    # trec_eval breaks the tie at q1 by id, descending: d#0 before b#0, both not relevant.
+    assert values(result, "base", "p@2")["q1"] == 0.5
+    assert result.runs[0].without_ranking == ["q3"]
+    assert result.mean("recall@2") == pytest.approx((1 / 3 + 1 + 0) / 3)
+
+
+def test_recall_macro_and_micro_and_hit_differ_when_a_query_has_several_relevant(release):
+    result = scored(release, BETTER, metrics="recall@1,hit@1")
+    summary = result.summary.set_index(["run", "group", "metric"])
+    # q1 finds 1 of 3, q2 1 of 1, q3 1 of 1: macro (1/3 + 1 + 1) / 3, micro 3 / 5.
+    row = summary.loc[("base", "all", "recall@1")]
+    assert row["value"] == pytest.approx((1 / 3 + 2) / 3) and row["micro"] == pytest.approx(3 / 5)
+    assert summary.loc[("base", "all", "hit@1"), "value"] == 1.0
+    assert math.isnan(summary.loc[("base", "all", "hit@1"), "micro"])
+
+
+def test_a_higher_threshold_applies_to_every_metric(release):
+    result = scored(release, BASE, metrics="recall@2,ndcg@3", threshold=2)
+    # q1's relevant chunks are now a#0 and a#1 (c#0 is a 1); nDCG gives c#0 no gain.
+    assert values(result, "base", "recall@2")["q1"] == 0.5
+    gains = {"a#0": 3, "a#1": 2, "b#0": 0, "c#0": 0}
+    expected = pytrec_eval.RelevanceEvaluator({"q1": gains}, {"ndcg_cut_3"}).evaluate(
+        {"q1": BASE["q1"]}
+    )
+    assert values(result, "base", "ndcg@3")["q1"] == pytest.approx(expected["q1"]["ndcg_cut_3"])
+
+
+def test_a_document_run_against_chunk_qrels_is_refused_and_scored_at_document_level(release):
+    documents = {"q1": {"a": 2.0, "c": 1.0}, "q2": {"b": 1.0}}
+    with pytest.raises(LocalizedError) as refused:
+        scored(release, documents)
+    assert str(refused.value) == (
+        "run 'base': 3 of its 3 ids are document ids of corpus version 'cv', not chunk ids "
+        "(e.g. 'a'): it ranks documents, which chunk-level qrels would score 0; evaluate it "
+        "against the document-level qrels: qrels evaluate --level doc"
+    )
+    assert "--level doc" in refused.value.message("zh")
+    at_doc = scored(release, documents, level="doc", metrics="recall@1")
+    assert at_doc.runs[0].ids == "doc" and not at_doc.runs[0].reduced
+    # Document grades are the best chunk's: q1 a 3, c 1 (b 0); q2 b 2.
+    assert values(at_doc, "base", "recall@1") == {"q1": 0.5, "q2": 1.0, "q3": 0.0}
+    with pytest.raises(LocalizedError, match="1 of its 4 ids are in no corpus version"):
+        scored(release, {"q1": {"a#0": 1.0, "zz": 0.5, "b#0": 0.2, "c#0": 0.1}})
+    with pytest.raises(LocalizedError, match="mix chunk ids and document ids"):
+        scored(release, {"q1": {"a#0": 1.0, "b": 0.5}}, level="doc")
+
+
+def test_a_chunk_run_is_reduced_to_documents_by_its_best_chunk(release):
+    chunks = Run({"q1": {"c#1": 4.0, "a#1": 3.0, "c#0": 2.0, "a#0": 1.0}})
+    reduced, ids = checked_run(chunks, release.parents, "doc")
+    assert ids == "chunk" and reduced.ranking("q1") == [("c", 4.0), ("a", 3.0)]
+    result = scored(release, chunks.scores, level="doc", metrics="mrr")
+    assert result.runs[0].reduced and values(result, "base", "mrr")["q1"] == 1.0
+
+
+def test_judged_at_k_beside_every_metric_and_the_condensed_lists(release):
+    ir_measures = pytest.importorskip("ir_measures")
+    result = scored(release, BASE, metrics="ndcg@3,mrr", condensed=True)
+    # q1's top 3 (trec order a#1, d#0, b#0): d#0 is not judged for q1.
+    per_query = result.per_query.set_index("query_id")
+    assert per_query.loc["q1", "judged@3"] == pytest.approx(2 / 3)
+    assert per_query.loc["q1", "judged@4"] == pytest.approx(3 / 4)  # mrr: the run's depth
+    counted = {q: GRADES[q] for q in ("q1", "q2", "q3")}
+    expected = judged.coverage(counted, trec_order(Run(BASE)), [3]).overall[3]
+    row = result.summary.set_index(["group", "metric"]).loc[("all", "ndcg@3")]
+    assert row["judged_k"] == 3 and row["judged"] == pytest.approx(expected)
+    # Condensed lists (unjudged removed) are what ir_measures' judged_only computes.
+    condensed = ir_measures.iter_calc(
+        [ir_measures.nDCG(judged_only=True) @ 3], counted, {q: BASE[q] for q in ("q1", "q2")}
+    )
+    measured = values(result, "base", "ndcg@3:condensed")
+    assert {m.query_id: m.value for m in condensed} == pytest.approx(measured)
+    assert measured["q1"] > values(result, "base", "ndcg@3")["q1"]  # d#0 was unjudged
+    warnings = report(result)["judged_warnings"]
+    assert warnings[0]["run"] == "base" and warnings[0]["group"] == "all"
+    assert warnings[0]["command"] == (
+        f"qrels coverage --release {release.folder} --run memory --k 4 --topup p"
+    )
+
+
+def test_unanswerable_queries_are_scored_apart_by_their_top_score(release):
+    result = scored(release, BASE, BETTER, by="slice")
+    figures = result.unanswerable.set_index(["run", "group"])
+    # base: answerable tops q1 3.0, q2 2.0, q3 none (the lowest); unanswerable q5 5.0, q6 0.1.
+    # Pairs (answerable above unanswerable): 3>0.1, 2>0.1, none>none? no: 2 of 6.
+    base = figures.loc[("base", "all")]
+    assert (base["answerable"], base["unanswerable"]) == (3, 2)
+    assert base["auroc"] == pytest.approx(2 / 6)
+    assert base["above_median"] == 0.5  # q5 above the answerable median 2.0
+    better = figures.loc[("better", "all")]  # q5 none (the lowest), q6 0.2 below all
+    assert better["auroc"] == 1.0 and better["above_median"] == 0.0
+    assert figures.loc[("base", "slice:zh"), "undefined"] == "no_unanswerable"
+    assert "q5" not in values(result, "base", "mrr")  # never in a metric's denominator
+
+
+def test_comparisons_intervals_and_the_queries_that_moved(release):
+    result = scored(release, BASE, BETTER, by="slice")
+    table = comparison.differences(result).set_index(["group", "metric"])
+    row = table.loc[("all", "recall@2")]
+    # recall@2: q1 1/3 -> 2/3, q2 1 -> 1, q3 0 -> 1.
+    assert row["difference"] == pytest.approx((1 / 3 + 0 + 1) / 3)
+    assert row["low"] <= row["difference"] <= row["high"] and row["queries"] == 3
+    assert table.loc[("slice:zh", "recall@2"), "queries"] == 1
+    moved = comparison.movers(result)
+    improved = moved[(moved["metric"] == "recall@2") & (moved["group"] == "all")]
+    assert list(improved["query_id"]) == ["q3", "q1"]  # q2 did not move
+    assert set(improved["change"]) == {"improved"}
+    assert improved.iloc[-1]["text"] == QUERIES[0]["text"]
+    same = scored(release, BASE, BASE)
+    assert comparison.differences(same)["p_value"].eq(1.0).all()
+    assert comparison.movers(same).empty
+
+
+def test_resampling_is_seeded_and_sensible():
+    assert bootstrap_interval([0.2, 0.4, 0.9], 500) == bootstrap_interval([0.2, 0.4, 0.9], 500)
+    low, high = bootstrap_interval([1.0] * 10, 100)
+    assert low == high == 1.0
+    assert randomization_test([0.5] * 30, 999) == pytest.approx(1 / 1000)
+    assert randomization_test([0.5, -0.5] * 15, 999) == 1.0
+
+
+def evaluate_cli(*args, expect: int = 0):
+    result = CliRunner().invoke(cli, ["--lang", "en", "evaluate", *map(str, args)])
+    assert result.exit_code == expect, result.output + result.stderr
+    return result
+
+
+@pytest.fixture
+def runs(tmp_path) -> tuple[Path, Path]:
+    def trec(scores: dict, name: str) -> Path:
+        Run(scores, name).save(tmp_path / f"{name}.trec")
+        return tmp_path / f"{name}.trec"
+
+    return trec(BASE, "base"), trec(BETTER, "better")
+
+
+def test_the_gate_fails_with_exit_1_naming_metric_and_slice_and_passes_with_0(tmp_path, runs):
+    folder = make_release(tmp_path / "v1")
+    base, better = runs
+    common = ["--release", folder, "--by", "slice", "--rounds", "100"]
+    failed = evaluate_cli(
+        *common, "--run", better, "--run", base, "--gate", "ndcg@3>=-0.01", expect=1
+    )
+    assert "FAIL base ndcg@3>=-0.01 [slice:en]" in failed.output
+    assert "gate failed: 3 checks failed, first ndcg@3>=-0.01 [all]" in failed.output
+    passed = evaluate_cli(*common, "--run", base, "--run", better, "--gate", "ndcg@3>=0,mrr>=0")
+    assert "gate on the test split" in passed.output and "gate passed" in passed.output
+    assert "PASS better mrr>=0 [slice:multi]: +0.0000 over 1 queries" in passed.output
+    assert "[slice:zh]" not in passed.output.split("gate on the test split")[1]  # no test query
+    dev = evaluate_cli(
+        *common, "--split", "dev", "--run", base, "--run", better, "--gate", "mrr>0", expect=1
+    )
+    assert "refusing to gate on the dev split" in dev.stderr
+    evaluate_cli(
+        *common,
+        "--split",
+        "dev",
+        "--run",
+        base,
+        "--run",
+        better,
+        "--gate",
+        "mrr>0",
+        "--gate-on-dev",
+    )
+    alone = evaluate_cli(*common, "--run", base, "--gate", "mrr>0", expect=1)
+    assert "give two runs or more" in alone.stderr
+    bad = evaluate_cli(*common, "--run", base, "--run", better, "--gate", "mrr=>0", expect=1)
+    assert "gate check 'mrr=>0' is not 'metric>=number'" in bad.stderr
+
+
+def test_the_report_files_and_json(tmp_path, runs):
+    folder = make_release(tmp_path / "v1")
+    base, better = runs
+    out = tmp_path / "report"
+    shown = evaluate_cli(
+        "--release", folder, "--run", base, "--run", better, "--context-k", "1", "--out", out
+    )
+    assert shown.output.splitlines()[0].startswith("release v1 (manifest sha256 ")
+    assert "context budget: the generator sees the top 1" in shown.output
+    assert "left out: 1 (answerable, but nothing graded 1 or more)" in shown.output
+    assert "base ranks nothing for 1 counted queries (each scores 0): q3" in shown.output
+    data = json.loads((out / "report.json").read_text())
+    assert data["settings"]["metrics"][:2] == ["recall@1", "hit@1"]  # the budget first
+    assert data["release"]["manifest_sha256"] == sha256_of(folder / "manifest.json")
+    assert data["runs"][0]["sha256"] == sha256_of(base)
+    assert data["queries"]["excluded"] == [{"query_id": "q4", "reason": "no_relevant"}]
+    assert set(data["definitions"]) == {"recall", "hit", "mrr", "ndcg"}
+    assert "Recall@k: the share" in data["definitions"]["recall"]
+    as_json = json.loads(evaluate_cli("--release", folder, "--run", base, "--json").output)
+    assert as_json["queries"]["counted"] == 3 and as_json["gate"] is None
+    csv = (out / "per_query.csv").read_text().splitlines()
+    assert csv[0].startswith("run,query_id,status,split,slices,relevant,top_score,retrieved,")
+    assert len(csv) == 1 + 2 * 5  # two runs, three counted and two unanswerable queries
+    text = (out / "report.md").read_text()
+    assert r"alpha \[link\](http://x) \<b\>" in text and "<b>" not in text
+    assert "## Metric definitions" in text and "Hit@k: 1 when" in text
+
+
+def test_the_report_speaks_chinese(release):
+    data = report(scored(release, BASE, BETTER))
+    lines = evaluation_lines(data, "zh")
+    assert lines[1].startswith("范围内查询：6；计入：3；无答案（单独评估）：2；排除：1")
+    assert "## 指标定义" in markdown(data, "zh")
+    for key in (k for k in MESSAGES if k.startswith(("eval_", "metric_def_", "gate_", "run_"))):
+        en, zh = MESSAGES[key]["en"], MESSAGES[key]["zh"]
+        assert sorted(_fields(en)) == sorted(_fields(zh)), key
+
+
+def _fields(text: str) -> list[str]:
+    import string
+
+    return [name for _, name, _, _ in string.Formatter().parse(text) if name]
+
+
+def test_a_release_without_a_chunk_map_is_read_and_said_so(tmp_path):
+    folder = make_release(tmp_path / "old")
+    manifest = json.loads((folder / "manifest.json").read_text())
+    del manifest["files"]["chunks.tsv"]
+    (folder / "manifest.json").write_text(json.dumps(manifest))
+    (folder / "chunks.tsv").unlink()
+    old = evaluation.load_release(folder)
+    assert old.parents is None
+    assert scored(old, {"q1": {"a": 1.0}}).runs[0].ids == "unchecked"
+
+
+def test_a_changed_chunk_map_fails_verification(tmp_path, runs):
+    folder = make_release(tmp_path / "v1")
+    write(folder, "chunks.tsv", "chunk-id\tdoc-id\na#0\tb\n")
+    refused = evaluate_cli("--release", folder, "--run", runs[0], expect=1)
+    assert "chunks.tsv: sha256 differs from the manifest" in refused.stderr
+
+
+def test_the_release_api_for_evaluators(release):
+    ir_measures = pytest.importorskip("ir_measures")
+    assert list(release.qrels_frame("doc").columns) == ["query_id", "doc_id", "grade"]
+    assert release.qrels_at("doc")["q1"] == {"a": 3, "b": 0, "c": 1}
+    frame = release.ir_measures_qrels()
+    value = ir_measures.iter_calc([ir_measures.P @ 1], frame, {"q1": {"a#0": 1.0}})
+    assert {m.query_id: m.value for m in value} == {"q1": 1.0, "q2": 0.0, "q3": 0.0, "q4": 0.0}
+    assert release.queries.set_index("query_id").loc["q5", "answerable"] == False  # noqa: E712
+    assert release.manifest["release"] == "v1" and release.version == "v1"
+    ranx = pytest.importorskip("ranx")
+    assert isinstance(release.ranx_qrels(), ranx.Qrels)
+    assert isinstance(Qrels.from_dataframe(release.qrels_frame()), Qrels)
