@@ -765,6 +765,12 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "候选|分组|指标|变化|查询|文本|基线|候选|差值",
     },
     "eval_md_gate": {"en": "Gate", "zh": "门禁"},
+    "diff_counted": {
+        "en": "the metrics average over {before} -> {after} queries (answerable, with a chunk "
+        "graded 1 or more; qrels evaluate lists the others and why)",
+        "zh": "指标平均所覆盖的查询：{before} -> {after} 条（可回答且有等级 1 及以上的片段；"
+        "其余查询及原因见 qrels evaluate）",
+    },
     "eval_written": {
         "en": "report written to {folder}: report.json, per_query.csv, report.md",
         "zh": "报告已写入 {folder}：report.json、per_query.csv、report.md",

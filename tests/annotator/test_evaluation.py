@@ -405,3 +405,15 @@ def test_the_release_api_for_evaluators(release):
     ranx = pytest.importorskip("ranx")
     assert isinstance(release.ranx_qrels(), ranx.Qrels)
     assert isinstance(Qrels.from_dataframe(release.qrels_frame()), Qrels)
+
+
+def test_a_document_run_is_refused_by_coverage_and_release_diff(tmp_path):
+    folder = make_release(tmp_path / "v1")
+    documents = write(tmp_path, "docs.trec", "q1 Q0 a 1 2.0 d\nq1 Q0 c 2 1.0 d\n")
+    for args in (
+        ["coverage", "--release", folder, "--run", documents],
+        ["release", "diff", folder, folder, "--run", documents],
+    ):
+        result = CliRunner().invoke(cli, ["--lang", "en", *map(str, args)])
+        assert result.exit_code == 1
+        assert "are document ids of corpus version 'cv'" in result.stderr, result.stderr
