@@ -543,6 +543,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     # -- releases
     # -- evaluation
+    "page_evaluate": {"en": "Evaluate", "zh": "评估"},
     "what_metric": {"en": "metric", "zh": "指标"},
     "what_level": {"en": "level", "zh": "粒度"},
     "what_split": {"en": "split", "zh": "数据划分"},
@@ -756,13 +757,13 @@ MESSAGES: dict[str, dict[str, str]] = {
     "eval_md_unanswerable": {"en": "Unanswerable queries", "zh": "无答案查询"},
     "eval_md_comparisons": {"en": "Comparisons with the baseline", "zh": "与基线的比较"},
     "eval_md_comparisons_header": {
-        "en": "candidate|group|metric|queries|baseline|candidate mean|difference|95% interval|p",
-        "zh": "候选|分组|指标|查询数|基线|候选平均|差值|95% 区间|p 值",
+        "en": "run|group|metric|queries|baseline|candidate|difference|95% interval|p",
+        "zh": "运行结果|分组|指标|查询数|基线|候选|差值|95% 区间|p 值",
     },
     "eval_md_movers": {"en": "Queries that moved most", "zh": "变化最大的查询"},
     "eval_md_movers_header": {
-        "en": "candidate|group|metric|change|query|text|baseline|candidate|difference",
-        "zh": "候选|分组|指标|变化|查询|文本|基线|候选|差值",
+        "en": "run|group|metric|change|query|text|baseline|candidate|difference",
+        "zh": "运行结果|分组|指标|变化|查询|文本|基线|候选|差值",
     },
     "eval_md_gate": {"en": "Gate", "zh": "门禁"},
     "diff_counted": {
@@ -771,6 +772,47 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "指标平均所覆盖的查询：{before} -> {after} 条（可回答且有等级 1 及以上的片段；"
         "其余查询及原因见 qrels evaluate）",
     },
+    "eval_release": {"en": "Release", "zh": "发布版本"},
+    "eval_runs": {
+        "en": "TREC run files (the first is the baseline)",
+        "zh": "TREC 运行结果文件（第一个为基线）",
+    },
+    "eval_metrics": {"en": "Metrics", "zh": "指标"},
+    "eval_level": {"en": "Level", "zh": "粒度"},
+    "eval_split": {"en": "Split", "zh": "数据划分"},
+    "eval_context_k": {
+        "en": "Context budget k (0: none)",
+        "zh": "上下文预算 k（0 表示不设）",
+    },
+    "eval_condensed_option": {
+        "en": "Also score condensed lists (unjudged items removed)",
+        "zh": "同时计算压缩列表（去掉未标注项）",
+    },
+    "eval_no_releases": {
+        "en": "No release has been written yet: create one on the Releases page.",
+        "zh": "还没有任何发布：请先在“发布”页面创建。",
+    },
+    "eval_upload_hint": {
+        "en": "Upload one or more TREC runs to evaluate them against the release.",
+        "zh": "上传一个或多个 TREC 运行结果，以该发布评估它们。",
+    },
+    "eval_overall": {"en": "Overall", "zh": "总体"},
+    "eval_chart_metric": {"en": "Metric in the charts", "zh": "图表中的指标"},
+    "eval_chart_title": {
+        "en": "{metric} per group, with 95% bootstrap intervals",
+        "zh": "各分组的 {metric}，含 95% bootstrap 区间",
+    },
+    "eval_show_table": {"en": "Show the table", "zh": "显示表格"},
+    "eval_candidate": {"en": "Candidate", "zh": "候选"},
+    "eval_scatter_title": {
+        "en": "{metric} per query: baseline {baseline} (x) against {run} (y)",
+        "zh": "各查询的 {metric}：基线 {baseline}（横轴）对比 {run}（纵轴）",
+    },
+    "eval_regressions": {
+        "en": "Queries that regressed most on {metric}",
+        "zh": "{metric} 退化最多的查询",
+    },
+    "eval_download": {"en": "Download the report (zip)", "zh": "下载报告（zip）"},
     "eval_written": {
         "en": "report written to {folder}: report.json, per_query.csv, report.md",
         "zh": "报告已写入 {folder}：report.json、per_query.csv、report.md",

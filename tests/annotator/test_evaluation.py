@@ -18,12 +18,12 @@ from annotator import comparison, evaluation, judged
 from annotator.adjudication import Resolution
 from annotator.cli import cli
 from annotator.evaluation_report import report
-from annotator.evaluation_text import evaluation_lines, markdown
+from annotator.evaluation_text import TABLES, evaluation_lines, markdown, table
 from annotator.release_files import sha256_of, write_release
 from annotator.resampling import bootstrap_interval, randomization_test
 from annotator.run_files import RunFile, checked_run, trec_order
 from pooling.i18n import MESSAGES, LocalizedError
-from pooling.metrics import parse_metrics
+from pooling.metrics import DEFAULT_METRICS, parse_metrics
 from pooling.qrels import Qrels
 from pooling.run import Run
 from tests.conftest import write
@@ -364,6 +364,10 @@ def test_the_report_speaks_chinese(release):
     lines = evaluation_lines(data, "zh")
     assert lines[1].startswith("范围内查询：6；计入：3；无答案（单独评估）：2；排除：1")
     assert "## 指标定义" in markdown(data, "zh")
+    for kind in TABLES:  # every table's header names each of its columns once
+        for lang in ("en", "zh"):
+            header, rows = table(kind, data, lang)
+            assert len(set(header)) == len(header) == len(rows[0]), (kind, lang)
     for key in (k for k in MESSAGES if k.startswith(("eval_", "metric_def_", "gate_", "run_"))):
         en, zh = MESSAGES[key]["en"], MESSAGES[key]["zh"]
         assert sorted(_fields(en)) == sorted(_fields(zh)), key
@@ -417,3 +421,38 @@ def test_a_document_run_is_refused_by_coverage_and_release_diff(tmp_path):
         result = CliRunner().invoke(cli, ["--lang", "en", *map(str, args)])
         assert result.exit_code == 1
         assert "are document ids of corpus version 'cv'" in result.stderr, result.stderr
+
+
+def test_the_evaluate_page_shows_what_the_modules_compute(demo_url, tmp_path, monkeypatch):
+    from streamlit.testing.v1 import AppTest
+
+    from tests.annotator.test_app import PAGES, user_id
+
+    monkeypatch.setenv("QRELS_RELEASE_DIR", str(tmp_path / "releases"))
+    at = AppTest.from_file(str(PAGES / "evaluate_page.py"), default_timeout=60)
+    at.session_state["user_id"] = user_id(demo_url, "lead")
+    at.run()
+    assert [i.value for i in at.info] == [
+        "No release has been written yet: create one on the Releases page."
+    ]
+    folder = make_release(tmp_path / "releases" / "v1")
+    at.run()
+    runs = [(f"{n}.trec", _trec(r, n), "text/plain") for r, n in ((BASE, "b"), (BETTER, "c"))]
+    at.file_uploader(key="eval_runs").set_value(runs)
+    at.run()
+    assert not at.exception, at.exception
+    expected = scored(evaluation.load_release(folder), BASE, BETTER, metrics=DEFAULT_METRICS)
+    overall = at.dataframe[0].value
+    assert list(overall["metric"][:5]) == [m.name for m in expected.settings.metrics]
+    assert list(overall["mean"][:5]) == [f"{expected.mean(m):.4f}" for m in overall["metric"][:5]]
+    at.toggle(key="eval_group_table").set_value(True).run()
+    per_slice = at.dataframe[-2].value  # the chart's table; the regressions come last
+    zh = per_slice[(per_slice["run"] == "c") & (per_slice["group"] == "slice:zh")]
+    assert zh["value"].tolist() == [1.0]  # q3, the only counted zh query: found at rank 1
+    assert at.get("download_button")
+
+
+def _trec(scores: dict, name: str) -> bytes:
+    return "".join(
+        f"{q} Q0 {c} {rank} {s} {name}\n" for q, c, rank, s in Run(scores, name).entries()
+    ).encode()
