@@ -42,7 +42,7 @@ from annotator.resampling import bootstrap_interval
 from annotator.run_files import LEVELS, RunFile, checked_run, trec_order
 from pooling.grades import RELEVANT
 from pooling.i18n import LocalizedError, check_name
-from pooling.metrics import Metric
+from pooling.metrics import DEFAULT_METRICS, Metric, parse_metrics, with_context
 from pooling.qrels import Qrels
 from pooling.run import Run
 
@@ -182,6 +182,15 @@ class Settings:
     condensed: bool = False
     rounds: int = 1000
     seed: int = 0
+
+    @classmethod
+    def parse(
+        cls, metrics: str = DEFAULT_METRICS, context_k: int | None = None, **options
+    ) -> Settings:
+        """Settings from metric names (``"recall@5,ndcg@10"``), led by Recall and Hit at
+        the context budget ``context_k`` when given; raises what ``parse_metrics`` raises."""
+        chosen = with_context(parse_metrics(metrics), context_k)
+        return cls(metrics=tuple(chosen), context_k=context_k, **options)
 
 
 @dataclass

@@ -81,24 +81,25 @@ def evaluate(
 ) -> None:
     """Score runs against a release: metrics per query, slice and split, unanswerable
     queries apart, Judged@k, comparisons with the first run, and an optional gate."""
+    import dataclasses
+
     from annotator import comparison, evaluation, evaluation_report
     from annotator.evaluation_text import evaluation_lines
     from annotator.run_files import read_run_file
-    from pooling.metrics import parse_metrics, with_context
 
     checks = comparison.parse_gate(gate_text) if gate_text else []
-    chosen = with_context(parse_metrics(metrics), context_k)
-    chosen += [c.metric for c in checks if c.metric not in chosen]
-    settings = evaluation.Settings(
-        metrics=tuple(chosen),
+    settings = evaluation.Settings.parse(
+        metrics,
+        context_k,
         threshold=threshold,
         level=level,
         split=split,
         by=by,
-        context_k=context_k,
         condensed=condensed,
         rounds=rounds,
     )
+    gated = [c.metric for c in checks if c.metric not in settings.metrics]
+    settings = dataclasses.replace(settings, metrics=settings.metrics + tuple(gated))
     release = evaluation.load_release(release_dir)
     runs = [read_run_file(path) for path in run_paths]
     result = evaluation.evaluate(release, runs, settings)

@@ -14,7 +14,7 @@ from annotator.evaluation_text import head_lines, low_judged_lines, table, unans
 from annotator.run_files import read_run_file
 from annotator.uploads import saved
 from pooling.i18n import LocalizedError
-from pooling.metrics import DEFAULT_METRICS, parse_metrics, with_context
+from pooling.metrics import DEFAULT_METRICS
 
 
 @st.cache_resource(max_entries=4, show_spinner=True)
@@ -22,13 +22,8 @@ def evaluated(folder: str, files: tuple[tuple[str, bytes], ...], options: tuple)
     """The evaluation of the uploaded ``files`` (name, bytes) against the release in
     ``folder``, and its report; kept while the same inputs come back."""
     metrics, level, split, by, context_k, condensed = options
-    settings = evaluation.Settings(
-        metrics=tuple(with_context(parse_metrics(metrics), context_k or None)),
-        level=level,
-        split=split,
-        by=by,
-        context_k=context_k or None,
-        condensed=condensed,
+    settings = evaluation.Settings.parse(
+        metrics, context_k or None, level=level, split=split, by=by, condensed=condensed
     )
     runs = []
     for name, data in files:

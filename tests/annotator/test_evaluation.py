@@ -96,7 +96,7 @@ def release(tmp_path) -> evaluation.ReleaseData:
 
 
 def settings(metrics: str = "recall@2,hit@2,mrr,ndcg@3,p@2", **options) -> evaluation.Settings:
-    return evaluation.Settings(metrics=tuple(parse_metrics(metrics)), rounds=200, **options)
+    return evaluation.Settings.parse(metrics, rounds=200, **options)
 
 
 def scored(release, *runs: dict, **options) -> evaluation.Evaluation:
@@ -456,3 +456,117 @@ def _trec(scores: dict, name: str) -> bytes:
     return "".join(
         f"{q} Q0 {c} {rank} {s} {name}\n" for q, c, rank, s in Run(scores, name).entries()
     ).encode()
+
+
+# -- the real collections (skipped where ../shared/datasets is absent) ----------------------
+
+
+def bm25_run(folder: Path, k: int, tmp_path: Path) -> Path:
+    """The collection's BM25 top ``k`` as a TREC run file."""
+    from pooling.collection import read_collection
+    from pooling.retrievers import BM25Retriever
+
+    collection = read_collection(folder, allow_empty=True)
+    queries = {q.query_id: q.text for q in collection.queries}
+    run = BM25Retriever(collection.retrieval_corpus(f"eval-{folder.name}")).search(queries, k)
+    run.name = "bm25"
+    run.save(tmp_path / f"{folder.name}-bm25.trec")
+    return tmp_path / f"{folder.name}-bm25.trec"
+
+
+def lines_of(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def counted_rows(path: Path) -> list[dict]:
+    import csv
+
+    with open(path, newline="", encoding="utf-8") as handle:
+        return [r for r in csv.DictReader(handle) if r["status"] == "counted"]
+
+
+@pytest.mark.datasets
+def test_cranfield_release_and_bm25_equal_pytrec_eval(datasets, tmp_path, monkeypatch):
+    """A release made as a team would make it: a BM25 pool of depth 10, each candidate
+    judged by the collection's grades (unjudged documents grade 0), then evaluated with a
+    BM25 run 100 deep. Queries whose pool found nothing relevant hold only zeros: they are
+    left out and listed, and every figure equals pytrec_eval's on the queries that count."""
+    from tests.conftest import run_qrels
+
+    folder, url = datasets / "cranfield", f"sqlite:///{tmp_path / 'cranfield.db'}"
+    monkeypatch.setenv("QRELS_CACHE_DIR", str(tmp_path / "cache"))
+    run_qrels(url, "init")
+    corpus = folder / "corpus.jsonl"
+    run_qrels(url, "import", "corpus", corpus, "--corpus-version", "cran", "--allow-empty")
+    run_qrels(url, "import", "queries", folder / "queries.jsonl", "--query-set", "cran")
+    run_qrels(url, "pool", "build", "p", "--systems", "bm25", "--depth", "10", "--overlap", "1")
+    run_qrels(url, "pool", "export", "p", tmp_path / "pool.jsonl")
+    known = Qrels.from_file(folder / "qrels.tsv").grades
+    judgments = "".join(
+        f"{q} 0 {c} {known.get(q, {}).get(c, 0)}\n"
+        for q, c in ((r["query_id"], r["chunk_id"]) for r in lines_of(tmp_path / "pool.jsonl"))
+    )
+    run_qrels(url, "import", "judgments", write(tmp_path, "j.trec", judgments), "--annotator", "c")
+    run_qrels(url, "release", "create", "v1", "--pool", "p", "--out", tmp_path / "v1")
+    run = bm25_run(folder, 100, tmp_path)
+
+    metrics = "ndcg@10,recall@100,p@5,mrr"
+    args = ["--release", tmp_path / "v1", "--run", run, "--metrics", metrics, "--rounds", "0"]
+    data = json.loads(evaluate_cli(*args, "--json").output)
+    release = Qrels.from_file(tmp_path / "v1" / "qrels.trec").to_dict()
+    nothing = {q for q, found in release.items() if max(found.values()) < 1}
+    assert nothing and {e["query_id"] for e in data["queries"]["excluded"]} == nothing
+    assert {e["reason"] for e in data["queries"]["excluded"]} == {"no_relevant"}
+    assert data["queries"]["counted"] == 225 - len(nothing)
+    shown = evaluate_cli(*args).output
+    assert f"left out: {len(nothing)} (answerable, but nothing graded 1 or more)" in shown
+
+    counted = {q: found for q, found in release.items() if q not in nothing}
+    scores = Run.from_file(run).to_dict()
+    names = {
+        "ndcg@10": "ndcg_cut_10",
+        "recall@100": "recall_100",
+        "p@5": "P_5",
+        "mrr": "recip_rank",
+    }
+    expected = pytrec_eval.RelevanceEvaluator(counted, set(names.values())).evaluate(
+        {q: scores[q] for q in counted}
+    )
+    summary = {r["metric"]: r["value"] for r in data["summary"] if r["group"] == "all"}
+    for ours, theirs in names.items():
+        mean = sum(expected[q][theirs] for q in counted) / len(counted)
+        assert summary[ours] == pytest.approx(mean, abs=1e-6), ours
+    # What trec_eval prints for the whole qrels file averages the left-out queries' zeros in.
+    everything = pytrec_eval.RelevanceEvaluator(release, {"ndcg_cut_10"}).evaluate(scores)
+    whole = sum(r["ndcg_cut_10"] for r in everything.values()) / len(everything)
+    assert whole < summary["ndcg@10"]
+
+
+def collection_report(folder: Path, tmp_path: Path, metrics: str) -> list[dict]:
+    """A release of a collection's own judgments (every document one chunk), its BM25
+    top 20 evaluated: the per-query rows of the counted queries."""
+    grades = Qrels.from_file(folder / "qrels.tsv").to_dict()
+    documents = {d["_id"]: d["_id"] for d in lines_of(folder / "corpus.jsonl")}
+    release = make_release(
+        tmp_path / folder.name, grades, lines_of(folder / "queries.jsonl"), documents
+    )
+    out = tmp_path / f"{folder.name}-report"
+    args = ["--metrics", metrics, "--rounds", "0", "--out", out]
+    evaluate_cli("--release", release, "--run", bm25_run(folder, 20, tmp_path), *args)
+    return counted_rows(out / "per_query.csv")
+
+
+@pytest.mark.datasets
+def test_recall_equals_hit_with_one_relevant_passage_and_not_with_several(
+    datasets, tmp_path, monkeypatch
+):
+    monkeypatch.setenv("QRELS_CACHE_DIR", str(tmp_path / "cache"))
+    cmrc = collection_report(datasets / "cmrc2018-dev", tmp_path, "recall@1,hit@1,recall@20,hit@20")
+    assert len(cmrc) == 3219 and {r["relevant"] for r in cmrc} == {"1"}
+    for row in cmrc:
+        assert row["recall@1"] == row["hit@1"] and row["recall@20"] == row["hit@20"], row
+    cranfield = collection_report(datasets / "cranfield", tmp_path, "recall@20,hit@20")
+    several = [r for r in cranfield if int(r["relevant"]) > 1]
+    # Hit@20 is 1 once one of the relevant documents is found; Recall@20 counts them all.
+    assert sum(r["recall@20"] != r["hit@20"] for r in several) > len(several) / 2
+    assert all(r["recall@20"] == r["hit@20"] for r in cranfield if r["relevant"] == "1")
