@@ -206,6 +206,7 @@ class RunInfo:
     ranked_queries: int
     depth: int  # the longest ranking: the Judged@k cutoff of a metric without one
     without_ranking: list[str] = field(default_factory=list)
+    unknown_queries: list[str] = field(default_factory=list)  # not in the release: ignored
 
 
 @dataclass
@@ -271,7 +272,15 @@ def _measured(
 def score_run(
     release: ReleaseData, source: RunFile, scope: pd.DataFrame, settings: Settings
 ) -> tuple[pd.DataFrame, RunInfo]:
-    """Per-query rows of one run (see ``Evaluation.per_query``) and how it was read."""
+    """Per-query rows of one run (see ``Evaluation.per_query``) and how it was read.
+    Raises ``LocalizedError`` when the run ranks none of the release's queries (another
+    query set) or its ids do not fit the release (``checked_run``)."""
+    known = set(release.queries["query_id"])
+    strangers = sorted(set(source.run.scores) - known)
+    if source.run.scores and len(strangers) == len(source.run.scores):
+        raise LocalizedError(
+            "run_queries_unknown", run=source.run.name, count=len(strangers), example=strangers[0]
+        )
     checked, ids = checked_run(source.run, release.parents, settings.level, release.corpus_version)
     ordered = trec_order(checked)
     counted = list(scope.loc[scope["status"] == "counted", "query_id"])
@@ -322,6 +331,7 @@ def score_run(
         ranked_queries=len(checked.scores),
         depth=depth,
         without_ranking=sorted(q for q in counted if not checked.scores.get(q)),
+        unknown_queries=strangers,
     )
     return frame, info
 

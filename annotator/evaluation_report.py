@@ -104,6 +104,7 @@ def report(evaluation: Evaluation, gate_checks=None, allow_dev_gate: bool = Fals
                 "reduced_to_documents": info.reduced,
                 "ranked_queries": info.ranked_queries,
                 "counted_without_ranking": info.without_ranking,
+                "queries_not_in_release": info.unknown_queries,
             }
             for info in evaluation.runs
         ],

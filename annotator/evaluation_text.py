@@ -88,12 +88,13 @@ def head_lines(data: dict, lang: str | None = None) -> list[str]:
                 ranked=run["ranked_queries"],
             )
         )
-        missing = run["counted_without_ranking"]
-        if missing:
-            ids = id_list(missing, lang)
-            lines.append(
-                "  " + t("eval_without_ranking", lang, run=run["name"], count=len(missing), ids=ids)
-            )
+        for key, field in (
+            ("eval_without_ranking", "counted_without_ranking"),
+            ("eval_not_in_release", "queries_not_in_release"),
+        ):
+            if run[field]:
+                ids = id_list(run[field], lang)
+                lines.append("  " + t(key, lang, run=run["name"], count=len(run[field]), ids=ids))
     if settings["context_k"]:
         lines.append(t("eval_context", lang, k=settings["context_k"]))
     return lines

@@ -578,6 +578,12 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "运行结果“{run}”：{total} 个 id 中有 {count} 个不属于本发布的语料版本“{corpus}”"
         "（例如“{example}”）：它是否来自另一份语料或另一种切分？",
     },
+    "run_queries_unknown": {
+        "en": "run '{run}': none of its {count} queries is in this release (e.g. '{example}'): "
+        "was it run on another query set?",
+        "zh": "运行结果“{run}”：其 {count} 条查询都不在本发布中（例如“{example}”）："
+        "它是否基于另一个查询集？",
+    },
     "evaluate_no_runs": {"en": "give at least one run", "zh": "请至少提供一个运行结果"},
     "gate_syntax": {
         "en": "gate check '{part}' is not 'metric>=number' (e.g. ndcg@10>=-0.01)",
@@ -674,6 +680,10 @@ MESSAGES: dict[str, dict[str, str]] = {
     "eval_without_ranking": {
         "en": "{run} ranks nothing for {count} counted queries (each scores 0): {ids}",
         "zh": "{run} 对 {count} 条计入的查询没有任何结果（记为 0）：{ids}",
+    },
+    "eval_not_in_release": {
+        "en": "{run} ranks {count} queries that are not in the release (ignored): {ids}",
+        "zh": "{run} 含有 {count} 条不在本发布中的查询（已忽略）：{ids}",
     },
     "eval_context": {
         "en": "context budget: the generator sees the top {k}; a figure at a deeper k counts "

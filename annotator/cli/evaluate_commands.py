@@ -8,7 +8,8 @@ from pathlib import Path
 
 import click
 
-from annotator.cli.context import echo_lines, folder, say
+from annotator.cli.context import echo_lines, folder
+from pooling.i18n import t
 from pooling.metrics import DEFAULT_METRICS
 
 run_file = click.Path(dir_okay=False, path_type=Path)
@@ -110,7 +111,8 @@ def evaluate(
         echo_lines(evaluation_lines(data))
     if out is not None:
         files = evaluation_report.report_files(result, data)
-        say("eval_written", folder=evaluation_report.write_report(out, files))
+        written = evaluation_report.write_report(out, files)
+        click.echo(t("eval_written", folder=written), err=as_json)  # stdout stays JSON
     if data["gate"] and not data["gate"]["passed"]:
         click.get_current_context().exit(1)  # the lines above name each failed check
 

@@ -349,14 +349,32 @@ def test_the_report_files_and_json(tmp_path, runs):
     assert data["queries"]["excluded"] == [{"query_id": "q4", "reason": "no_relevant"}]
     assert set(data["definitions"]) == {"recall", "hit", "mrr", "ndcg"}
     assert "Recall@k: the share" in data["definitions"]["recall"]
-    as_json = json.loads(evaluate_cli("--release", folder, "--run", base, "--json").output)
-    assert as_json["queries"]["counted"] == 3 and as_json["gate"] is None
+    as_json = evaluate_cli("--release", folder, "--run", base, "--json", "--out", tmp_path / "j")
+    assert json.loads(as_json.stdout)["queries"]["counted"] == 3  # stdout holds the JSON alone
+    assert json.loads(as_json.stdout)["gate"] is None and "report written" in as_json.stderr
     csv = (out / "per_query.csv").read_text().splitlines()
     assert csv[0].startswith("run,query_id,status,split,slices,relevant,top_score,retrieved,")
     assert len(csv) == 1 + 2 * 5  # two runs, three counted and two unanswerable queries
     text = (out / "report.md").read_text()
     assert r"alpha \[link\](http://x) \<b\>" in text and "<b>" not in text
     assert "## Metric definitions" in text and "Hit@k: 1 when" in text
+
+
+def test_bad_input_is_refused_with_where_and_what(tmp_path, runs):
+    folder = make_release(tmp_path / "v1")
+    broken = write(tmp_path, "broken.trec", "q1 Q0 a#0 1 2.0 r\nq1 Q0 a#1 2 high r\n")
+    refused = evaluate_cli("--release", folder, "--run", broken, expect=1)
+    assert refused.stderr.startswith(f"error: {broken}, line 2, field 'score': ")
+    other = write(tmp_path, "other.trec", "x1 Q0 a#0 1 2.0 r\nx2 Q0 a#1 1 1.0 r\n")
+    refused = evaluate_cli("--release", folder, "--run", other, expect=1)
+    assert "none of its 2 queries is in this release (e.g. 'x1')" in refused.stderr
+    stray = write(tmp_path, "stray.trec", "q1 Q0 a#0 1 2.0 r\nx2 Q0 a#1 1 1.0 r\n")
+    shown = evaluate_cli("--release", folder, "--run", stray).output
+    assert "stray ranks 1 queries that are not in the release (ignored): x2" in shown
+    missing = evaluate_cli("--release", tmp_path / "nowhere", "--run", runs[0], expect=1)
+    assert "does not match its manifest: manifest.json: cannot be read" in missing.stderr
+    unknown = evaluate_cli("--release", folder, "--run", runs[0], "--metrics", "f1@3", expect=1)
+    assert "unknown metric 'f1'" in unknown.stderr
 
 
 def test_the_report_speaks_chinese(release):
