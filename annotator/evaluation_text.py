@@ -206,7 +206,7 @@ def evaluation_lines(data: dict, lang: str | None = None) -> list[str]:
         for run in runs[1:]:
             versus = [c for c in comparisons if c["group"] == group and c["run"] == run]
             lines.append(
-                "  " + t("eval_versus", lang, run=run, baseline=runs[0], test=settings["test"])
+                "  " + t("eval_versus", lang, run=run, baseline=runs[0], test="@eval_test_name")
             )
             lines += [
                 f"    {c['metric']:<12}  {signed(c['difference'])}  "
@@ -357,7 +357,7 @@ def markdown(data: dict, lang: str | None = None) -> str:
     lines += section("eval_md_unanswerable")
     lines += [f"- {md_text(line)}" for line in unanswerable_lines(data, lang)]
     if data["comparisons"]:
-        lines += section("eval_md_comparisons") + [md_text(settings["test"]), ""]
+        lines += section("eval_md_comparisons") + [t("eval_test_name", lang), ""]
         lines += md_table("comparisons", data, lang)
         lines += section("eval_md_movers") + md_table("movers", data, lang)
     if data["gate"]:

@@ -699,6 +699,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "{run} against {baseline}: candidate - baseline, 95% interval, p ({test})",
         "zh": "{run} 对比 {baseline}：候选减基线，95% 区间，p 值（{test}）",
     },
+    "eval_test_name": {
+        "en": "paired randomization test (sign flips), two-sided",
+        "zh": "配对随机化检验（随机翻转符号），双侧",
+    },
     "eval_unanswerable_title": {
         "en": "unanswerable queries: does a run's top score tell them from answerable ones?",
         "zh": "无答案查询：运行结果的最高分能否把它们与可回答查询区分开？",

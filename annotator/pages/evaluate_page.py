@@ -89,7 +89,7 @@ overall = [row for row in data["summary"] if row["group"] == "all"]
 st.dataframe(frame_of("figures", {**data, "summary": overall}), hide_index=True)
 if data["comparisons"]:
     st.subheader(ui.t("eval_md_comparisons"))
-    st.caption(data["settings"]["test"])
+    st.caption(ui.t("eval_test_name"))
     st.dataframe(frame_of("comparisons", data), hide_index=True)
 
 names = [m.name for m in result.settings.metrics]
