@@ -40,7 +40,7 @@ from annotator.release_files import (
 )
 from annotator.resampling import bootstrap_interval
 from annotator.run_files import LEVELS, RunFile, checked_run, trec_order
-from pooling.grades import RELEVANT
+from pooling.grades import GRADES, RELEVANT
 from pooling.i18n import LocalizedError, check_name
 from pooling.metrics import DEFAULT_METRICS, Metric, parse_metrics, with_context
 from pooling.qrels import Qrels
@@ -140,11 +140,14 @@ def query_scope(
 ) -> pd.DataFrame:
     """The release's queries in ``split`` (None: all) with ``relevant`` (how many ids are
     graded ``threshold`` or more) and ``status``: ``counted``, ``unanswerable`` (evaluated
-    apart) or ``no_relevant`` (answerable, but nothing to find: left out)."""
-    if split is not None:
-        check_name(split, SPLITS, "what_split")
+    apart) or ``no_relevant`` (answerable, but nothing to find: left out). Raises
+    ``LocalizedError`` for a threshold off 1–3 (grade 0 is never relevant) or an unknown
+    split."""
+    if threshold not in GRADES[1:]:
+        raise LocalizedError("threshold_range", value=threshold)
     frame = release.queries
     if split is not None:
+        check_name(split, SPLITS, "what_split")
         frame = frame[frame["split"] == split]
     frame = frame.copy()
     relevant = release.qrels_at(level).relevant(threshold)

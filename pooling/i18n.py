@@ -551,6 +551,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "{metric} needs a cutoff: write {metric}@k (e.g. {metric}@10)",
         "zh": "{metric} 需要截断位置：请写成 {metric}@k（例如 {metric}@10）",
     },
+    "threshold_range": {
+        "en": "the relevance threshold must be a grade from 1 to 3, got {value}",
+        "zh": "相关性阈值必须是 1 到 3 之间的等级，实际为 {value}",
+    },
     "metrics_none": {"en": "no metric given", "zh": "没有给出任何指标"},
     "release_not_intact": {
         "en": "release {folder} does not match its manifest: {problems}",

@@ -139,6 +139,8 @@ def test_which_queries_count_is_decided_by_the_release(release):
     at_two = evaluation.query_scope(release, threshold=2)
     assert list(at_two["status"][:4]) == ["counted", "counted", "no_relevant", "no_relevant"]
     assert list(evaluation.query_scope(release, split="dev")["query_id"]) == ["q3", "q6"]
+    with pytest.raises(LocalizedError, match="must be a grade from 1 to 3, got 0"):
+        evaluation.query_scope(release, threshold=0)
 
 
 def test_metrics_equal_trec_eval_on_the_counted_queries_ties_included(release):
