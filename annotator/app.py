@@ -20,6 +20,7 @@ PAGES = [
     ("adjudication_page.py", "page_adjudication", "adjudication", True),
     ("agreement_page.py", "page_agreement", "agreement", True),
     ("releases_page.py", "page_releases", "releases", True),
+    ("evaluate_page.py", "page_evaluate", "evaluate", True),
 ]
 st.set_page_config(page_title="qrels-studio", layout="wide")
 

@@ -8,7 +8,12 @@ that says what they belong to, and checking a folder against its manifest.
 | ``qrels-doc.trec`` | document level: the highest grade of each document's chunks |
 | ``queries.jsonl`` | every query with slices, split, answerable and ``flags`` |
 | ``judgments.jsonl`` | every judgment and adjudication, people under pseudonyms |
+| ``chunks.tsv`` | every chunk id of the corpus version and its document id |
 | ``manifest.json`` | versions, pool, policy, counts, agreement, sha256 of every file |
+
+``chunks.tsv`` is what lets an evaluator tell chunk ids from document ids in a run and
+reduce a chunk run to documents (``annotator.evaluation``); releases written before it
+existed do not list it in their manifest, and ``verify_release`` does not ask them for it.
 """
 
 from __future__ import annotations
@@ -28,10 +33,20 @@ from annotator.adjudication import Resolution, final_grades, statuses
 from pooling.grades import EVIDENCE
 from pooling.i18n import t
 from pooling.qrels import Qrels
-from pooling.readers import InputError, read_jsonl
+from pooling.readers import InputError, Where, read_jsonl, read_lines
 from storage.release_records import ReleaseSnapshot
 
-FILES = ("qrels.trec", "qrels.tsv", "qrels-doc.trec", "queries.jsonl", "judgments.jsonl")
+CHUNK_MAP = "chunks.tsv"
+CHUNK_MAP_HEADER = ("chunk-id", "doc-id")
+FILES = (
+    "qrels.trec",
+    "qrels.tsv",
+    "qrels-doc.trec",
+    "queries.jsonl",
+    "judgments.jsonl",
+    CHUNK_MAP,
+)
+ADDED_LATER = {CHUNK_MAP}  # checked only where the manifest lists it (older releases lack it)
 MANIFEST = "manifest.json"
 NO_EVIDENCE = "no chunk graded 2 or more"
 
@@ -62,6 +77,12 @@ def _query_records(snapshot: ReleaseSnapshot, qrels: Qrels) -> list[dict]:
     ]
 
 
+def _write_chunk_map(path: Path, parents: dict[str, str]) -> None:
+    with open(path, "w", encoding="utf-8", newline="\n") as handle:
+        handle.write("\t".join(CHUNK_MAP_HEADER) + "\n")
+        handle.writelines(f"{chunk}\t{parents[chunk]}\n" for chunk in sorted(parents))
+
+
 def write_release(
     folder: Path,
     version: str,
@@ -88,6 +109,7 @@ def write_release(
     _write_jsonl(folder / "queries.jsonl", queries)
     rubrics: set[str] = set()
     _write_jsonl(folder / "judgments.jsonl", _noting_rubrics(records, rubrics))
+    _write_chunk_map(folder / CHUNK_MAP, parents)
     graded = frame.dropna(subset=["grade"])
     alpha = agreement.krippendorff_alpha(graded) if len(graded) else None
     manifest = {
@@ -171,11 +193,14 @@ def verify_release(folder: Path | str) -> list[str]:
     except (OSError, json.JSONDecodeError) as exc:
         return [t("verify_manifest_unreadable", detail=exc)]
     problems = []
+    listed = manifest.get("files", {})
     for name in FILES:
+        if name in ADDED_LATER and name not in listed:
+            continue
         path = folder / name
         if not path.is_file():
             problems.append(t("verify_missing", file=name))
-        elif sha256_of(path) != manifest.get("files", {}).get(name):
+        elif sha256_of(path) != listed.get(name):
             problems.append(t("verify_changed", file=name))
     if problems:
         return problems
@@ -190,6 +215,11 @@ def verify_release(folder: Path | str) -> list[str]:
                 pass
         except InputError as error:
             problems.append(str(error))
+    if CHUNK_MAP in listed:
+        try:
+            read_chunk_map(folder)
+        except InputError as error:
+            problems.append(str(error))
     return problems
 
 
@@ -202,6 +232,27 @@ def read_qrels(folder: Path | str, level: str = "chunk") -> Qrels:
 def read_queries(folder: Path | str) -> list[dict]:
     """A release's queries, as written in ``queries.jsonl``."""
     return [record for _, record in read_jsonl(Path(folder) / "queries.jsonl")]
+
+
+def read_chunk_map(folder: Path | str) -> dict[str, str] | None:
+    """Chunk id -> document id from a release's ``chunks.tsv``; None for a release written
+    before it existed. Raises ``InputError`` (file, line, field) on a malformed line."""
+    path = Path(folder) / CHUNK_MAP
+    if not path.is_file():
+        return None
+    parents: dict[str, str] = {}
+    for number, text in read_lines(path):
+        columns = tuple(c.strip() for c in text.split("\t"))
+        if number == 1 and columns == CHUNK_MAP_HEADER:
+            continue
+        where = Where(str(path), number)
+        if len(columns) != 2:
+            raise where.error("column_count", expected=2, found=len(columns))
+        for field, value in zip(CHUNK_MAP_HEADER, columns, strict=True):
+            if not value:
+                raise where.error("empty_value", field)
+        parents[columns[0]] = columns[1]
+    return parents
 
 
 def read_manifest(folder: Path | str) -> dict:

@@ -10,7 +10,6 @@ written once: never again, never changed.
 
 from __future__ import annotations
 
-import math
 import os
 from dataclasses import dataclass
 from datetime import datetime
@@ -23,7 +22,6 @@ from annotator.agreement import frame_of
 from annotator.release_files import read_qrels, write_release
 from pooling.grades import DEFAULT_POLICY, check_policy
 from pooling.i18n import LocalizedError
-from pooling.run import Run
 from storage import history, release_records
 from storage.accounts import acting
 from storage.db import session_scope, snapshot_scope
@@ -102,55 +100,39 @@ def create_release(
     return ReleaseResult(version, out, manifest)
 
 
-def ndcg_at(run: dict[str, dict[str, float]], qrels: dict[str, dict[str, int]], k: int) -> float:
-    """Mean nDCG@k (gain = grade, log2 discount, as trec_eval's ndcg_cut) over the queries
-    with a relevant chunk; unretrieved queries count 0."""
-    scores = []
-    for query_id, judged in qrels.items():
-        ideal = sorted((g for g in judged.values() if g > 0), reverse=True)[:k]
-        if not ideal:
-            continue
-        ranking = Run(run).ranking(query_id, k)
-        dcg = sum(judged.get(c, 0) / math.log2(i + 2) for i, (c, _) in enumerate(ranking))
-        scores.append(dcg / sum(g / math.log2(i + 2) for i, g in enumerate(ideal)))
-    return sum(scores) / len(scores) if scores else 0.0
-
-
-def recall_at(run: dict[str, dict[str, float]], qrels: dict[str, dict[str, int]], k: int) -> float:
-    """Mean Recall@k (relevant = grade >= 1) over the queries with a relevant chunk."""
-    scores = []
-    for query_id, judged in qrels.items():
-        relevant = {c for c, g in judged.items() if g > 0}
-        if not relevant:
-            continue
-        ranking = Run(run).ranking(query_id, k)
-        scores.append(len(relevant & {c for c, _ in ranking}) / len(relevant))
-    return sum(scores) / len(scores) if scores else 0.0
-
-
 @dataclass
 class ReleaseDiff:
     added: list[tuple[str, str, int]]
     removed: list[tuple[str, str, int]]
     changed: list[tuple[str, str, int, int]]
     metrics: dict[str, tuple[float, float]]  # name -> (in A, in B)
+    counted: tuple[int, int] | None = None  # the queries the metrics average over, in A and B
 
 
 def diff_releases(
     a: Path | str, b: Path | str, run: Path | str | None = None, k: int = 10
 ) -> ReleaseDiff:
     """Judgments added, removed and changed from release ``a`` to ``b``; with a TREC
-    ``run``, its nDCG@10 and Recall@k under each."""
+    ``run``, its nDCG@10 and Recall@k under each, as ``qrels evaluate`` computes them
+    (``annotator.evaluation``: the same queries count, the same library scores them)."""
     old, new = read_qrels(a), read_qrels(b)
     flat_old = {(q, c): g for q, d in old.items() for c, g in d.items()}
     flat_new = {(q, c): g for q, d in new.items() for c, g in d.items()}
-    metrics = {}
+    metrics, counted = {}, None
     if run is not None:
-        scores = Run.from_file(run).scores
+        from annotator.evaluation import Settings, evaluate, load_release
+        from annotator.run_files import read_run_file
+        from pooling.metrics import Metric
+
+        names = {"nDCG@10": Metric("ndcg", 10), f"Recall@{k}": Metric("recall", k)}
+        settings = Settings(metrics=tuple(names.values()), rounds=0)
+        source = read_run_file(run)
+        before, after = (evaluate(load_release(f), [source], settings) for f in (a, b))
         metrics = {
-            "nDCG@10": (ndcg_at(scores, old, 10), ndcg_at(scores, new, 10)),
-            f"Recall@{k}": (recall_at(scores, old, k), recall_at(scores, new, k)),
+            name: (before.mean(metric.name), after.mean(metric.name))
+            for name, metric in names.items()
         }
+        counted = (before.counted, after.counted)
     return ReleaseDiff(
         added=sorted((q, c, g) for (q, c), g in flat_new.items() if (q, c) not in flat_old),
         removed=sorted((q, c, g) for (q, c), g in flat_old.items() if (q, c) not in flat_new),
@@ -160,6 +142,7 @@ def diff_releases(
             if (q, c) in flat_old and flat_old[(q, c)] != g
         ),
         metrics=metrics,
+        counted=counted,
     )
 
 

@@ -559,6 +559,298 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     # -- releases
     # -- evaluation
+    "page_evaluate": {"en": "Evaluate", "zh": "评估"},
+    "what_metric": {"en": "metric", "zh": "指标"},
+    "what_level": {"en": "level", "zh": "粒度"},
+    "what_split": {"en": "split", "zh": "数据划分"},
+    "metric_needs_k": {
+        "en": "{metric} needs a cutoff: write {metric}@k (e.g. {metric}@10)",
+        "zh": "{metric} 需要截断位置：请写成 {metric}@k（例如 {metric}@10）",
+    },
+    "threshold_range": {
+        "en": "the relevance threshold must be a grade from 1 to 3, got {value}",
+        "zh": "相关性阈值必须是 1 到 3 之间的等级，实际为 {value}",
+    },
+    "metrics_none": {"en": "no metric given", "zh": "没有给出任何指标"},
+    "release_not_intact": {
+        "en": "release {folder} does not match its manifest: {problems}",
+        "zh": "发布 {folder} 与其清单不符：{problems}",
+    },
+    "run_ids_documents": {
+        "en": "run '{run}': {count} of its {total} ids are document ids of corpus version "
+        "'{corpus}', not chunk ids (e.g. '{example}'): it ranks documents, which chunk-level "
+        "qrels would score 0; evaluate it against the document-level qrels: "
+        "qrels evaluate --level doc",
+        "zh": "运行结果“{run}”：{total} 个 id 中有 {count} 个是语料版本“{corpus}”的文档 id 而非"
+        "片段 id（例如“{example}”）：它排序的是文档，按片段级 qrels 只会得 0 分；"
+        "请按文档级 qrels 评估：qrels evaluate --level doc",
+    },
+    "run_ids_mixed": {
+        "en": "run '{run}': its {total} ids mix chunk ids and document ids of corpus version "
+        "'{corpus}'; a run ranks either chunks (--level chunk) or documents (--level doc)",
+        "zh": "运行结果“{run}”：{total} 个 id 混合了语料版本“{corpus}”的片段 id 和文档 id；"
+        "一个运行结果只能排序片段（--level chunk）或文档（--level doc）",
+    },
+    "run_ids_unknown": {
+        "en": "run '{run}': {count} of its {total} ids are in no corpus version of this release "
+        "(corpus version '{corpus}'), e.g. '{example}': was it made on another corpus or "
+        "chunking?",
+        "zh": "运行结果“{run}”：{total} 个 id 中有 {count} 个不属于本发布的语料版本“{corpus}”"
+        "（例如“{example}”）：它是否来自另一份语料或另一种切分？",
+    },
+    "run_queries_unknown": {
+        "en": "run '{run}': none of its {count} queries is in this release (e.g. '{example}'): "
+        "was it run on another query set?",
+        "zh": "运行结果“{run}”：其 {count} 条查询都不在本发布中（例如“{example}”）："
+        "它是否基于另一个查询集？",
+    },
+    "evaluate_no_runs": {"en": "give at least one run", "zh": "请至少提供一个运行结果"},
+    "gate_syntax": {
+        "en": "gate check '{part}' is not 'metric>=number' (e.g. ndcg@10>=-0.01)",
+        "zh": "门禁条件“{part}”不是“指标>=数值”的形式（例如 ndcg@10>=-0.01）",
+    },
+    "gate_needs_two_runs": {
+        "en": "a gate compares a candidate with a baseline: give two runs or more "
+        "(the first is the baseline)",
+        "zh": "门禁是候选方案与基线的比较：请提供至少两个运行结果（第一个为基线）",
+    },
+    "gate_metric_missing": {
+        "en": "the gate checks {metric}, which is not among the metrics evaluated",
+        "zh": "门禁检查的 {metric} 不在评估的指标之中",
+    },
+    "gate_on_dev": {
+        "en": "refusing to gate on the {split} split: tuning happens on dev, the gate on the "
+        "frozen test split (pass --gate-on-dev to gate on {split} anyway)",
+        "zh": "拒绝在 {split} 划分上做门禁：调参用 dev，门禁用冻结的 test 划分"
+        "（如确需在 {split} 上门禁，请加 --gate-on-dev）",
+    },
+    "gate_no_queries": {
+        "en": "no counted query in the {split} split to gate on",
+        "zh": "{split} 划分中没有可计入评估的查询，无法做门禁",
+    },
+    "metric_def_recall": {
+        "en": "Recall@k: the share of a query's relevant items (grade >= {t}) found in its top "
+        "k; macro: the mean over queries; micro: all relevant found over all relevant",
+        "zh": "Recall@k：查询的相关项（等级 >= {t}）中进入前 k 名的比例；宏平均：各查询的平均；"
+        "微平均：所有查询找到的相关项之和除以相关项总数",
+    },
+    "metric_def_hit": {
+        "en": "Hit@k: 1 when at least one relevant item (grade >= {t}) is in the top k, else "
+        "0; equal to Recall@k only where a query has exactly one relevant item",
+        "zh": "Hit@k：前 k 名中至少有一个相关项（等级 >= {t}）为 1，否则为 0；"
+        "只有每个查询恰好一个相关项时才与 Recall@k 相等",
+    },
+    "metric_def_p": {
+        "en": "P@k: the share of the top k that is relevant (grade >= {t})",
+        "zh": "P@k：前 k 名中相关项（等级 >= {t}）所占比例",
+    },
+    "metric_def_mrr": {
+        "en": "MRR(@k): 1 / the rank of the first relevant item (grade >= {t}; 0 when none "
+        "is in the top k), averaged over queries",
+        "zh": "MRR(@k)：第一个相关项（等级 >= {t}）排名的倒数（前 k 名中没有则为 0），对查询求平均",
+    },
+    "metric_def_ndcg": {
+        "en": "nDCG(@k): graded gain (the grade; 0 below {t}) discounted by log2(rank + 1), "
+        "over the same for the ideal ordering of the judged items",
+        "zh": "nDCG(@k)：分级增益（即等级；低于 {t} 时为 0）按 log2(名次 + 1) 折损，"
+        "再除以已标注项理想排序的同一数值",
+    },
+    "metric_def_map": {
+        "en": "MAP(@k): the mean over relevant items (grade >= {t}) of the precision at each "
+        "one's rank, averaged over queries",
+        "zh": "MAP(@k)：各相关项（等级 >= {t}）所在名次处的精确率的平均，再对查询求平均",
+    },
+    "eval_head": {
+        "en": "release {version} (manifest sha256 {sha}), corpus version {corpus}; level "
+        "{level}; relevant means grade >= {threshold}; split {split}",
+        "zh": "发布 {version}（清单 sha256 {sha}），语料版本 {corpus}；粒度 {level}；"
+        "等级 >= {threshold} 视为相关；数据划分 {split}",
+    },
+    "eval_all_splits": {"en": "all", "zh": "全部"},
+    "eval_queries": {
+        "en": "queries in scope: {scope}; counted: {counted}; unanswerable (evaluated apart): "
+        "{unanswerable}; left out: {excluded} (answerable, but nothing graded {threshold} "
+        "or more)",
+        "zh": "范围内查询：{scope}；计入：{counted}；无答案（单独评估）：{unanswerable}；"
+        "排除：{excluded}（可回答，但没有等级 {threshold} 及以上的标注）",
+    },
+    "eval_left_out": {"en": "left out: {ids}", "zh": "已排除：{ids}"},
+    "eval_more": {
+        "en": "(+{count} more in report.json)",
+        "zh": "（另有 {count} 条，见 report.json）",
+    },
+    "eval_marked_unanswerable": {
+        "en": "marked unanswerable, yet graded relevant (kept apart as unanswerable): {ids}",
+        "zh": "标为无答案却有相关标注（仍按无答案单独评估）：{ids}",
+    },
+    "eval_run": {
+        "en": "run {name}: {file} (sha256 {sha}), {ids}, ranks {ranked} queries",
+        "zh": "运行结果 {name}：{file}（sha256 {sha}），{ids}，排序了 {ranked} 条查询",
+    },
+    "eval_ids_chunk": {"en": "chunk ids", "zh": "片段 id"},
+    "eval_ids_doc": {"en": "document ids", "zh": "文档 id"},
+    "eval_ids_reduced": {
+        "en": "chunk ids reduced to documents by their best chunk",
+        "zh": "片段 id，已按最佳片段归并为文档",
+    },
+    "eval_ids_unchecked": {
+        "en": "ids not checked (the release has no chunks.tsv)",
+        "zh": "id 未检查（该发布没有 chunks.tsv）",
+    },
+    "eval_without_ranking": {
+        "en": "{run} ranks nothing for {count} counted queries (each scores 0): {ids}",
+        "zh": "{run} 对 {count} 条计入的查询没有任何结果（记为 0）：{ids}",
+    },
+    "eval_not_in_release": {
+        "en": "{run} ranks {count} queries that are not in the release (ignored): {ids}",
+        "zh": "{run} 含有 {count} 条不在本发布中的查询（已忽略）：{ids}",
+    },
+    "eval_context": {
+        "en": "context budget: the generator sees the top {k}; a figure at a deeper k counts "
+        "evidence it never reads",
+        "zh": "上下文预算：生成器只看前 {k} 个；更深的 k 处的数值包含生成器读不到的证据",
+    },
+    "eval_group": {"en": "{group}: {queries} queries", "zh": "{group}：{queries} 条查询"},
+    "eval_group_all": {"en": "all", "zh": "全部"},
+    "eval_micro": {"en": "micro {value}", "zh": "微平均 {value}"},
+    "eval_condensed": {"en": "condensed {value}", "zh": "压缩列表 {value}"},
+    "eval_beyond_context": {"en": "(beyond the context budget)", "zh": "（超出上下文预算）"},
+    "eval_versus": {
+        "en": "{run} against {baseline}: candidate - baseline, 95% interval, p ({test})",
+        "zh": "{run} 对比 {baseline}：候选减基线，95% 区间，p 值（{test}）",
+    },
+    "eval_test_name": {
+        "en": "paired randomization test (sign flips), two-sided",
+        "zh": "配对随机化检验（随机翻转符号），双侧",
+    },
+    "eval_unanswerable_title": {
+        "en": "unanswerable queries: does a run's top score tell them from answerable ones?",
+        "zh": "无答案查询：运行结果的最高分能否把它们与可回答查询区分开？",
+    },
+    "eval_unanswerable_line": {
+        "en": "{run} [{group}]: AUROC {auroc} ({answerable} answerable, {unanswerable} "
+        "unanswerable); {share} of the unanswerable score above the answerable median",
+        "zh": "{run} [{group}]：AUROC {auroc}（可回答 {answerable} 条，无答案 {unanswerable} 条）；"
+        "无答案查询中有 {share} 的最高分高于可回答查询的中位数",
+    },
+    "eval_unanswerable_undefined": {
+        "en": "{run} [{group}]: undefined ({reason})",
+        "zh": "{run} [{group}]：无法计算（{reason}）",
+    },
+    "eval_reason_no_unanswerable": {"en": "no unanswerable queries", "zh": "没有无答案查询"},
+    "eval_reason_no_answerable": {
+        "en": "no answerable query with a relevant item",
+        "zh": "没有带相关项的可回答查询",
+    },
+    "eval_low_judged": {
+        "en": "warning: low Judged@k for {run} [{group}]: {judged}; unjudged items count as "
+        "non-relevant, so its figures may be too low; top the pool up with: {command}",
+        "zh": "警告：{run} [{group}] 的 Judged@k 偏低：{judged}；未标注项按不相关计，"
+        "其数值可能偏低；可用以下命令补充候选池：{command}",
+    },
+    "eval_movers": {
+        "en": "{run} against {baseline} on {metric} [{group}]: most {change}",
+        "zh": "{run} 对比 {baseline}，{metric} [{group}]：{change}最多的查询",
+    },
+    "eval_improved": {"en": "improved", "zh": "提升"},
+    "eval_regressed": {"en": "regressed", "zh": "退化"},
+    "eval_gate_title": {
+        "en": "gate on the {split} split (candidate - baseline):",
+        "zh": "在 {split} 划分上的门禁（候选减基线）：",
+    },
+    "eval_gate_check": {
+        "en": "{verdict} {run} {check} [{group}]: {difference} over {queries} queries",
+        "zh": "{verdict} {run} {check} [{group}]：{queries} 条查询上为 {difference}",
+    },
+    "eval_pass": {"en": "PASS", "zh": "通过"},
+    "eval_fail": {"en": "FAIL", "zh": "未通过"},
+    "eval_gate_passed": {"en": "gate passed", "zh": "门禁通过"},
+    "eval_gate_failed": {
+        "en": "gate failed: {count} checks failed, first {check} [{group}]",
+        "zh": "门禁未通过：{count} 项检查失败，首项为 {check} [{group}]",
+    },
+    "eval_definitions": {"en": "definitions:", "zh": "指标定义："},
+    "eval_md_title": {
+        "en": "Evaluation against release {version}",
+        "zh": "基于发布 {version} 的评估",
+    },
+    "eval_md_runs": {"en": "Runs", "zh": "运行结果"},
+    "eval_md_runs_header": {
+        "en": "run|file|sha256|ids|queries ranked",
+        "zh": "运行结果|文件|sha256|id 类型|排序的查询数",
+    },
+    "eval_md_definitions": {"en": "Metric definitions", "zh": "指标定义"},
+    "eval_md_figures": {
+        "en": "Figures: means over the counted queries, 95% bootstrap interval",
+        "zh": "数值：计入查询上的平均，95% bootstrap 区间",
+    },
+    "eval_md_figures_header": {
+        "en": "run|group|metric|queries|mean|95% interval|micro|Judged@k|condensed",
+        "zh": "运行结果|分组|指标|查询数|平均|95% 区间|微平均|Judged@k|压缩列表",
+    },
+    "eval_md_unanswerable": {"en": "Unanswerable queries", "zh": "无答案查询"},
+    "eval_md_comparisons": {"en": "Comparisons with the baseline", "zh": "与基线的比较"},
+    "eval_md_comparisons_header": {
+        "en": "run|group|metric|queries|baseline|candidate|difference|95% interval|p",
+        "zh": "运行结果|分组|指标|查询数|基线|候选|差值|95% 区间|p 值",
+    },
+    "eval_md_movers": {"en": "Queries that moved most", "zh": "变化最大的查询"},
+    "eval_md_movers_header": {
+        "en": "run|group|metric|change|query|text|baseline|candidate|difference",
+        "zh": "运行结果|分组|指标|变化|查询|文本|基线|候选|差值",
+    },
+    "eval_md_gate": {"en": "Gate", "zh": "门禁"},
+    "diff_counted": {
+        "en": "the metrics average over {before} -> {after} queries (answerable, with a chunk "
+        "graded 1 or more; qrels evaluate lists the others and why)",
+        "zh": "指标平均所覆盖的查询：{before} -> {after} 条（可回答且有等级 1 及以上的片段；"
+        "其余查询及原因见 qrels evaluate）",
+    },
+    "eval_release": {"en": "Release", "zh": "发布版本"},
+    "eval_runs": {
+        "en": "TREC run files (the first is the baseline)",
+        "zh": "TREC 运行结果文件（第一个为基线）",
+    },
+    "eval_metrics": {"en": "Metrics", "zh": "指标"},
+    "eval_level": {"en": "Level", "zh": "粒度"},
+    "eval_split": {"en": "Split", "zh": "数据划分"},
+    "eval_context_k": {
+        "en": "Context budget k (0: none)",
+        "zh": "上下文预算 k（0 表示不设）",
+    },
+    "eval_condensed_option": {
+        "en": "Also score condensed lists (unjudged items removed)",
+        "zh": "同时计算压缩列表（去掉未标注项）",
+    },
+    "eval_no_releases": {
+        "en": "No release has been written yet: create one on the Releases page.",
+        "zh": "还没有任何发布：请先在“发布”页面创建。",
+    },
+    "eval_upload_hint": {
+        "en": "Upload one or more TREC runs to evaluate them against the release.",
+        "zh": "上传一个或多个 TREC 运行结果，以该发布评估它们。",
+    },
+    "eval_overall": {"en": "Overall", "zh": "总体"},
+    "eval_chart_metric": {"en": "Metric in the charts", "zh": "图表中的指标"},
+    "eval_chart_title": {
+        "en": "{metric} per group, with 95% bootstrap intervals",
+        "zh": "各分组的 {metric}，含 95% bootstrap 区间",
+    },
+    "eval_show_table": {"en": "Show the table", "zh": "显示表格"},
+    "eval_candidate": {"en": "Candidate", "zh": "候选"},
+    "eval_scatter_title": {
+        "en": "{metric} per query: baseline {baseline} (x) against {run} (y)",
+        "zh": "各查询的 {metric}：基线 {baseline}（横轴）对比 {run}（纵轴）",
+    },
+    "eval_regressions": {
+        "en": "Queries that regressed most on {metric}",
+        "zh": "{metric} 退化最多的查询",
+    },
+    "eval_download": {"en": "Download the report (zip)", "zh": "下载报告（zip）"},
+    "eval_written": {
+        "en": "report written to {folder}: report.json, per_query.csv, report.md",
+        "zh": "报告已写入 {folder}：report.json、per_query.csv、report.md",
+    },
     "release_exists": {
         "en": "release '{version}' already exists; a version is never rewritten",
         "zh": "发布“{version}”已存在；版本一经发布不会重写",

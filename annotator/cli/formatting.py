@@ -267,6 +267,8 @@ def diff_lines(change) -> list[str]:
         f"{name}: {before:.4f} -> {after:.4f} ({after - before:+.4f})"
         for name, (before, after) in change.metrics.items()
     ]
+    if change.counted is not None:
+        lines.append(t("diff_counted", before=change.counted[0], after=change.counted[1]))
     return lines
 
 

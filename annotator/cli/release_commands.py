@@ -82,10 +82,11 @@ def coverage(ctx, release_dir: Path, run_path: Path, ks: str, pool_name: str | N
     """Judged@k of a run against a release, and the unjudged chunks in its top k."""
     from annotator import judged
     from annotator.release_files import read_qrels
+    from annotator.run_files import checked_against
     from pooling.run import Run
 
     ks = cutoffs(ks)
-    run = Run.from_file(run_path)
+    run = checked_against(release_dir, Run.from_file(run_path))  # chunk ids, or refused
     report = judged.coverage(read_qrels(release_dir), run, ks)
     echo_lines(coverage_lines(report, ks))
     if pool_name:

@@ -8,6 +8,7 @@ import streamlit as st
 
 from annotator import judged, releases, ui
 from annotator.release_files import read_qrels, zip_bytes
+from annotator.run_files import checked_against
 from annotator.uploads import saved
 from pooling.grades import DEFAULT_POLICY, POLICIES
 from pooling.run import Run
@@ -65,12 +66,12 @@ uploaded = st.file_uploader(ui.t("coverage_run"), key="coverage_run")
 chosen = st.selectbox(ui.t("coverage_release"), written, key="coverage_release")
 if uploaded is not None and chosen:
     try:
+        release_folder = releases.release_dir() / chosen
         with saved(uploaded.getvalue(), uploaded.name) as upload:
-            run = Run.from_file(upload, name=upload.stem)
+            run = checked_against(release_folder, Run.from_file(upload, name=upload.stem))
     except ValueError as error:
         st.error(str(error))
         st.stop()
-    release_folder = releases.release_dir() / chosen
     report = judged.coverage(read_qrels(release_folder), run, COVERAGE_KS)
     st.dataframe(
         pd.DataFrame([{"k": k, "Judged@k": v} for k, v in report.overall.items()]), hide_index=True

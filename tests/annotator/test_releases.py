@@ -11,10 +11,13 @@ import warnings
 import pytest
 from click.testing import CliRunner
 
-from annotator import adjudication, agreement, assignment, release_files, releases
+from annotator import adjudication, agreement, assignment, evaluation, release_files, releases
 from annotator.auth import add_user
 from annotator.cli import cli
 from annotator.pool_building import build_pool
+from annotator.run_files import RunFile
+from pooling.metrics import Metric
+from pooling.run import Run
 from storage import accounts
 from storage.db import session_scope
 from storage.history import adjudicate
@@ -182,8 +185,12 @@ def test_a_release_loads_in_ir_measures_and_ranx_and_ndcg_matches_a_hand_computa
         warnings.simplefilter("ignore")
         ranx_qrels = ranx.Qrels.from_file(str(released / "qrels.trec"), kind="trec")
         assert ranx.evaluate(ranx_qrels, ranx.Run(run), "ndcg@10") == pytest.approx(expected)
-    ours = releases.ndcg_at(run, release_files.read_qrels(released), 10)
-    assert ours == pytest.approx(expected)
+    ours = evaluation.evaluate(
+        evaluation.load_release(released),
+        [RunFile(Run(run, "r"), "memory")],
+        evaluation.Settings(metrics=(Metric("ndcg", 10),), rounds=0),
+    )
+    assert ours.mean("ndcg@10") == pytest.approx(expected)
 
 
 def test_verify_passes_and_a_tampered_file_fails(released):

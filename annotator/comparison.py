@@ -1,0 +1,167 @@
+"""Runs against a baseline: per metric and group the mean paired difference over the
+counted queries, its 95% bootstrap interval and a paired randomization test; the queries
+that moved most; and a gate that a candidate must pass on the frozen test split. No
+Streamlit in here.
+
+The first run of an ``annotator.evaluation.Evaluation`` is the baseline; every other run
+is a candidate. Every difference is candidate minus baseline, on the same queries.
+"""
+
+from __future__ import annotations
+
+import operator
+import re
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from annotator.evaluation import Evaluation
+from annotator.resampling import bootstrap_interval, randomization_test
+from pooling.i18n import LocalizedError
+from pooling.metrics import Metric, parse_metrics
+
+OPERATORS = {">=": operator.ge, ">": operator.gt, "<=": operator.le, "<": operator.lt}
+_CHECK = re.compile(r"^\s*([a-z]+(?:@\d+)?)\s*(>=|<=|>|<)\s*([-+]?(?:\d+\.?\d*|\.\d+))\s*$")
+GATE_SPLIT = "test"
+
+
+def paired(evaluation: Evaluation, run: str, metric: str, members: set[str]) -> pd.DataFrame:
+    """``query_id``, ``baseline``, ``value``, ``difference`` for the counted queries in
+    ``members``, by query id."""
+    frame = evaluation.per_query
+    counted = frame[(frame["status"] == "counted") & frame["query_id"].isin(members)]
+    base = counted[counted["run"] == evaluation.baseline].set_index("query_id")[metric]
+    other = counted[counted["run"] == run].set_index("query_id")[metric]
+    paired = pd.DataFrame({"baseline": base, "value": other}).sort_index()
+    paired["difference"] = paired["value"] - paired["baseline"]
+    return paired.rename_axis("query_id").reset_index()
+
+
+def differences(evaluation: Evaluation, query_sets: dict[str, set[str]] | None = None):
+    """Per candidate, group (default: the evaluation's groups) and metric: ``queries``,
+    ``baseline_value``, ``value``, ``difference`` (mean of the paired differences), ``low``
+    and ``high`` (its 95% bootstrap interval) and ``p_value`` (paired randomization test,
+    ``annotator.resampling.TEST_NAME``). Empty with a single run."""
+    settings = evaluation.settings
+    rows = []
+    for info in evaluation.runs[1:]:
+        for group, members in (query_sets or evaluation.groups).items():
+            for metric in settings.metrics:
+                pairs = paired(evaluation, info.name, metric.name, members)
+                diffs = pairs["difference"].to_numpy(dtype=float)
+                low, high = bootstrap_interval(diffs, settings.rounds, settings.seed)
+                rows.append(
+                    {
+                        "baseline": evaluation.baseline,
+                        "run": info.name,
+                        "group": group,
+                        "metric": metric.name,
+                        "queries": len(diffs),
+                        "baseline_value": pairs["baseline"].mean() if len(diffs) else np.nan,
+                        "value": pairs["value"].mean() if len(diffs) else np.nan,
+                        "difference": float(diffs.mean()) if len(diffs) else np.nan,
+                        "low": low,
+                        "high": high,
+                        "p_value": randomization_test(diffs, settings.rounds, settings.seed),
+                    }
+                )
+    return pd.DataFrame(rows)
+
+
+def movers(evaluation: Evaluation, count: int = 5) -> pd.DataFrame:
+    """Per candidate, group and metric, the ``count`` queries that improved most and the
+    ``count`` that regressed most against the baseline (``change``: ``improved`` or
+    ``regressed``), with the query's text; unchanged queries are never listed."""
+    texts = dict(zip(evaluation.scope["query_id"], evaluation.scope["text"], strict=True))
+    parts = []
+    for info in evaluation.runs[1:]:
+        for group, members in evaluation.groups.items():
+            for metric in evaluation.settings.metrics:
+                pairs = paired(evaluation, info.name, metric.name, members)
+                pairs = pairs.sort_values(["difference", "query_id"], kind="stable")
+                worst = pairs[pairs["difference"] < 0].head(count).assign(change="regressed")
+                best = pairs[pairs["difference"] > 0].iloc[::-1].head(count)
+                for part in (worst, best.assign(change="improved")):
+                    parts.append(part.assign(run=info.name, group=group, metric=metric.name))
+    columns = ["run", "group", "metric", "change", "query_id", "baseline", "value", "difference"]
+    if not parts:
+        return pd.DataFrame(columns=[*columns, "text"])
+    frame = pd.concat(parts, ignore_index=True)[columns]
+    return frame.assign(text=frame["query_id"].map(texts))
+
+
+@dataclass(frozen=True)
+class Check:
+    """One gate condition: the candidate's mean difference to the baseline on ``metric``
+    compared with ``bound`` by ``op`` (``>=``, ``>``, ``<=``, ``<``)."""
+
+    metric: Metric
+    op: str
+    bound: float
+
+    @property
+    def text(self) -> str:
+        return f"{self.metric.name}{self.op}{self.bound:g}"
+
+
+def parse_gate(text: str) -> list[Check]:
+    """``"ndcg@10>=-0.01,recall@20>=0"`` as checks; raises ``LocalizedError`` naming the
+    part that is not ``metric op number``."""
+    checks = []
+    for part in (p for p in text.split(",") if p.strip()):
+        found = _CHECK.match(part.lower())
+        if found is None:
+            raise LocalizedError("gate_syntax", part=part.strip())
+        (metric,) = parse_metrics(found.group(1))
+        checks.append(Check(metric, found.group(2), float(found.group(3))))
+    if not checks:
+        raise LocalizedError("gate_syntax", part=text)
+    return checks
+
+
+def gate(evaluation: Evaluation, checks: list[Check], allow_dev: bool = False) -> pd.DataFrame:
+    """Each check for each candidate on the test split: overall and, for an evaluation by
+    slice, per slice. Columns: ``run``, ``group``, ``metric``, ``check``, ``queries``,
+    ``difference``, ``low``, ``high``, ``passed``. Raises ``LocalizedError`` with a single
+    run, a check on a metric not evaluated, an evaluation of the dev split (unless
+    ``allow_dev``: tuning happens on dev, the gate belongs to the frozen test split), or no
+    counted test query."""
+    if len(evaluation.runs) < 2:
+        raise LocalizedError("gate_needs_two_runs")
+    settings = evaluation.settings
+    missing = [c.metric.name for c in checks if c.metric not in settings.metrics]
+    if missing:
+        raise LocalizedError("gate_metric_missing", metric=missing[0])
+    split = settings.split or GATE_SPLIT
+    if split != GATE_SPLIT and not allow_dev:
+        raise LocalizedError("gate_on_dev", split=split)
+    scope = evaluation.scope
+    on_split = set(
+        scope.loc[(scope["split"] == split) & (scope["status"] == "counted"), "query_id"]
+    )
+    if not on_split:
+        raise LocalizedError("gate_no_queries", split=split)
+    query_sets = {
+        name: members & on_split
+        for name, members in evaluation.groups.items()
+        if name == "all" or name.startswith("slice:")
+    }
+    table = differences(evaluation, {k: v for k, v in query_sets.items() if v})
+    rows = []
+    for check in checks:
+        for row in table[table["metric"] == check.metric.name].itertuples():
+            rows.append(
+                {
+                    "run": row.run,
+                    "group": row.group,
+                    "metric": check.metric.name,
+                    "check": check.text,
+                    "queries": row.queries,
+                    "difference": row.difference,
+                    "low": row.low,
+                    "high": row.high,
+                    "passed": bool(OPERATORS[check.op](row.difference, check.bound)),
+                }
+            )
+    return pd.DataFrame(rows)

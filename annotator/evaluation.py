@@ -1,0 +1,471 @@
+"""Evaluate runs against a release: which queries count, per-query metrics computed by
+ir_measures (pytrec_eval, i.e. trec_eval, underneath), means per slice or split with their
+bootstrap intervals, Judged@k beside every metric, and how a run's top score on
+unanswerable queries compares with answerable ones. No Streamlit in here.
+
+Which queries count is decided by the release alone, the same for every run:
+
+- a query marked unanswerable is evaluated apart (``unanswerable_figures``), never in a
+  metric's denominator;
+- an answerable query with no chunk graded ``threshold`` or more has nothing to find: it
+  is left out and listed (``no_relevant``);
+- every other query in scope counts, and a run that ranks nothing for it scores 0 there
+  (trec_eval would pass it over; an evaluator must not, or a run could skip hard queries).
+
+A run is checked against the release's chunk map (``chunks.tsv``) before it is scored: a
+document run against chunk qrels is refused instead of scoring 0, and with ``level="doc"``
+a chunk run is reduced to documents by its best chunk. Ties in a run are ranked as
+trec_eval ranks them (score, then id, both descending), and the library is given those
+ranks, so every measure reads one order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from annotator.agreement import groups
+from annotator.judged import coverage
+from annotator.release_files import (
+    MANIFEST,
+    read_chunk_map,
+    read_manifest,
+    read_qrels,
+    read_queries,
+    sha256_of,
+    verify_release,
+)
+from annotator.resampling import bootstrap_interval
+from annotator.run_files import LEVELS, RunFile, checked_run, trec_order
+from pooling.grades import GRADES, RELEVANT
+from pooling.i18n import LocalizedError, check_name
+from pooling.metrics import DEFAULT_METRICS, Metric, parse_metrics, with_context
+from pooling.qrels import Qrels
+from pooling.run import Run
+
+SPLITS = ("dev", "test")
+GROUPINGS = ("slice", "split")
+# Below this Judged@k a figure may well be too low: unjudged chunks count as non-relevant.
+LOW_JUDGED = 0.9
+
+
+# -- the release -----------------------------------------------------------------------------
+
+
+@dataclass
+class ReleaseData:
+    """A release as an evaluator reads it: the qrels at chunk and document level, the
+    queries (``query_id``, ``text``, ``slices``, ``split``, ``answerable``, ``flags``),
+    the manifest, and the chunk map (chunk id -> document id; None for a release written
+    before ``chunks.tsv``)."""
+
+    folder: Path
+    manifest: dict
+    manifest_sha256: str
+    qrels: Qrels
+    doc_qrels: Qrels
+    queries: pd.DataFrame
+    parents: dict[str, str] | None
+
+    @property
+    def version(self) -> str:
+        return self.manifest.get("release", self.folder.name)
+
+    @property
+    def corpus_version(self) -> str:
+        return self.manifest.get("corpus_version", {}).get("name", "?")
+
+    def qrels_at(self, level: str = "chunk") -> Qrels:
+        check_name(level, LEVELS, "what_level")
+        return self.qrels if level == "chunk" else self.doc_qrels
+
+    def qrels_frame(self, level: str = "chunk") -> pd.DataFrame:
+        """Columns ``query_id``, ``doc_id`` (a chunk id at chunk level), ``grade``."""
+        return self.qrels_at(level).to_dataframe()
+
+    def ir_measures_qrels(self, level: str = "chunk") -> pd.DataFrame:
+        """The qrels as ir_measures reads a frame (``query_id``, ``doc_id``,
+        ``relevance``): ``ir_measures.calc_aggregate(measures, qrels, run)``."""
+        return self.qrels_frame(level).rename(columns={"grade": "relevance"})
+
+    def ranx_qrels(self, level: str = "chunk"):
+        """The qrels as a ``ranx.Qrels`` (ranx is optional: ``pip install ranx``)."""
+        try:
+            import ranx
+        except ImportError:
+            raise LocalizedError("needs_install", what="ranx", package="ranx") from None
+        return ranx.Qrels(self.qrels_at(level).to_dict(), name=self.version)
+
+
+def load_release(folder: Path | str) -> ReleaseData:
+    """Read the release in ``folder`` after checking it against its manifest. Raises
+    ``LocalizedError`` naming the problems when a file is missing, changed or malformed."""
+    folder = Path(folder)
+    problems = verify_release(folder)
+    if problems:
+        raise LocalizedError("release_not_intact", folder=folder, problems="; ".join(problems))
+    queries = pd.DataFrame(
+        [
+            {
+                "query_id": str(q["_id"]),
+                "text": q.get("text", ""),
+                "slices": list(q.get("slices") or []),
+                "split": q.get("split"),
+                "answerable": bool(q.get("answerable", True)),
+                "flags": list(q.get("flags") or []),
+            }
+            for q in read_queries(folder)
+        ],
+        columns=["query_id", "text", "slices", "split", "answerable", "flags"],
+    )
+    return ReleaseData(
+        folder=folder,
+        manifest=read_manifest(folder),
+        manifest_sha256=sha256_of(folder / MANIFEST),
+        qrels=read_qrels(folder, "chunk"),
+        doc_qrels=read_qrels(folder, "doc"),
+        queries=queries,
+        parents=read_chunk_map(folder),
+    )
+
+
+# -- which queries count ----------------------------------------------------------------------
+
+
+def query_scope(
+    release: ReleaseData, level: str = "chunk", threshold: int = RELEVANT, split: str | None = None
+) -> pd.DataFrame:
+    """The release's queries in ``split`` (None: all) with ``relevant`` (how many ids are
+    graded ``threshold`` or more) and ``status``: ``counted``, ``unanswerable`` (evaluated
+    apart) or ``no_relevant`` (answerable, but nothing to find: left out). Raises
+    ``LocalizedError`` for a threshold off 1–3 (grade 0 is never relevant) or an unknown
+    split."""
+    if threshold not in GRADES[1:]:
+        raise LocalizedError("threshold_range", value=threshold)
+    frame = release.queries
+    if split is not None:
+        check_name(split, SPLITS, "what_split")
+        frame = frame[frame["split"] == split]
+    frame = frame.copy()
+    relevant = release.qrels_at(level).relevant(threshold)
+    frame["relevant"] = [len(relevant.get(q, ())) for q in frame["query_id"]]
+    frame["status"] = np.where(
+        ~frame["answerable"].astype(bool),
+        "unanswerable",
+        np.where(frame["relevant"] > 0, "counted", "no_relevant"),
+    )
+    return frame.reset_index(drop=True)
+
+
+def query_groups(scope: pd.DataFrame, by: str | None) -> dict[str, set[str]]:
+    """``all``, then with ``by`` each ``slice:<tag>`` or ``split:<name>``: the query ids in
+    each (a query counts in every slice it has)."""
+    if by is not None:
+        check_name(by, GROUPINGS, "what_grouping")
+    parts = {"all": scope, **(groups(scope, by) if by else {})}
+    return {name: set(part["query_id"]) for name, part in parts.items()}
+
+
+# -- scoring ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What an evaluation was asked for; kept in its report."""
+
+    metrics: tuple[Metric, ...]
+    threshold: int = RELEVANT
+    level: str = "chunk"
+    split: str | None = None
+    by: str | None = None
+    context_k: int | None = None
+    condensed: bool = False
+    rounds: int = 1000
+    seed: int = 0
+
+    @classmethod
+    def parse(
+        cls, metrics: str = DEFAULT_METRICS, context_k: int | None = None, **options
+    ) -> Settings:
+        """Settings from metric names (``"recall@5,ndcg@10"``), led by Recall and Hit at
+        the context budget ``context_k`` when given; raises what ``parse_metrics`` raises."""
+        chosen = with_context(parse_metrics(metrics), context_k)
+        return cls(metrics=tuple(chosen), context_k=context_k, **options)
+
+
+@dataclass
+class RunInfo:
+    """A run as it was scored: its source, what its ids are, and the counted queries it
+    ranks nothing for (they score 0)."""
+
+    name: str
+    source: str
+    sha256: str | None
+    ids: str
+    reduced: bool
+    ranked_queries: int
+    depth: int  # the longest ranking: the Judged@k cutoff of a metric without one
+    without_ranking: list[str] = field(default_factory=list)
+    unknown_queries: list[str] = field(default_factory=list)  # not in the release: ignored
+
+
+@dataclass
+class Evaluation:
+    """``scope``: every query in scope (``query_scope``); ``per_query``: one row per run
+    and counted or unanswerable query (``run``, ``query_id``, ``status``, ``top_score``,
+    ``retrieved``, each metric, ``judged@k`` for each cutoff, and ``<metric>:condensed``
+    when asked); ``summary``: per run, group and metric the mean, its interval, Recall's
+    micro average, Judged@k and the condensed mean; ``unanswerable``: see
+    ``unanswerable_figures``."""
+
+    release: ReleaseData
+    settings: Settings
+    runs: list[RunInfo]
+    scope: pd.DataFrame
+    groups: dict[str, set[str]]
+    per_query: pd.DataFrame
+    summary: pd.DataFrame
+    unanswerable: pd.DataFrame
+
+    @property
+    def baseline(self) -> str:
+        return self.runs[0].name
+
+    @property
+    def counted(self) -> int:
+        """How many queries the metrics average over."""
+        return int((self.scope["status"] == "counted").sum())
+
+    def mean(self, metric: str, run: str | None = None, group: str = "all") -> float:
+        """The mean of ``metric`` (a name such as ``ndcg@10``) for ``run`` (default: the
+        first) over ``group``'s counted queries; NaN when none counts."""
+        summary = self.summary
+        row = summary[
+            (summary["run"] == (run or self.baseline))
+            & (summary["group"] == group)
+            & (summary["metric"] == metric)
+        ]
+        return float(row["value"].iloc[0]) if len(row) else float("nan")
+
+
+def judged_cutoff(metric: Metric, depth: int) -> int:
+    """The k of the Judged@k shown beside ``metric``: its own, else the run's depth."""
+    return metric.k or max(depth, 1)
+
+
+def _measured(
+    scores: dict[str, dict[str, float]], qrels: dict, metrics: list[Metric], threshold: int
+) -> dict[str, dict[str, float]]:
+    """Metric name -> query id -> value, from ir_measures, for the queries ``scores`` ranks."""
+    import ir_measures
+
+    names = {str(m.measure(threshold)): m.name for m in metrics}
+    values: dict[str, dict[str, float]] = {m.name: {} for m in metrics}
+    ranked = {q: docs for q, docs in scores.items() if docs and q in qrels}
+    if ranked:
+        measures = [m.measure(threshold) for m in metrics]
+        for row in ir_measures.iter_calc(measures, qrels, ranked):
+            values[names[str(row.measure)]][row.query_id] = float(row.value)
+    return values
+
+
+def score_run(
+    release: ReleaseData, source: RunFile, scope: pd.DataFrame, settings: Settings
+) -> tuple[pd.DataFrame, RunInfo]:
+    """Per-query rows of one run (see ``Evaluation.per_query``) and how it was read.
+    Raises ``LocalizedError`` when the run ranks none of the release's queries (another
+    query set) or its ids do not fit the release (``checked_run``)."""
+    known = set(release.queries["query_id"])
+    strangers = sorted(set(source.run.scores) - known)
+    if source.run.scores and len(strangers) == len(source.run.scores):
+        raise LocalizedError(
+            "run_queries_unknown", run=source.run.name, count=len(strangers), example=strangers[0]
+        )
+    checked, ids = checked_run(source.run, release.parents, settings.level, release.corpus_version)
+    ordered = trec_order(checked)
+    counted = list(scope.loc[scope["status"] == "counted", "query_id"])
+    qrels = release.qrels_at(settings.level)
+    judged_qrels = {q: qrels[q] for q in counted}
+    metrics = list(settings.metrics)
+    depth = max((len(r) for r in checked.scores.values()), default=1)
+    ks = sorted({judged_cutoff(m, depth) for m in metrics})
+    values = _measured(ordered.scores, judged_qrels, metrics, settings.threshold)
+    judged = coverage(judged_qrels, ordered, ks).per_query if counted else None
+    rows = []
+    for query in scope[scope["status"] != "no_relevant"].itertuples():
+        ranking = checked.scores.get(query.query_id, {})
+        row = {
+            "run": source.run.name,
+            "query_id": query.query_id,
+            "status": query.status,
+            "top_score": max(ranking.values()) if ranking else np.nan,
+            "retrieved": len(ranking),
+        }
+        if query.status == "counted":
+            row.update({m.name: values[m.name].get(query.query_id, 0.0) for m in metrics})
+        rows.append(row)
+    columns = ["run", "query_id", "status", "top_score", "retrieved", *(m.name for m in metrics)]
+    frame = pd.DataFrame(rows, columns=columns)
+    if judged is not None:
+        wide = judged.pivot(index="query_id", columns="k", values="judged_at_k")
+        frame = frame.join(wide.rename(columns=lambda k: f"judged@{k}"), on="query_id")
+    else:
+        frame = frame.assign(**{f"judged@{k}": np.nan for k in ks})
+    if settings.condensed:
+        kept = {
+            q: {d: s for d, s in ordered.scores.get(q, {}).items() if d in judged_qrels[q]}
+            for q in counted
+        }
+        condensed = _measured(kept, judged_qrels, metrics, settings.threshold)
+        for m in metrics:
+            frame[f"{m.name}:condensed"] = [
+                condensed[m.name].get(q, 0.0) if s == "counted" else np.nan
+                for q, s in zip(frame["query_id"], frame["status"], strict=True)
+            ]
+    info = RunInfo(
+        name=source.run.name,
+        source=source.source,
+        sha256=source.sha256,
+        ids=ids,
+        reduced=checked is not source.run,
+        ranked_queries=len(checked.scores),
+        depth=depth,
+        without_ranking=sorted(q for q in counted if not checked.scores.get(q)),
+        unknown_queries=strangers,
+    )
+    return frame, info
+
+
+def summarize(
+    per_query: pd.DataFrame,
+    query_sets: dict[str, set[str]],
+    scope: pd.DataFrame,
+    settings: Settings,
+    depths: dict[str, int],
+) -> pd.DataFrame:
+    """Per run, group and metric: ``queries``, ``value`` (the mean over the group's counted
+    queries), ``low``/``high`` (its bootstrap interval), ``micro`` (Recall only: relevant
+    found over relevant, summed over queries), ``judged_k`` and ``judged`` (mean
+    Judged@k), ``condensed`` (the mean on condensed lists, when asked). ``depths``: each
+    run's longest ranking (``RunInfo.depth``)."""
+    relevant = dict(zip(scope["query_id"], scope["relevant"], strict=True))
+    counted = per_query[per_query["status"] == "counted"]
+    rows = []
+    for run, depth in depths.items():
+        frame = counted[counted["run"] == run]
+        for group, members in query_sets.items():
+            part = frame[frame["query_id"].isin(members)]
+            for metric in settings.metrics:
+                values = part[metric.name].to_numpy(dtype=float)
+                low, high = bootstrap_interval(values, settings.rounds, settings.seed)
+                k = judged_cutoff(metric, depth)
+                row = {
+                    "run": run,
+                    "group": group,
+                    "metric": metric.name,
+                    "queries": len(values),
+                    "value": float(values.mean()) if len(values) else np.nan,
+                    "low": low,
+                    "high": high,
+                    "micro": np.nan,
+                    "judged_k": k,
+                    "judged": float(part[f"judged@{k}"].mean()) if len(values) else np.nan,
+                }
+                if metric.family == "recall" and len(values):
+                    weights = part["query_id"].map(relevant).to_numpy(dtype=float)
+                    row["micro"] = float((values * weights).sum() / weights.sum())
+                if settings.condensed:
+                    row["condensed"] = float(part[f"{metric.name}:condensed"].mean())
+                rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def unanswerable_figures(per_query: pd.DataFrame, query_sets: dict[str, set[str]]) -> pd.DataFrame:
+    """Per run and group, whether the run's top score tells unanswerable queries from the
+    counted answerable ones: ``auroc`` (the chance that an answerable query's top score is
+    above an unanswerable one's; 0.5 is no better than chance) and ``above_median`` (the
+    share of unanswerable queries whose top score is above the answerable median). A query
+    the run ranks nothing for has the lowest score of all. ``undefined`` says why a group
+    has no figure: ``no_unanswerable`` or ``no_answerable`` queries in it."""
+    from sklearn.metrics import roc_auc_score
+
+    rows = []
+    for run, frame in per_query.groupby("run", sort=False):
+        lowest = frame["top_score"].min()
+        scores = frame["top_score"].fillna(lowest - 1 if pd.notna(lowest) else 0.0)
+        for group, members in query_sets.items():
+            inside = frame["query_id"].isin(members)
+            answerable = scores[inside & (frame["status"] == "counted")].to_numpy(dtype=float)
+            unanswerable = scores[inside & (frame["status"] == "unanswerable")].to_numpy(
+                dtype=float
+            )
+            row = {
+                "run": run,
+                "group": group,
+                "answerable": len(answerable),
+                "unanswerable": len(unanswerable),
+                "auroc": np.nan,
+                "above_median": np.nan,
+                "undefined": None,
+            }
+            if not len(unanswerable):
+                row["undefined"] = "no_unanswerable"
+            elif not len(answerable):
+                row["undefined"] = "no_answerable"
+            else:
+                labels = [1] * len(answerable) + [0] * len(unanswerable)
+                row["auroc"] = float(
+                    roc_auc_score(labels, np.concatenate([answerable, unanswerable]))
+                )
+                row["above_median"] = float((unanswerable > np.median(answerable)).mean())
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def evaluate(release: ReleaseData, runs: list[RunFile], settings: Settings) -> Evaluation:
+    """Score every run in ``runs`` (the first is the baseline of any comparison) on the
+    release's queries in scope. Raises ``LocalizedError`` for a run whose ids do not fit
+    the release (``checked_run``) and when no run is given."""
+    if not runs:
+        raise LocalizedError("evaluate_no_runs")
+    check_name(settings.level, LEVELS, "what_level")
+    scope = query_scope(release, settings.level, settings.threshold, settings.split)
+    query_sets = query_groups(scope, settings.by)
+    frames, infos, names = [], [], set()
+    for source in runs:
+        name, copy = source.run.name, 1
+        while name in names:  # two files with one name: keep both, told apart
+            copy += 1
+            name = f"{source.run.name}#{copy}"
+        names.add(name)
+        source = RunFile(Run(source.run.scores, name), source.source, source.sha256)
+        frame, info = score_run(release, source, scope, settings)
+        frames.append(frame)
+        infos.append(info)
+    per_query = pd.concat(frames, ignore_index=True)
+    return Evaluation(
+        release=release,
+        settings=settings,
+        runs=infos,
+        scope=scope,
+        groups=query_sets,
+        per_query=per_query,
+        summary=summarize(
+            per_query, query_sets, scope, settings, {info.name: info.depth for info in infos}
+        ),
+        unanswerable=unanswerable_figures(per_query, query_sets),
+    )
+
+
+def low_judged(evaluation: Evaluation) -> pd.DataFrame:
+    """The summary rows whose Judged@k is below ``LOW_JUDGED``, one per run, group and k."""
+    summary = evaluation.summary
+    if summary.empty:
+        return summary
+    low = summary[summary["judged"] < LOW_JUDGED]
+    return low.drop_duplicates(subset=["run", "group", "judged_k"])[
+        ["run", "group", "judged_k", "judged"]
+    ]

@@ -1,0 +1,159 @@
+"""Leads: evaluate uploaded runs against a release. The overall table, a chart per slice or
+split with its intervals, each candidate's queries against the baseline, the regressions,
+and the report to download; every figure comes from ``annotator.evaluation`` and
+``annotator.evaluation_report`` (what ``qrels evaluate`` prints)."""
+
+from __future__ import annotations
+
+import altair as alt
+import pandas as pd
+import streamlit as st
+
+from annotator import comparison, evaluation, evaluation_report, releases, ui
+from annotator.evaluation_text import head_lines, low_judged_lines, table, unanswerable_lines
+from annotator.run_files import read_run_file
+from annotator.uploads import saved
+from pooling.i18n import LocalizedError
+from pooling.metrics import DEFAULT_METRICS
+
+
+@st.cache_resource(max_entries=4, show_spinner=True)
+def evaluated(folder: str, files: tuple[tuple[str, bytes], ...], options: tuple):
+    """The evaluation of the uploaded ``files`` (name, bytes) against the release in
+    ``folder``, and its report; kept while the same inputs come back."""
+    metrics, level, split, by, context_k, condensed = options
+    settings = evaluation.Settings.parse(
+        metrics, context_k or None, level=level, split=split, by=by, condensed=condensed
+    )
+    runs = []
+    for name, data in files:
+        with saved(data, name) as upload:  # the client's name is a label, never a path
+            runs.append(read_run_file(upload, name=upload.stem))
+    result = evaluation.evaluate(evaluation.load_release(folder), runs, settings)
+    return result, evaluation_report.report(result)
+
+
+def message(error: Exception) -> str:
+    return error.message(ui.lang()) if isinstance(error, LocalizedError) else str(error)
+
+
+def frame_of(kind: str, data: dict) -> pd.DataFrame:
+    header, rows = table(kind, data, ui.lang())
+    return pd.DataFrame(rows, columns=header)
+
+
+def behind_toggle(chart: alt.Chart, frame: pd.DataFrame, key: str) -> None:
+    """A chart, and the table it is drawn from when the toggle is on."""
+    st.altair_chart(chart, width="stretch")
+    if st.toggle(ui.t("eval_show_table"), key=key):
+        st.dataframe(frame, hide_index=True)
+
+
+user = ui.require("lead")
+ui.sidebar(user)
+written = sorted(path.parent.name for path in releases.release_dir().glob("*/manifest.json"))
+if not written:
+    st.info(ui.t("eval_no_releases"))
+    st.stop()
+chosen = st.selectbox(ui.t("eval_release"), written, key="eval_release")
+uploads = st.file_uploader(ui.t("eval_runs"), accept_multiple_files=True, key="eval_runs")
+with st.expander(ui.t("eval_metrics"), expanded=False):
+    metrics = st.text_input(ui.t("eval_metrics"), DEFAULT_METRICS, key="eval_metrics")
+    level = st.radio(ui.t("eval_level"), ["chunk", "doc"], horizontal=True, key="eval_level")
+    split = st.selectbox(
+        ui.t("eval_split"),
+        [None, "dev", "test"],
+        format_func=lambda s: s or ui.t("eval_all_splits"),
+        key="eval_split",
+    )
+    by = st.radio(ui.t("group_by"), ["slice", "split"], horizontal=True, key="eval_by")
+    context_k = st.number_input(ui.t("eval_context_k"), 0, 1000, 0, key="eval_context_k")
+    condensed = st.checkbox(ui.t("eval_condensed_option"), key="eval_condensed")
+if not uploads:
+    st.info(ui.t("eval_upload_hint"))
+    st.stop()
+try:
+    result, data = evaluated(
+        str(releases.release_dir() / chosen),
+        tuple((u.name, u.getvalue()) for u in uploads),
+        (metrics, level, split, by, int(context_k), condensed),
+    )
+except (ValueError, LookupError, OSError) as error:
+    st.error(message(error))
+    st.stop()
+
+for line in head_lines(data, ui.lang()):
+    st.text(line)
+st.subheader(ui.t("eval_overall"))
+overall = [row for row in data["summary"] if row["group"] == "all"]
+st.dataframe(frame_of("figures", {**data, "summary": overall}), hide_index=True)
+if data["comparisons"]:
+    st.subheader(ui.t("eval_md_comparisons"))
+    st.caption(ui.t("eval_test_name"))
+    st.dataframe(frame_of("comparisons", data), hide_index=True)
+
+names = [m.name for m in result.settings.metrics]
+metric = st.selectbox(ui.t("eval_chart_metric"), names, key="eval_chart_metric")
+st.subheader(ui.t("eval_chart_title", metric=metric))
+per_group = result.summary[result.summary["metric"] == metric][
+    ["run", "group", "queries", "value", "low", "high"]
+]
+bars = (
+    alt.Chart(per_group)
+    .mark_bar()
+    .encode(
+        x=alt.X("group:N", title=None),
+        xOffset="run:N",
+        y=alt.Y("value:Q", title=metric, scale=alt.Scale(domain=[0, 1])),
+        color="run:N",
+        tooltip=["run", "group", "queries", "value", "low", "high"],
+    )
+)
+errors = (
+    alt.Chart(per_group)
+    .mark_errorbar()
+    .encode(x="group:N", xOffset="run:N", y=alt.Y("low:Q", title=metric), y2="high:Q")
+)
+behind_toggle(bars + errors, per_group, "eval_group_table")
+
+if len(result.runs) > 1:
+    candidates = [info.name for info in result.runs[1:]]
+    run = st.selectbox(ui.t("eval_candidate"), candidates, key="eval_candidate")
+    st.subheader(ui.t("eval_scatter_title", metric=metric, baseline=result.baseline, run=run))
+    pairs = comparison.paired(result, run, metric, result.groups["all"])
+    points = (
+        alt.Chart(pairs)
+        .mark_circle(size=60)
+        .encode(
+            x=alt.X("baseline:Q", title=result.baseline, scale=alt.Scale(domain=[0, 1])),
+            y=alt.Y("value:Q", title=run, scale=alt.Scale(domain=[0, 1])),
+            tooltip=["query_id", "baseline", "value", "difference"],
+        )
+    )
+    diagonal = (
+        alt.Chart(pd.DataFrame({"x": [0, 1], "y": [0, 1]}))
+        .mark_line(strokeDash=[4, 4], color="gray")
+        .encode(x="x:Q", y="y:Q")
+    )
+    behind_toggle(points + diagonal, pairs, "eval_scatter_table")
+    st.subheader(ui.t("eval_regressions", metric=metric))
+    movers = frame_of("movers", data)
+    regressed = [
+        m["run"] == run and m["metric"] == metric and m["change"] == "regressed"
+        for m in data["movers"]
+    ]
+    st.dataframe(movers[regressed], hide_index=True)
+
+st.subheader(ui.t("eval_md_unanswerable"))
+for line in unanswerable_lines(data, ui.lang(), brief=True):
+    st.text(line)
+for line in low_judged_lines(data, ui.lang()):
+    st.text(line)
+files = evaluation_report.report_files(result, data, ui.lang())
+st.download_button(
+    ui.t("eval_download"),
+    evaluation_report.zip_report(files, f"evaluation-{result.release.version}"),
+    file_name=f"evaluation-{result.release.version}.zip",
+    mime="application/zip",
+    key="eval_download",
+)
