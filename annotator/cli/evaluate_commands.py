@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from annotator.cli.context import echo_lines, folder
+from annotator.cli.context import choice, echo_lines, folder
 from pooling.i18n import t
 from pooling.metrics import DEFAULT_METRICS
 
@@ -33,12 +33,11 @@ run_file = click.Path(dir_okay=False, path_type=Path)
 )
 @click.option("--by", type=click.Choice(["slice", "split"]), help="Also per slice or split.")
 @click.option("--split", type=click.Choice(["dev", "test"]), help="Only the queries of a split.")
-@click.option(
+@choice(
     "--level",
-    type=click.Choice(["chunk", "doc"]),
-    default="chunk",
-    show_default=True,
-    help="doc: the release's qrels-doc.trec; a chunk run is reduced to its best chunks.",
+    ("chunk", "doc"),
+    "chunk",
+    "doc: the release's qrels-doc.trec; a chunk run is reduced to its best chunks.",
 )
 @click.option(
     "--threshold",
