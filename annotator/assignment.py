@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sqlalchemy.engine import Engine
+from sqlalchemy.exc import DBAPIError
 from sqlmodel import Session
 
 from annotator.active_pooling import choose_next, is_active, stopping_rule
@@ -22,7 +23,7 @@ from pooling.pool import shuffle_key
 from storage import active_records, history, slots
 from storage.accounts import acting
 from storage.catalog import query_key_of
-from storage.db import session_scope
+from storage.db import lost_a_race, session_scope
 from storage.models import Assignment, Chunk, Document, Pool, PoolCandidate, Query, User
 from storage.pool_records import get_pool, neighbour_texts
 
@@ -140,25 +141,42 @@ def _ordered(pool: Pool, user: User, candidates: list[slots.OpenCandidate]):
 
 def next_item(engine: Engine, pool_name: str, user_id: int) -> Item | None:
     """The item ``user_id`` should judge now in pool ``pool_name``: the one they hold, else
-    a newly claimed one; None when nothing is left for them."""
+    a newly claimed one; None when nothing is left for them. A round lost to another
+    annotator (a slot taken a moment before, or a transaction PostgreSQL chose to undo when
+    two collided) is simply tried again."""
     for _ in range(ATTEMPTS):
-        with session_scope(engine) as session:
-            pool, user = get_pool(pool_name, session=session), acting(user_id, session=session)
-            if is_active(pool.config):
-                active_records.lock(pool, session=session)
-            slots.release_expired(pool, session=session)
-            held = slots.active_assignment(pool, user, session=session)
-            if held is not None:
-                slots.renew(held, session=session)
-                return _item(held, session)
-            candidates = _choose(pool, user, session)
-            if not candidates:
-                return None
-            for candidate in candidates[:ATTEMPTS]:
-                claimed = slots.claim(pool, candidate.candidate_id, user, session=session)
-                if claimed is not None:
-                    return _item(claimed, session)
+        try:
+            with session_scope(engine) as session:
+                found = _next(pool_name, user_id, session)
+        except DBAPIError as error:
+            if not lost_a_race(error):
+                raise
+            continue
+        if found is not TRY_AGAIN:
+            return found
     return None
+
+
+TRY_AGAIN = object()  # every candidate tried was taken by others meanwhile
+
+
+def _next(pool_name: str, user_id: int, session: Session):
+    pool, user = get_pool(pool_name, session=session), acting(user_id, session=session)
+    if is_active(pool.config):
+        active_records.lock(pool, session=session)
+    slots.release_expired(pool, session=session)
+    held = slots.active_assignment(pool, user, session=session)
+    if held is not None:
+        slots.renew(held, session=session)
+        return _item(held, session)
+    candidates = _choose(pool, user, session)
+    if not candidates:
+        return None
+    for candidate in candidates[:ATTEMPTS]:
+        claimed = slots.claim(pool, candidate.candidate_id, user, session=session)
+        if claimed is not None:
+            return _item(claimed, session)
+    return TRY_AGAIN
 
 
 def submit(

@@ -248,6 +248,14 @@ def _checked(
         raise InputError(str(path), "file_empty")
 
 
+def judgment_lines(path: Path | str) -> tuple[str, Iterator[JudgmentLine]]:
+    """The format of a judgments file and its lines one at a time, each checked alone (the
+    caller refuses repeated pairs, e.g. by database key, and an empty file): for files of
+    millions of lines."""
+    kind = qrels_format(path)
+    return kind, READERS[kind](path)
+
+
 def read_judgments(path: Path | str) -> tuple[str, list[JudgmentLine]]:
     """Judgments from TREC qrels, BEIR qrels TSV or JSONL, the format told from the content.
     Returns ``(format, lines)``; raises ``InputError`` on the first bad line."""

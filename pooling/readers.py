@@ -73,12 +73,41 @@ def read_lines(path: Path | str) -> Iterator[tuple[int, str]]:
                 yield number, text
 
 
+def _canonical(value: object) -> bytes:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+class Fingerprint:
+    """``fingerprint`` taken one record at a time, for files too large to hold: add every
+    record, then ``hexdigest``."""
+
+    def __init__(self) -> None:
+        self._sha = hashlib.sha256(b"[[")
+        self._empty = True
+
+    def add(self, record) -> None:
+        if not self._empty:
+            self._sha.update(b",")
+        self._empty = False
+        self._sha.update(_canonical({k: v for k, v in asdict(record).items() if k != "line"}))
+
+    def hexdigest(self, *extra: object) -> str:
+        sha = self._sha.copy()
+        sha.update(b"]")
+        for value in extra:
+            sha.update(b"," + _canonical(value))
+        sha.update(b"]")
+        return sha.hexdigest()
+
+
 def fingerprint(records: list, *extra: object) -> str:
     """sha256 of records (dataclasses, without their line numbers) and any extra values, so
-    that the same content hashes the same whatever its BOM, line endings or JSON spacing."""
-    payload = [{k: v for k, v in asdict(r).items() if k != "line"} for r in records]
-    text = json.dumps([payload, *extra], sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    that the same content hashes the same whatever its BOM, line endings or JSON spacing:
+    the canonical JSON of ``[[record, ...], extra, ...]``."""
+    digest = Fingerprint()
+    for record in records:
+        digest.add(record)
+    return digest.hexdigest(*extra)
 
 
 def read_jsonl(path: Path | str) -> Iterator[tuple[int, dict]]:

@@ -140,7 +140,9 @@ def choose(pool: Pool, candidate_id: int, *, session: Session) -> bool:
     """Ask for the pool's overlap of judgments on a candidate not chosen yet. False when it
     had been chosen already."""
     required = session.exec(
-        select(PoolCandidate.required).where(PoolCandidate.id == candidate_id).with_for_update()
+        select(PoolCandidate.required)
+        .where(PoolCandidate.id == candidate_id)
+        .with_for_update(key_share=True)
     ).one()
     if required != NOT_CHOSEN:
         return False

@@ -19,7 +19,7 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import event
 from sqlalchemy.engine import Engine, make_url
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlmodel import Session, create_engine
 
 from pooling.i18n import LocalizedError
@@ -108,6 +108,17 @@ def snapshot_scope(engine: Engine) -> Iterator[Session]:
             yield session
         finally:
             session.rollback()
+
+
+# PostgreSQL's deadlock_detected and serialization_failure: the transaction lost a race and
+# can be run again from the start.
+RETRYABLE = {"40P01", "40001"}
+
+
+def lost_a_race(error: BaseException) -> bool:
+    """True for an error that means this transaction collided with another and may simply
+    be tried again (on PostgreSQL; SQLite's writers are serial)."""
+    return isinstance(error, DBAPIError) and getattr(error.orig, "sqlstate", None) in RETRYABLE
 
 
 def _alembic_config(engine: Engine) -> Config:

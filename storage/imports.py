@@ -19,8 +19,9 @@ from sqlmodel import Session, select
 
 from pooling.chunking import chunk_text, chunking_config, describe
 from pooling.i18n import LocalizedError
-from pooling.qrels import CHUNK_FIELD, QUERY_FIELD, read_judgments
+from pooling.qrels import CHUNK_FIELD, QUERY_FIELD, judgment_lines
 from pooling.readers import (
+    Fingerprint,
     FirstSeen,
     InputError,
     Where,
@@ -310,6 +311,9 @@ def annotator_account(name: str, kind: str, *, session: Session) -> tuple[User, 
     return user, True
 
 
+BATCH = 10_000  # judgments inserted per statement
+
+
 def import_judgments(
     path: Path | str,
     *,
@@ -323,42 +327,42 @@ def import_judgments(
     """Import TREC qrels, BEIR qrels TSV or JSONL (told from the content) as judgments by
     ``annotator`` (``kind`` human or model; created if missing), appended to the history.
     Importing the same judgments again for the same annotator is a no-op.
-    Raises ``InputError`` for a bad line, an unknown query or chunk id, or a grade outside
-    0–3; ``NotFound`` for an unknown version."""
+    Raises ``InputError`` for a bad line, an unknown query or chunk id, a grade outside
+    0–3 or a (query, chunk) given twice; ``NotFound`` for an unknown version.
+
+    The file is read twice, a line at a time: once to check every line and fingerprint the
+    whole, then, only if all is well and new, to insert it ``BATCH`` rows at a time; what
+    is held meanwhile is one integer per judgment, so a file of millions of lines fits."""
     qs = resolve_query_set(query_set, session=session)
     cv = resolve_corpus_version(corpus_version, session=session)
-    file_format, lines = read_judgments(path)
     queries, chunks = query_keys(qs, session=session), chunk_keys(cv, session=session)
-    chunk_field, query_field = CHUNK_FIELD[file_format], QUERY_FIELD[file_format]
-    rows = []
-    for line in lines:
-        where = Where(str(path), line.line)
-        rows.append(
-            {
-                "query_id": _key(
-                    queries, line.query_id, where, query_field, "unknown_query", query_set=qs.name
-                ),
-                "chunk_id": _key(
-                    chunks,
-                    line.chunk_id,
-                    where,
-                    chunk_field,
-                    "unknown_chunk",
-                    corpus_version=cv.name,
-                ),
-                "grade": line.grade,
-                "unsure": line.unsure,
-                "note": line.note,
-            }
-        )
+    file_format, _ = judgment_lines(path)
+    digest, first_line = Fingerprint(), {}
+    for line, query_key, chunk_key in _judgment_keys(path, queries, chunks, qs, cv):
+        pair = query_key << 32 | chunk_key
+        first = first_line.setdefault(pair, line.line)
+        if first != line.line:
+            raise InputError(
+                str(path),
+                "duplicate_pair",
+                line=line.line,
+                field=CHUNK_FIELD[file_format],
+                query=line.query_id,
+                chunk=line.chunk_id,
+                first=first,
+            )
+        digest.add(line)
+    if not first_line:
+        raise InputError(str(path), "file_empty")
     user, user_created = annotator_account(annotator, kind, session=session)
-    digest = fingerprint(lines)
     counts = {
-        "judgments": len(rows),
+        "judgments": len(first_line),
         "format": file_format,
         "query_set": qs.name,
         "corpus_version": cv.name,
     }
+    del first_line
+    digest = digest.hexdigest()
     done = session.exec(
         select(JudgmentBatch).where(
             JudgmentBatch.user_id == user.id,
@@ -380,20 +384,44 @@ def import_judgments(
     )
     session.add(batch)
     session.flush()
-    now = utcnow()
-    session.execute(
-        insert(Judgment),
-        [
+    common = {
+        "user_id": user.id,
+        "rubric_version": rubric_version,
+        "batch_id": batch.id,
+        "created_at": utcnow(),
+    }
+    rows = []
+    for line, query_key, chunk_key in _judgment_keys(path, queries, chunks, qs, cv):
+        rows.append(
             {
-                **row,
-                "user_id": user.id,
-                "rubric_version": rubric_version,
-                "batch_id": batch.id,
-                "created_at": now,
+                **common,
+                "query_id": query_key,
+                "chunk_id": chunk_key,
+                "grade": line.grade,
+                "unsure": line.unsure,
+                "note": line.note,
             }
-            for row in rows
-        ],
-    )
+        )
+        if len(rows) == BATCH:
+            session.execute(insert(Judgment), rows)
+            rows = []
+    if rows:
+        session.execute(insert(Judgment), rows)
     return ImportResult(
         annotator, created=True, counts=counts, created_user=annotator if user_created else None
     )
+
+
+def _judgment_keys(path, queries: dict, chunks: dict, qs: QuerySet, cv: CorpusVersion):
+    """Each line of a judgments file with its query's and chunk's keys; raises
+    ``InputError`` for an id the versions do not know."""
+    kind, lines = judgment_lines(path)
+    for line in lines:
+        where = Where(str(path), line.line)
+        query_key = _key(
+            queries, line.query_id, where, QUERY_FIELD[kind], "unknown_query", query_set=qs.name
+        )
+        chunk_key = _key(
+            chunks, line.chunk_id, where, CHUNK_FIELD[kind], "unknown_chunk", corpus_version=cv.name
+        )
+        yield line, query_key, chunk_key

@@ -16,9 +16,11 @@ holds fewer slots than that. So what is open to an annotator in a pool is
 Every change of a slot or of what a candidate needs goes through ``apply`` (or
 ``candidates_added`` for new candidates) in the transaction that makes it. Rows are updated
 in one order (candidates, then queries, then annotators, each by id), so that concurrent
-transactions on PostgreSQL wait for each other instead of deadlocking. ``recount`` computes
-every tally from scratch, as the migration that introduced them did in SQL; the tests check
-that the kept tallies equal it.
+transactions on PostgreSQL wait for each other instead of deadlocking; a candidate is locked
+FOR NO KEY UPDATE, which does not wait for the key-share lock that inserting an assignment
+takes on it (FOR UPDATE would, and two annotators claiming one candidate deadlocked).
+``recount`` computes every tally from scratch, as the migration that introduced them did in
+SQL; the tests check that the kept tallies equal it.
 """
 
 from __future__ import annotations
@@ -71,7 +73,7 @@ def apply(pool: Pool, changes: Iterable[SlotChange], *, session: Session) -> Non
     ids = [c.candidate_id for c in changes]
     columns = (PoolCandidate.id, PoolCandidate.query_id, PoolCandidate.held, PoolCandidate.required)
     locked = select(*columns).where(PoolCandidate.id.in_(ids)).order_by(PoolCandidate.id)
-    rows = {r.id: r for r in session.exec(locked.with_for_update())}
+    rows = {r.id: r for r in session.exec(locked.with_for_update(key_share=True))}
     per_query: dict[int, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     waiting: dict[int, int] = defaultdict(int)
     flipped: dict[int, int] = {}  # candidate -> change of "open" (+1 opened, -1 filled)
