@@ -585,6 +585,44 @@ MESSAGES: dict[str, dict[str, str]] = {
     "rank_at": {"en": "rank {rank}", "zh": "第 {rank} 名"},
     # -- pools and retrieval (more)
     # -- carrying judgments across a chunking change
+    "parent_not_in_documents": {
+        "en": "document '{value}' is not in the documents file (--documents)",
+        "zh": "文档文件（--documents）中没有文档“{value}”",
+    },
+    "document_has_parent": {
+        "en": "a documents file holds whole documents, but this line names a parent",
+        "zh": "文档文件应只含完整文档，但此行指定了父文档",
+    },
+    "span_ambiguous": {
+        "en": "{file}, line {line}: chunk '{chunk}': its text occurs at {places} places in "
+        "document '{document}' (a repeated passage): no span recorded",
+        "zh": "{file} 第 {line} 行：片段“{chunk}”的文本在文档“{document}”中出现 {places} 处"
+        "（重复段落）：未记录位置",
+    },
+    "span_not_found": {
+        "en": "{file}, line {line}: chunk '{chunk}': its text is not in document "
+        "'{document}': no span recorded",
+        "zh": "{file} 第 {line} 行：片段“{chunk}”的文本不在文档“{document}”中：未记录位置",
+    },
+    "spans_no_documents": {
+        "en": "{chunks} chunks of {documents} documents have no span: their documents' texts "
+        "were not given (--documents FILE); judgments on them cannot be carried to another "
+        "chunking",
+        "zh": "{documents} 篇文档的 {chunks} 个片段没有位置：未提供其文档全文（--documents FILE）；"
+        "这些片段上的标注无法迁移到其他切分",
+    },
+    "documents_unused": {
+        "en": "{count} documents of the documents file have no chunk here: not imported",
+        "zh": "文档文件中有 {count} 篇文档在此没有片段：未导入",
+    },
+    "spans_recorded": {
+        "en": "recorded the spans of {chunks} chunks that had none",
+        "zh": "已为 {chunks} 个原无位置的片段记录位置",
+    },
+    "min_overlap_range": {
+        "en": "--min-overlap is a share of characters above 0 and at most 1, got {value}",
+        "zh": "--min-overlap 应为大于 0 且不超过 1 的字符比例，实际为 {value}",
+    },
     "pool_required": {
         "en": "{name}: {query} / {chunk} now needs {count} judgments",
         "zh": "{name}：{query} / {chunk} 现在需要 {count} 份标注",

@@ -91,12 +91,13 @@ def import_lines(result, message: str, kind: str | None = None) -> list[str]:
     """What an import did; ``kind`` names the version for the no-op message (None for
     judgments, which have no version of their own)."""
     lines = [t("user_created", name=result.created_user)] if result.created_user else []
+    notes = [t(key, **params) for key, params in result.notes]
     if result.created:
         counts = {k: number(v) if isinstance(v, int) else v for k, v in result.counts.items()}
-        return [*lines, t(message, name=result.name, **counts)]
+        return [*lines, t(message, name=result.name, **counts), *notes]
     if kind is None:
-        return [*lines, t("judgments_unchanged", name=result.name)]
-    return [*lines, t("unchanged", kind=t(kind), name=result.name)]
+        return [*lines, t("judgments_unchanged", name=result.name), *notes]
+    return [*lines, t("unchanged", kind=t(kind), name=result.name), *notes]
 
 
 def pool_result_lines(result, overlap: int | None = None) -> list[str]:
