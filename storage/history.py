@@ -5,7 +5,8 @@ A judgment or an adjudication is never updated: a later one supersedes an earlie
 id) among the judgments in question; ``latest_judgments`` is that one definition, filtered
 as each caller needs (a pool's candidates, one annotator, one assignment). A candidate's
 final decision is the lead's latest adjudication of it. Every function takes a keyword-only
-``session``; only ``adjudicate`` writes.
+``session``; only ``append_judgments`` (a batch of judgments, imported or carried) and
+``adjudicate`` write.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 import hashlib
 from datetime import datetime
 
-from sqlalchemy import Subquery, func
+from sqlalchemy import Subquery, func, insert
 from sqlmodel import Session, select
 
 from pooling.grades import check_grade
@@ -25,11 +26,13 @@ from storage.models import (
     Chunk,
     CorpusVersion,
     Judgment,
+    JudgmentBatch,
     Pool,
     PoolCandidate,
     Query,
     QuerySet,
     User,
+    utcnow,
 )
 
 JUDGMENT_COLUMNS = [
@@ -43,6 +46,55 @@ JUDGMENT_COLUMNS = [
     "split",
     "created_at",
 ]
+
+
+def append_judgments(
+    user: User,
+    query_set: QuerySet,
+    corpus_version: CorpusVersion,
+    rows: list[dict],
+    *,
+    session: Session,
+    batch: JudgmentBatch,
+    rubric_version: str,
+    pool: Pool | None = None,
+) -> bool:
+    """Append ``rows`` (``query_id`` and ``chunk_id`` keys, ``grade``, ``unsure``, ``note``)
+    to the history as ``user``'s judgments, recorded as ``batch`` (its source, format and
+    content hash; the rest is filled in here), in ``pool`` when given. Returns False, and
+    writes nothing, when the same batch (user, versions, content hash) is there already."""
+    done = session.exec(
+        select(JudgmentBatch).where(
+            JudgmentBatch.user_id == user.id,
+            JudgmentBatch.query_set_id == query_set.id,
+            JudgmentBatch.corpus_version_id == corpus_version.id,
+            JudgmentBatch.content_hash == batch.content_hash,
+        )
+    ).first()
+    if done is not None:
+        return False
+    batch.user_id, batch.query_set_id = user.id, query_set.id
+    batch.corpus_version_id = corpus_version.id
+    session.add(batch)
+    session.flush()
+    now, pool_id = utcnow(), pool.id if pool is not None else None
+    session.execute(
+        insert(Judgment),
+        [
+            {
+                "unsure": False,
+                "note": "",
+                **row,
+                "user_id": user.id,
+                "rubric_version": rubric_version,
+                "batch_id": batch.id,
+                "pool_id": pool_id,
+                "created_at": now,
+            }
+            for row in rows
+        ],
+    )
+    return True
 
 
 def latest_judgments(*where, join: tuple = ()) -> Subquery:

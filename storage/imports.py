@@ -34,19 +34,18 @@ from pooling.readers import (
 from pooling.spans import content_span, locate
 from storage import chunk_spans
 from storage.catalog import chunk_keys, query_keys, resolve_corpus_version, resolve_query_set
+from storage.history import append_judgments
 from storage.models import (
     USER_KINDS,
     Chunk,
     CorpusVersion,
     Document,
-    Judgment,
     JudgmentBatch,
     Query,
     QuerySet,
     RunEntry,
     System,
     User,
-    utcnow,
 )
 
 logger = logging.getLogger(__name__)
@@ -436,41 +435,18 @@ def import_judgments(
         "query_set": qs.name,
         "corpus_version": cv.name,
     }
-    done = session.exec(
-        select(JudgmentBatch).where(
-            JudgmentBatch.user_id == user.id,
-            JudgmentBatch.query_set_id == qs.id,
-            JudgmentBatch.corpus_version_id == cv.id,
-            JudgmentBatch.content_hash == digest,
-        )
-    ).first()
-    if done is not None:
-        return ImportResult(annotator, created=False, counts=counts)
-
-    batch = JudgmentBatch(
-        user_id=user.id,
-        query_set_id=qs.id,
-        corpus_version_id=cv.id,
-        source=Path(path).name,
-        format=file_format,
-        content_hash=digest,
-    )
-    session.add(batch)
-    session.flush()
-    now = utcnow()
-    session.execute(
-        insert(Judgment),
-        [
-            {
-                **row,
-                "user_id": user.id,
-                "rubric_version": rubric_version,
-                "batch_id": batch.id,
-                "created_at": now,
-            }
-            for row in rows
-        ],
+    created = append_judgments(
+        user,
+        qs,
+        cv,
+        rows,
+        session=session,
+        batch=JudgmentBatch(source=Path(path).name, format=file_format, content_hash=digest),
+        rubric_version=rubric_version,
     )
     return ImportResult(
-        annotator, created=True, counts=counts, created_user=annotator if user_created else None
+        annotator,
+        created=created,
+        counts=counts,
+        created_user=annotator if user_created else None,
     )
