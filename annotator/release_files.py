@@ -67,9 +67,11 @@ def write_release(
     *,
     policy: str,
     now: datetime | None = None,
+    derived_from: dict | None = None,
 ) -> tuple[dict, str]:
     """Write the release's files and manifest into ``folder`` (which exists and is empty);
-    returns the manifest and its sha256."""
+    returns the manifest and its sha256. ``derived_from`` (a pool carried from another
+    release: ``annotator.carry.derived_from``) goes into the manifest as it is."""
     qrels = Qrels.from_dict({}, version)
     for (query_id, chunk_id), grade in sorted(resolution.grades.items()):
         qrels.grades.setdefault(query_id, {})[chunk_id] = grade
@@ -118,6 +120,8 @@ def write_release(
         },
         "files": {name: sha256_of(folder / name) for name in FILES},
     }
+    if derived_from is not None:
+        manifest["derived_from"] = derived_from
     text = json.dumps(manifest, ensure_ascii=False, indent=2, sort_keys=True) + "\n"
     (folder / MANIFEST).write_text(text, encoding="utf-8")
     return manifest, sha256_of(folder / MANIFEST)

@@ -18,9 +18,10 @@ from pathlib import Path
 
 from sqlalchemy.engine import Engine
 
+from annotator import carry
 from annotator.adjudication import resolve
 from annotator.agreement import frame_of
-from annotator.release_files import read_qrels, write_release
+from annotator.release_files import read_manifest, read_qrels, write_release
 from pooling.grades import DEFAULT_POLICY, check_policy
 from pooling.i18n import LocalizedError
 from pooling.run import Run
@@ -48,11 +49,15 @@ def create_release(
     *,
     policy: str = DEFAULT_POLICY,
     allow_unresolved: bool = False,
+    accept_carried: bool = False,
     now: datetime | None = None,
 ) -> ReleaseResult:
     """Write release ``version`` of pool ``pool_name`` into the new folder ``out`` and
-    record it. Raises ``ReleaseError`` while candidates are unresolved (unless
-    ``allow_unresolved``: they are left out and counted) or when the version exists."""
+    record it. A pool built by ``qrels carry`` records its lineage (``derived_from``), and
+    with ``accept_carried`` publishes its carried ``same_text`` grades of dev queries that
+    nobody re-judged (``annotator.carry.accept_carried``). Raises ``ReleaseError`` while
+    candidates are unresolved (unless ``allow_unresolved``: they are left out and counted)
+    or when the version exists."""
     check_policy(policy)
     out = Path(out)
     with session_scope(engine) as session:
@@ -69,6 +74,15 @@ def create_release(
         policy=policy,
         overlap=snapshot.overlap,
     )
+    lineage = carry.derived_from(engine, pool_name)
+    if accept_carried:
+        splits = {query.query_id: query.split for query in snapshot.queries}
+        judged = {(row[1], row[2]) for row in snapshot.judgments}
+        accepted = carry.accept_carried(engine, pool_name, resolution, splits, judged)
+        resolution = accepted.resolution
+        snapshot.history += accepted.records  # marked "carried" in judgments.jsonl
+        lineage["accepted_carried"] = len(accepted.records)
+        lineage["refused_carried_test_split"] = accepted.refused_test_split
     if resolution.unresolved and not allow_unresolved:
         query_id, chunk_id = resolution.unresolved[0]
         raise ReleaseError(
@@ -77,7 +91,9 @@ def create_release(
     if out.exists() and any(out.iterdir()):
         raise ReleaseError("release_folder_not_empty", folder=out)
     out.mkdir(parents=True, exist_ok=True)
-    manifest, digest = write_release(out, version, snapshot, resolution, policy=policy, now=now)
+    manifest, digest = write_release(
+        out, version, snapshot, resolution, policy=policy, now=now, derived_from=lineage
+    )
     with session_scope(engine) as session:
         release_records.record_release(
             version, get_pool(pool_name, session=session), manifest, digest, session=session
@@ -117,16 +133,25 @@ class ReleaseDiff:
     removed: list[tuple[str, str, int]]
     changed: list[tuple[str, str, int, int]]
     metrics: dict[str, tuple[float, float]]  # name -> (in A, in B)
+    # "chunk", or "document" when the releases are on different corpus versions, whose
+    # chunk ids mean different things: ``corpus_versions`` names them (A, B).
+    level: str = "chunk"
+    corpus_versions: tuple[str, str] | None = None
 
 
 def diff_releases(
     a: Path | str, b: Path | str, run: Path | str | None = None, k: int = 10
 ) -> ReleaseDiff:
-    """Judgments added, removed and changed from release ``a`` to ``b``; with a TREC
-    ``run``, its nDCG@10 and Recall@k under each."""
+    """Judgments added, removed and changed from release ``a`` to ``b`` (by document when
+    they are on different corpus versions: ``comparison_level``); with a TREC ``run``, its
+    nDCG@10 and Recall@k under each."""
     old, new = read_qrels(a), read_qrels(b)
-    flat_old = {(q, c): g for q, d in old.items() for c, g in d.items()}
-    flat_new = {(q, c): g for q, d in new.items() for c, g in d.items()}
+    level, versions = comparison_level(a, b)
+    judged_old, judged_new = (
+        (old, new) if level == "chunk" else (read_qrels(a, level), read_qrels(b, level))
+    )
+    flat_old = {(q, c): g for q, d in judged_old.items() for c, g in d.items()}
+    flat_new = {(q, c): g for q, d in judged_new.items() for c, g in d.items()}
     metrics = {}
     if run is not None:
         scores = Run.from_file(run).scores
@@ -143,7 +168,17 @@ def diff_releases(
             if (q, c) in flat_old and flat_old[(q, c)] != g
         ),
         metrics=metrics,
+        level=level,
+        corpus_versions=versions if level == "document" else None,
     )
+
+
+def comparison_level(a: Path | str, b: Path | str) -> tuple[str, tuple[str, str]]:
+    """``"chunk"`` for two releases on one corpus version, else ``"document"`` (chunk ids
+    of two corpus versions are not comparable: each release's ``qrels-doc.trec`` is), with
+    the two corpus versions' names."""
+    versions = tuple(read_manifest(folder)["corpus_version"]["name"] for folder in (a, b))
+    return ("chunk" if versions[0] == versions[1] else "document"), versions
 
 
 @dataclass(frozen=True)

@@ -167,17 +167,33 @@ def current_judgment(assignment: Assignment, *, session: Session) -> Judgment | 
     return session.exec(select(Judgment).join(latest, latest.c.id == Judgment.id)).first()
 
 
-def labels_of(annotator: str, *, session: Session) -> list[tuple[str, str, int | None]]:
-    """An annotator's (or model judge's) latest grade per (query id, chunk id)."""
+def labels_of(
+    annotator: str,
+    *,
+    session: Session,
+    corpus_version: str | None = None,
+    query_set: str | None = None,
+) -> list[tuple[str, str, int | None]]:
+    """An annotator's (or model judge's) latest grade per (query id, chunk id); only on the
+    chunks of ``corpus_version`` and the queries of ``query_set`` (names) when given, since
+    the same ids may name other texts in other versions."""
     latest = latest_judgments(User.name == annotator)
-    rows = session.exec(
+    statement = (
         select(Query.query_id, Chunk.chunk_id, Judgment.grade)
         .join(latest, latest.c.id == Judgment.id)
         .join(Query, Query.id == Judgment.query_id)
         .join(Chunk, Chunk.id == Judgment.chunk_id)
         .order_by(Query.query_id, Chunk.chunk_id)
-    ).all()
-    return [tuple(row) for row in rows]
+    )
+    if corpus_version is not None:
+        statement = statement.join(
+            CorpusVersion, CorpusVersion.id == Chunk.corpus_version_id
+        ).where(CorpusVersion.name == corpus_version)
+    if query_set is not None:
+        statement = statement.join(QuerySet, QuerySet.id == Query.query_set_id).where(
+            QuerySet.name == query_set
+        )
+    return [tuple(row) for row in session.exec(statement).all()]
 
 
 def adjudicate(

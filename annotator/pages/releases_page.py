@@ -26,12 +26,19 @@ with st.form("release"):
         format_func=lambda name: ui.t(f"policy_{name}"),
     )
     allow = st.checkbox(ui.t("allow_unresolved"))
+    accept = st.checkbox(ui.t("accept_carried"))
     submitted = st.form_submit_button(ui.t("create_release"))
 if submitted:
     folder = releases.release_dir() / version.strip()
     try:
         result = releases.create_release(
-            ui.engine(), version.strip(), pool_name, folder, policy=policy, allow_unresolved=allow
+            ui.engine(),
+            version.strip(),
+            pool_name,
+            folder,
+            policy=policy,
+            allow_unresolved=allow,
+            accept_carried=accept,
         )
     except (ValueError, LookupError) as error:
         st.error(str(error))
