@@ -87,7 +87,6 @@ def carried_section(pool_name: str) -> None:
             }
         ),
         hide_index=True,
-        key="carry_classes",
     )
     documents = [
         (ui.t(f"mapping_{reason}"), doc)
@@ -102,7 +101,8 @@ def carried_section(pool_name: str) -> None:
         rows = [
             (c.query_id, c.chunk_id, c.grade, ui.t(f"mapping_{c.mapping}"), *edge)
             for c in status.chunks
-            for edge in [(o.chunk_id, o.share_old, o.share_new) for o in c.overlaps] or [()]
+            for edge in [(o.chunk_id, o.share_old, o.share_new) for o in c.overlaps]
+            or [(None, None, None)]
         ]
         names = ("query", "old_chunk", "grade", "mapping", "new_chunk", "share_old", "share_new")
         st.dataframe(
