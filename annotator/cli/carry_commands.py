@@ -21,13 +21,7 @@ from pooling.spans import DEFAULT_MIN_OVERLAP
     help="The same documents, chunked differently.",
 )
 @click.option("--pool", "pool_name", required=True, help="Name of the new pool on that version.")
-@click.option(
-    "--overlap",
-    type=click.IntRange(min=1),
-    default=2,
-    show_default=True,
-    help="Judgments per candidate.",
-)
+@click.option("--overlap", type=int, default=2, show_default=True, help="Judgments per candidate.")
 @click.option(
     "--min-overlap",
     type=float,
