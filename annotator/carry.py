@@ -356,10 +356,9 @@ def carry_status(engine: Engine, pool_name: str) -> CarryStatus | None:
             return None
         chunks = _chunks(carry_records.mapping_rows(pool, session=session))
         graded = {(row[1], row[2]) for row in candidate_judgments(pool, session=session)}
-    offered = Counter(mapping for _, mapping in carried_grades(chunks).values())
-    re_judged = Counter(
-        mapping for key, (_, mapping) in carried_grades(chunks).items() if key in graded
-    )
+    grades = carried_grades(chunks)
+    offered = Counter(mapping for _, mapping in grades.values())
+    re_judged = Counter(mapping for key, (_, mapping) in grades.items() if key in graded)
     judged = class_counts(chunks)
     classes = [ClassRow(name, judged[name], offered[name], re_judged[name]) for name in judged]
     return CarryStatus(pool.config["carried"], classes, unmapped_documents(chunks), chunks)

@@ -78,6 +78,8 @@ def append_judgments(
     session.add(batch)
     session.flush()
     now, pool_id = utcnow(), pool.id if pool is not None else None
+    if not rows:  # a carry that mapped nothing: the batch says it was done
+        return True
     session.execute(
         insert(Judgment),
         [

@@ -399,3 +399,27 @@ def test_the_pools_page_shows_what_carry_status_computes(carried_app, engine):
     at = app_page("pools_page.py", carried_app, "boss", "p30")
     table = at.dataframe[2].value
     assert list(table["re-judged"])[:2] == [3, 8]  # every same-text and split candidate
+
+
+def test_nothing_mapped_still_reports_and_builds_an_empty_pool(engine, released, tmp_path):
+    with session_scope(engine) as session:
+        changed = [{**d, "text": d["text"] + " Revised."} for d in DOCS]
+        import_corpus(write(tmp_path, "all.jsonl", jsonl(changed)), session=session,
+                      version="revised", chunk_size=30)  # fmt: skip
+    result = carry.carry(engine, released, "revised", "nothing")
+    assert result.pool.added == 0 and result.counts["document_changed"] == 7
+    assert result.documents["document_changed"] == ["a", "b", "c", "d", "e"]
+    assert carry.carry_status(engine, "nothing").classes[0].candidates == 0
+
+
+def test_a_lead_accepts_carried_grades_on_the_releases_page(carried_app, tmp_path, monkeypatch):
+    monkeypatch.setenv("QRELS_RELEASE_DIR", str(tmp_path / "releases"))
+    at = app_page("releases_page.py", carried_app, "boss", "p30")
+    at.text_input[0].input("v2")
+    at.checkbox[0].check()  # allow unresolved: nobody has graded yet
+    at.checkbox[1].check()  # accept carried
+    at.button[0].click().run()
+    assert not at.exception and "Release v2 written to" in at.success[0].value
+    lineage = release_files.read_manifest(tmp_path / "releases" / "v2")["derived_from"]
+    # Nobody graded: q1's two same-text chunks (dev) are accepted, q2's one (test) refused.
+    assert (lineage["accepted_carried"], lineage["refused_carried_test_split"]) == (2, 1)
