@@ -49,15 +49,14 @@ def create_release(
     *,
     policy: str = DEFAULT_POLICY,
     allow_unresolved: bool = False,
+    # A pool built by `qrels carry` records its lineage (``derived_from``); with this, its
+    # same-text grades of dev queries nobody re-judged are published (carry.accept_carried).
     accept_carried: bool = False,
     now: datetime | None = None,
 ) -> ReleaseResult:
     """Write release ``version`` of pool ``pool_name`` into the new folder ``out`` and
-    record it. A pool built by ``qrels carry`` records its lineage (``derived_from``), and
-    with ``accept_carried`` publishes its carried ``same_text`` grades of dev queries that
-    nobody re-judged (``annotator.carry.accept_carried``). Raises ``ReleaseError`` while
-    candidates are unresolved (unless ``allow_unresolved``: they are left out and counted)
-    or when the version exists."""
+    record it. Raises ``ReleaseError`` while candidates are unresolved (unless
+    ``allow_unresolved``: they are left out and counted) or when the version exists."""
     check_policy(policy)
     out = Path(out)
     with session_scope(engine) as session:
