@@ -22,6 +22,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from sqlalchemy.engine import Engine
 
@@ -35,6 +36,9 @@ from storage import carry_records
 from storage.carry_records import MappingRow
 from storage.chunk_spans import ChunkPlace, chunk_places, document_hashes
 from storage.db import session_scope
+
+if TYPE_CHECKING:  # the retrievers behind pool_records load only when a pool is built
+    from storage.pool_records import PoolResult
 
 JUDGE_PREFIX = "carried:"
 # Mapping classes in the order the issue names them, then why a judged chunk was not mapped.
@@ -173,7 +177,7 @@ class CarryResult:
     """What ``carry`` did: the pool it built, its judge, the release's judged candidates
     per mapping class and reason, and the judged documents not mapped, per reason."""
 
-    pool: object  # storage.pool_records.PoolResult
+    pool: PoolResult
     pool_version: str  # the corpus version the pool is on
     judge: str
     release: str
