@@ -20,6 +20,9 @@ class Calibration:
     confusion: list[list[int]]  # rows: human grade 0–3, columns: the judge's
     per_slice: dict[str, dict] = field(default_factory=dict)
     differences: list[dict] = field(default_factory=list)
+    # A judge that carried grades across a chunking change: per mapping class, how far the
+    # carried grades are from the humans' (``annotator.carry``).
+    per_class: dict[str, dict] = field(default_factory=dict)
 
 
 def calibrate(
@@ -28,10 +31,13 @@ def calibrate(
     qrels: dict[str, dict[str, int]],
     slices: dict[str, list[str]],
     worst: int = 20,
+    classes: dict[tuple[str, str], str] | None = None,
 ) -> Calibration:
     """``labels`` (query_id, chunk_id, grade) of the judge against the release's ``qrels``
     on the candidates both graded; per slice (from the release's queries) the quadratic
-    kappa; and the ``worst`` candidates where judge and humans differ most."""
+    kappa; per class of ``classes`` ((query id, chunk id) -> class, for a judge that
+    carried grades) the share of grades the same, the mean gap and the quadratic kappa;
+    and the ``worst`` candidates where judge and humans differ most."""
     rows = [
         (r.query_id, r.chunk_id, int(qrels[r.query_id][r.chunk_id]), int(r.grade))
         for r in labels.dropna(subset=["grade"]).itertuples()
@@ -45,6 +51,16 @@ def calibrate(
         figure = kappa(part["human"].tolist(), part["judge"].tolist(), "quadratic")
         per_slice[tag] = {"shared": len(part), "quadratic": figure}
     gaps = both.assign(gap=(both["judge"] - both["human"]).abs())
+    per_class = {}
+    if classes:
+        kinds = [classes.get(key) for key in zip(both["query_id"], both["chunk_id"], strict=True)]
+        for kind, part in gaps.groupby(pd.Series(kinds, index=gaps.index, dtype=object)):
+            per_class[kind] = {
+                "shared": len(part),
+                "same_grade": float((part["gap"] == 0).mean()),
+                "mean_gap": float(part["gap"].mean()),
+                "quadratic": kappa(part["human"].tolist(), part["judge"].tolist(), "quadratic"),
+            }
     gaps = gaps.sort_values(["gap", "query_id", "chunk_id"], ascending=[False, True, True])
     return Calibration(
         judge=judge,
@@ -53,22 +69,34 @@ def calibrate(
         confusion=confusion(human, machine),
         per_slice=per_slice,
         differences=gaps[gaps["gap"] > 0].head(worst).drop(columns="gap").to_dict("records"),
+        per_class=per_class,
     )
 
 
 def calibrate_judge(
     engine: Engine, judge: str, release: Path | str, worst: int = 20
 ) -> Calibration:
-    """``calibrate`` with the judge's labels from the database and the release's grades and
-    slices from its folder. Raises ``NotFound`` for a judge the database does not know."""
-    from annotator.release_files import read_qrels, read_queries
+    """``calibrate`` with the judge's labels on the release's corpus version and query set
+    from the database, the release's grades and slices from its folder, and for a judge
+    that carried grades (``annotator.carry``) their mapping classes. Raises ``NotFound`` for
+    a judge the database does not know."""
+    from annotator.carry import judge_classes
+    from annotator.release_files import read_manifest, read_qrels, read_queries
     from storage.accounts import get_user
     from storage.db import session_scope
     from storage.history import labels_of
 
+    manifest = read_manifest(release)
+    corpus_version = manifest["corpus_version"]["name"]
     with session_scope(engine) as session:
         get_user(judge, session=session)
-        rows = labels_of(judge, session=session)
+        rows = labels_of(
+            judge,
+            session=session,
+            corpus_version=corpus_version,
+            query_set=manifest["query_set"]["name"],
+        )
     labels = pd.DataFrame(rows, columns=["query_id", "chunk_id", "grade"])
     slices = {q["_id"]: q.get("slices", []) for q in read_queries(release)}
-    return calibrate(judge, labels, read_qrels(release), slices, worst)
+    classes = judge_classes(engine, judge, corpus_version)
+    return calibrate(judge, labels, read_qrels(release), slices, worst, classes)

@@ -94,11 +94,14 @@ def write_release(
     *,
     policy: str,
     now: datetime | None = None,
+    derived_from: dict | None = None,
 ) -> tuple[dict, str]:
     """Write the release's files and manifest into ``folder`` (which exists and is empty)
     from the snapshot, its ``resolution``, the current judgments ``frame`` (for agreement),
     chunk -> document ``parents`` and the judgment ``records``, streamed into
-    ``judgments.jsonl``; returns the manifest and its sha256."""
+    ``judgments.jsonl``; returns the manifest and its sha256. ``derived_from`` (a pool
+    carried from another release: ``annotator.carry.derived_from``) goes into the manifest
+    as it is."""
     qrels = Qrels.from_dict({}, version)
     for (query_id, chunk_id), grade in sorted(resolution.grades.items()):
         qrels.grades.setdefault(query_id, {})[chunk_id] = grade
@@ -146,6 +149,8 @@ def write_release(
         },
         "files": {name: sha256_of(folder / name) for name in FILES},
     }
+    if derived_from is not None:
+        manifest["derived_from"] = derived_from
     text = json.dumps(manifest, ensure_ascii=False, indent=2, sort_keys=True) + "\n"
     (folder / MANIFEST).write_text(text, encoding="utf-8")
     return manifest, sha256_of(folder / MANIFEST)
@@ -162,16 +167,20 @@ def recompute(folder: Path | str) -> Qrels:
     """A release's chunk-level grades worked out again from ``judgments.jsonl`` and the
     manifest alone, as the release decided them: each person's last judgment of a
     candidate is their current one, the manifest's policy and overlap say which candidates
-    agree (their lower median), and a lead's last adjudication has the final word. Equal
+    agree (their lower median), a lead's last adjudication has the final word, and a grade
+    carried from an earlier release (``--accept-carried``) stands where nobody judged. Equal
     to ``qrels.trec`` for every release this tool writes."""
     folder = Path(folder)
     manifest = read_manifest(folder)
     current: dict[tuple[str, str, str], int | None] = {}
     decisions: dict[tuple[str, str], tuple] = {}
+    carried: dict[tuple[str, str], int] = {}
     for _, record in read_jsonl(folder / "judgments.jsonl"):
         key = (record["query_id"], record["chunk_id"])
         if record["type"] == "adjudication":
             decisions[key] = (record["grade"],)
+        elif record["type"] == "carried":
+            carried[key] = record["grade"]
         else:
             current[(record["annotator"], *key)] = record["grade"]
     rows = [(who, query, chunk, grade) for (who, query, chunk), grade in current.items()]
@@ -179,7 +188,7 @@ def recompute(folder: Path | str) -> Qrels:
     policy, overlap = manifest["adjudication_policy"], manifest["pool"]["overlap"]
     grades, _ = final_grades(statuses(frame, policy, overlap), decisions)
     qrels = Qrels.from_dict({}, manifest["release"])
-    for (query_id, chunk_id), grade in sorted(grades.items()):
+    for (query_id, chunk_id), grade in sorted({**carried, **grades}.items()):
         qrels.grades.setdefault(query_id, {})[chunk_id] = grade
     return qrels
 

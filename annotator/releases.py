@@ -13,13 +13,15 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from datetime import datetime
+from itertools import chain
 from pathlib import Path
 
 from sqlalchemy.engine import Engine
 
+from annotator import carry
 from annotator.adjudication import resolve
 from annotator.agreement import frame_of
-from annotator.release_files import read_qrels, write_release
+from annotator.release_files import read_manifest, read_qrels, write_release
 from pooling.grades import DEFAULT_POLICY, check_policy
 from pooling.i18n import LocalizedError
 from storage import history, release_records
@@ -49,6 +51,9 @@ def create_release(
     *,
     policy: str = DEFAULT_POLICY,
     allow_unresolved: bool = False,
+    # A pool built by `qrels carry` records its lineage (``derived_from``); with this, its
+    # same-text grades of dev queries nobody re-judged are published (carry.accept_carried).
+    accept_carried: bool = False,
     now: datetime | None = None,
     by: int | None = None,
 ) -> ReleaseResult:
@@ -76,6 +81,16 @@ def create_release(
             policy=policy,
             overlap=pool.overlap,
         )
+        lineage = carry.derived_from(pool)
+        records = history.release_records(pool, session=session)
+        if accept_carried:
+            splits = {query.query_id: query.split for query in snapshot.queries}
+            judged = set(zip(frame["query_id"], frame["chunk_id"], strict=True))
+            accepted = carry.accept_carried(engine, pool_name, resolution, splits, judged)
+            resolution = accepted.resolution
+            records = chain(records, accepted.records)  # marked "carried" in judgments.jsonl
+            lineage["accepted_carried"] = len(accepted.records)
+            lineage["refused_carried_test_split"] = accepted.refused_test_split
         if resolution.unresolved and not allow_unresolved:
             query_id, chunk_id = resolution.unresolved[0]
             raise ReleaseError(
@@ -88,9 +103,17 @@ def create_release(
             raise ReleaseError("release_folder_not_empty", folder=out)
         out.mkdir(parents=True, exist_ok=True)
         parents = release_records.chunk_parents(snapshot.corpus_version, session=session)
-        records = history.release_records(pool, session=session)
         manifest, digest = write_release(
-            out, version, snapshot, resolution, frame, parents, records, policy=policy, now=now
+            out,
+            version,
+            snapshot,
+            resolution,
+            frame,
+            parents,
+            records,
+            policy=policy,
+            now=now,
+            derived_from=lineage,
         )
     with session_scope(engine) as session:
         acting(by, "lead", session=session)
@@ -107,15 +130,23 @@ class ReleaseDiff:
     changed: list[tuple[str, str, int, int]]
     metrics: dict[str, tuple[float, float]]  # name -> (in A, in B)
     counted: tuple[int, int] | None = None  # the queries the metrics average over, in A and B
+    # "chunk", or "document" when the releases are on different corpus versions, whose
+    # chunk ids mean different things: ``corpus_versions`` names them (A, B).
+    level: str = "chunk"
+    corpus_versions: tuple[str, str] | None = None
 
 
 def diff_releases(
     a: Path | str, b: Path | str, run: Path | str | None = None, k: int = 10
 ) -> ReleaseDiff:
-    """Judgments added, removed and changed from release ``a`` to ``b``; with a TREC
-    ``run``, its nDCG@10 and Recall@k under each, as ``qrels evaluate`` computes them
-    (``annotator.evaluation``: the same queries count, the same library scores them)."""
-    old, new = read_qrels(a), read_qrels(b)
+    """Judgments added, removed and changed from release ``a`` to ``b`` (by document when
+    they are on different corpus versions: ``comparison_level``); with a TREC ``run``, its
+    nDCG@10 and Recall@k under each, as ``qrels evaluate`` computes them
+    (``annotator.evaluation``: the same queries count, the same library scores them; at
+    document level across corpus versions)."""
+    level, versions = comparison_level(a, b)
+    judged = "chunk" if level == "chunk" else "doc"
+    old, new = read_qrels(a, judged), read_qrels(b, judged)
     flat_old = {(q, c): g for q, d in old.items() for c, g in d.items()}
     flat_new = {(q, c): g for q, d in new.items() for c, g in d.items()}
     metrics, counted = {}, None
@@ -125,7 +156,7 @@ def diff_releases(
         from pooling.metrics import Metric
 
         names = {"nDCG@10": Metric("ndcg", 10), f"Recall@{k}": Metric("recall", k)}
-        settings = Settings(metrics=tuple(names.values()), rounds=0)
+        settings = Settings(metrics=tuple(names.values()), level=judged, rounds=0)
         source = read_run_file(run)
         before, after = (evaluate(load_release(f), [source], settings) for f in (a, b))
         metrics = {
@@ -143,7 +174,17 @@ def diff_releases(
         ),
         metrics=metrics,
         counted=counted,
+        level=level,
+        corpus_versions=versions if level == "document" else None,
     )
+
+
+def comparison_level(a: Path | str, b: Path | str) -> tuple[str, tuple[str, str]]:
+    """``"chunk"`` for two releases on one corpus version, else ``"document"`` (chunk ids
+    of two corpus versions are not comparable: each release's ``qrels-doc.trec`` is), with
+    the two corpus versions' names."""
+    versions = tuple(read_manifest(folder)["corpus_version"]["name"] for folder in (a, b))
+    return ("chunk" if versions[0] == versions[1] else "document"), versions
 
 
 @dataclass(frozen=True)

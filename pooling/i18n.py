@@ -893,6 +893,161 @@ MESSAGES: dict[str, dict[str, str]] = {
     "rank_at": {"en": "rank {rank}", "zh": "第 {rank} 名"},
     # -- pools and retrieval (more)
     # -- carrying judgments across a chunking change
+    "parent_not_in_documents": {
+        "en": "document '{value}' is not in the documents file (--documents)",
+        "zh": "文档文件（--documents）中没有文档“{value}”",
+    },
+    "document_has_parent": {
+        "en": "a documents file holds whole documents, but this line names a parent",
+        "zh": "文档文件应只含完整文档，但此行指定了父文档",
+    },
+    "span_ambiguous": {
+        "en": "{file}, line {line}: chunk '{chunk}': its text occurs at {places} places in "
+        "document '{document}' (a repeated passage): no span recorded",
+        "zh": "{file} 第 {line} 行：片段“{chunk}”的文本在文档“{document}”中出现 {places} 处"
+        "（重复段落）：未记录位置",
+    },
+    "span_not_found": {
+        "en": "{file}, line {line}: chunk '{chunk}': its text is not in document "
+        "'{document}': no span recorded",
+        "zh": "{file} 第 {line} 行：片段“{chunk}”的文本不在文档“{document}”中：未记录位置",
+    },
+    "spans_no_documents": {
+        "en": "{chunks} chunks of {documents} documents have no span: their documents' texts "
+        "were not given (--documents FILE); judgments on them cannot be carried to another "
+        "chunking",
+        "zh": "{documents} 篇文档的 {chunks} 个片段没有位置：未提供其文档全文（--documents FILE）；"
+        "这些片段上的标注无法迁移到其他切分",
+    },
+    "documents_unused": {
+        "en": "{count} documents of the documents file have no chunk here: not imported",
+        "zh": "文档文件中有 {count} 篇文档在此没有片段：未导入",
+    },
+    "spans_recorded": {
+        "en": "recorded the spans of {chunks} chunks that had none",
+        "zh": "已为 {chunks} 个原无位置的片段记录位置",
+    },
+    "carry_release_broken": {
+        "en": "{folder} is not an intact release: {problems}",
+        "zh": "{folder} 不是完好的发布：{problems}",
+    },
+    "carry_version_differs": {
+        "en": "{kind} '{name}' in this database has other content than the release was made from",
+        "zh": "本数据库中的{kind}“{name}”与该发布所依据的内容不同",
+    },
+    "carry_same_version": {
+        "en": "corpus version '{name}' is the release's own: carry to a version chunked "
+        "differently",
+        "zh": "语料版本“{name}”就是该发布所用的版本：请迁移到切分不同的版本",
+    },
+    "carry_done_before": {
+        "en": "release '{release}' was already carried to corpus version '{name}' (pool '{pool}')",
+        "zh": "发布“{release}”已迁移到语料版本“{name}”（候选池“{pool}”）",
+    },
+    "carry_accept_not_carried": {
+        "en": "pool '{pool}' was not built by `qrels carry`: it has no carried grades to accept",
+        "zh": "候选池“{pool}”不是由 `qrels carry` 建立的：没有可接受的迁移等级",
+    },
+    "mapping_same_text": {"en": "same text", "zh": "文本相同"},
+    "mapping_split": {"en": "split", "zh": "拆分"},
+    "mapping_merged": {"en": "merged", "zh": "合并"},
+    "mapping_partial": {"en": "partial", "zh": "部分重叠"},
+    "mapping_lost": {"en": "lost", "zh": "丢失"},
+    "mapping_document_changed": {
+        "en": "not mapped: document changed",
+        "zh": "未映射：文档已改变",
+    },
+    "mapping_document_missing": {
+        "en": "not mapped: document missing",
+        "zh": "未映射：文档已不存在",
+    },
+    "mapping_document_unknown": {
+        "en": "not mapped: document text unknown",
+        "zh": "未映射：文档全文未知",
+    },
+    "mapping_span_unknown": {
+        "en": "not mapped: chunk span unknown",
+        "zh": "未映射：片段位置未知",
+    },
+    "carry_head": {
+        "en": "carried release '{release}' to corpus version '{corpus_version}': pool '{pool}', "
+        "{candidates} candidates for {queries} queries (overlap {overlap}), from {judged} "
+        "judged candidates:",
+        "zh": "已将发布“{release}”迁移到语料版本“{corpus_version}”：候选池“{pool}”，"
+        "{queries} 条查询共 {candidates} 个候选（每个候选 {overlap} 份标注），来自 {judged} 个"
+        "已定级候选：",
+    },
+    "carry_class": {"en": "{mapping}: {count}", "zh": "{mapping}：{count}"},
+    "carry_documents": {
+        "en": "{reason}: {count} ({documents} documents: {listed})",
+        "zh": "{reason}：{count}（{documents} 篇文档：{listed}）",
+    },
+    "carry_more": {"en": "… and {count} more", "zh": "……另有 {count} 篇"},
+    "carry_judge": {
+        "en": "the mapped grades are kept as the judgments of '{judge}', an automatic judge: "
+        "never in a release, never shown to annotators. Once people have graded the pool and "
+        "it is released: qrels calibrate --judge {judge} --release NEW",
+        "zh": "映射得到的等级记为自动评判“{judge}”的标注：不进入发布，也不向标注者显示。"
+        "待人工标注完该候选池并发布后：qrels calibrate --judge {judge} --release NEW",
+    },
+    "carry_title": {
+        "en": "Carried from release {release} (corpus version {corpus_version}, chunking "
+        "{chunking}; min overlap {min_overlap})",
+        "zh": "迁移自发布 {release}（语料版本 {corpus_version}，切分 {chunking}；"
+        "最小重叠 {min_overlap}）",
+    },
+    "carry_status_line": {
+        "en": "{mapping}: {judged} judged in the release, {candidates} candidates here, "
+        "{re_judged} re-judged",
+        "zh": "{mapping}：发布中已定级 {judged} 个，此处候选 {candidates} 个，"
+        "已重新标注 {re_judged} 个",
+    },
+    "col_mapping": {"en": "mapping", "zh": "映射类别"},
+    "col_judged_release": {"en": "judged in the release", "zh": "发布中已定级"},
+    "col_re_judged": {"en": "re-judged", "zh": "已重新标注"},
+    "col_reason": {"en": "why not mapped", "zh": "未映射原因"},
+    "col_document": {"en": "document", "zh": "文档"},
+    "col_old_chunk": {"en": "released chunk", "zh": "发布中的片段"},
+    "col_new_chunk": {"en": "chunk here", "zh": "此处片段"},
+    "col_grade": {"en": "released grade", "zh": "发布等级"},
+    "col_share_old": {"en": "share of released chunk", "zh": "占发布片段比例"},
+    "col_share_new": {"en": "share of chunk here", "zh": "占此处片段比例"},
+    "carry_documents_title": {"en": "Judged documents not mapped", "zh": "未映射的已标注文档"},
+    "carry_mappings_title": {
+        "en": "Every mapping (lead only: the released grades are shown here)",
+        "zh": "全部映射（仅负责人可见：此处显示发布等级）",
+    },
+    "diff_by_document": {
+        "en": "the releases are on different corpus versions ({old} -> {new}): chunk ids differ, "
+        "so judgments are compared by document (qrels-doc.trec)",
+        "zh": "两个发布属于不同的语料版本（{old} -> {new}）：片段 id 含义不同，"
+        "因此按文档比较标注（qrels-doc.trec）",
+    },
+    "release_derived": {
+        "en": "derived from release {release} (corpus version {corpus_version}): {accepted} "
+        "carried 'same text' grades of dev queries accepted without re-judging, {refused} "
+        "of test queries refused",
+        "zh": "派生自发布 {release}（语料版本 {corpus_version}）：未经重新标注接受 dev 查询的"
+        "“文本相同”迁移等级 {accepted} 个，拒绝 test 查询的 {refused} 个",
+    },
+    "calibration_class": {
+        "en": "mapping {mapping}: {shared} shared, same grade {same}, mean gap {gap}, "
+        "quadratic kappa {kappa}",
+        "zh": "映射类别 {mapping}：共同 {shared} 个，等级相同 {same}，平均差 {gap}，"
+        "二次加权 kappa {kappa}",
+    },
+    "carry_section": {
+        "en": "Carried across a chunking change",
+        "zh": "跨切分变化迁移的标注",
+    },
+    "accept_carried": {
+        "en": "Accept carried 'same text' grades nobody re-judged (dev queries only)",
+        "zh": "接受无人重新标注的“文本相同”迁移等级（仅 dev 查询）",
+    },
+    "min_overlap_range": {
+        "en": "--min-overlap is a share of characters above 0 and at most 1, got {value}",
+        "zh": "--min-overlap 应为大于 0 且不超过 1 的字符比例，实际为 {value}",
+    },
     "pool_required": {
         "en": "{name}: {query} / {chunk} now needs {count} judgments",
         "zh": "{name}：{query} / {chunk} 现在需要 {count} 份标注",

@@ -318,6 +318,17 @@ def read_corpus(path: Path | str, allow_empty: bool = False) -> list[CorpusRecor
     return records
 
 
+def read_documents(path: Path | str, allow_empty: bool = False) -> dict[str, str]:
+    """Whole documents from a BEIR ``corpus.jsonl`` (the texts a pre-chunked corpus was cut
+    from): doc id -> text. A line naming a parent (a chunk, not a document) is an error."""
+    records = read_corpus(path, allow_empty)
+    for number, record in read_jsonl(path):
+        for name in ("parent_id", "doc_id"):
+            if record.get(name) is not None:
+                raise Where(str(path), number).error("document_has_parent", name)
+    return {record.id: record.text for record in records}
+
+
 def read_queries(path: Path | str, default_split: str = "test") -> list[QueryRecord]:
     """BEIR ``queries.jsonl``: ``_id``, ``text``, optional ``slices`` (list of tags),
     ``split`` (dev/test, else ``default_split``), ``answerable`` (default true), ``notes``."""

@@ -5,17 +5,18 @@ A judgment or an adjudication is never updated: a later one supersedes an earlie
 id) among the judgments in question; ``latest_judgments`` is that one definition, filtered
 as each caller needs (a pool's candidates, one annotator, one assignment). A candidate's
 final decision is the lead's latest adjudication of it. Every function takes a keyword-only
-``session``; only ``adjudicate`` writes.
+``session``; only ``append_judgments`` (a batch of judgments, imported or carried) and
+``adjudicate`` write.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from datetime import datetime
 from functools import lru_cache
 
-from sqlalchemy import Subquery, func
+from sqlalchemy import Subquery, func, insert
 from sqlmodel import Session, select
 
 from pooling.grades import check_grade
@@ -33,6 +34,7 @@ from storage.models import (
     Query,
     QuerySet,
     User,
+    utcnow,
 )
 
 JUDGMENT_COLUMNS = [
@@ -46,6 +48,55 @@ JUDGMENT_COLUMNS = [
     "split",
     "created_at",
 ]
+
+
+def append_judgments(
+    user: User,
+    query_set: QuerySet,
+    corpus_version: CorpusVersion,
+    rows: Iterable[dict],
+    *,
+    session: Session,
+    batch: JudgmentBatch,
+    rubric_version: str,
+    pool: Pool | None = None,
+    per_statement: int = 10_000,
+) -> bool:
+    """Append ``rows`` (``query_id`` and ``chunk_id`` keys, ``grade``, ``unsure``, ``note``)
+    to the history as ``user``'s judgments, recorded as ``batch`` (its source, format and
+    content hash; the rest is filled in here), in ``pool`` when given, ``per_statement``
+    rows at a time as they come. Returns False, and writes (and reads from ``rows``)
+    nothing, when the same batch (user, versions, content hash) is there already."""
+    done = session.exec(
+        select(JudgmentBatch).where(
+            JudgmentBatch.user_id == user.id,
+            JudgmentBatch.query_set_id == query_set.id,
+            JudgmentBatch.corpus_version_id == corpus_version.id,
+            JudgmentBatch.content_hash == batch.content_hash,
+        )
+    ).first()
+    if done is not None:
+        return False
+    batch.user_id, batch.query_set_id = user.id, query_set.id
+    batch.corpus_version_id = corpus_version.id
+    session.add(batch)
+    session.flush()  # a carry that mapped nothing still records that it was done
+    common = {
+        "user_id": user.id,
+        "rubric_version": rubric_version,
+        "batch_id": batch.id,
+        "pool_id": pool.id if pool is not None else None,
+        "created_at": utcnow(),
+    }
+    waiting = []
+    for row in rows:
+        waiting.append({"unsure": False, "note": "", **row, **common})
+        if len(waiting) == per_statement:
+            session.execute(insert(Judgment), waiting)
+            waiting = []
+    if waiting:
+        session.execute(insert(Judgment), waiting)
+    return True
 
 
 def latest_judgments(*where, join: tuple = ()) -> Subquery:
@@ -118,17 +169,33 @@ def current_judgment(assignment: Assignment, *, session: Session) -> Judgment | 
     return session.exec(select(Judgment).join(latest, latest.c.id == Judgment.id)).first()
 
 
-def labels_of(annotator: str, *, session: Session) -> list[tuple[str, str, int | None]]:
-    """An annotator's (or model judge's) latest grade per (query id, chunk id)."""
+def labels_of(
+    annotator: str,
+    *,
+    session: Session,
+    corpus_version: str | None = None,
+    query_set: str | None = None,
+) -> list[tuple[str, str, int | None]]:
+    """An annotator's (or model judge's) latest grade per (query id, chunk id); only on the
+    chunks of ``corpus_version`` and the queries of ``query_set`` (names) when given, since
+    the same ids may name other texts in other versions."""
     latest = latest_judgments(User.name == annotator)
-    rows = session.exec(
+    statement = (
         select(Query.query_id, Chunk.chunk_id, Judgment.grade)
         .join(latest, latest.c.id == Judgment.id)
         .join(Query, Query.id == Judgment.query_id)
         .join(Chunk, Chunk.id == Judgment.chunk_id)
         .order_by(Query.query_id, Chunk.chunk_id)
-    ).all()
-    return [tuple(row) for row in rows]
+    )
+    if corpus_version is not None:
+        statement = statement.join(
+            CorpusVersion, CorpusVersion.id == Chunk.corpus_version_id
+        ).where(CorpusVersion.name == corpus_version)
+    if query_set is not None:
+        statement = statement.join(QuerySet, QuerySet.id == Query.query_set_id).where(
+            QuerySet.name == query_set
+        )
+    return [tuple(row) for row in session.exec(statement).all()]
 
 
 def adjudicate(

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import hashlib
 import logging
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from sqlalchemy import insert
 from sqlmodel import Session, select
 
-from pooling.chunking import chunk_text, chunking_config, describe
+from pooling.chunking import Span, chunk_text, chunking_config, describe
 from pooling.i18n import LocalizedError
 from pooling.qrels import CHUNK_FIELD, QUERY_FIELD, judgment_lines
 from pooling.readers import (
@@ -27,23 +28,25 @@ from pooling.readers import (
     Where,
     fingerprint,
     read_corpus,
+    read_documents,
     read_queries,
     read_run,
 )
+from pooling.spans import content_span, locate
+from storage import chunk_spans
 from storage.catalog import chunk_keys, query_keys, resolve_corpus_version, resolve_query_set
+from storage.history import append_judgments
 from storage.models import (
     USER_KINDS,
     Chunk,
     CorpusVersion,
     Document,
-    Judgment,
     JudgmentBatch,
     Query,
     QuerySet,
     RunEntry,
     System,
     User,
-    utcnow,
 )
 
 logger = logging.getLogger(__name__)
@@ -57,6 +60,7 @@ class ImportResult:
     created: bool
     counts: dict[str, int | str] = field(default_factory=dict)
     created_user: str | None = None  # an annotator account the import had to create
+    notes: list[tuple[str, dict]] = field(default_factory=list)  # message key and params
 
 
 def _sha256(text: str) -> str:
@@ -74,40 +78,91 @@ def _refuse_changed(path: Path | str, kind: str, name: str) -> InputError:
 class _Corpus:
     documents: dict[str, dict]  # doc id -> title, meta
     chunks: list[tuple[str, str, int, str]]  # chunk id, doc id, position, text
+    spans: list[tuple[int, int] | None] = field(default_factory=list)  # as chunks; None: unknown
+    texts: dict[str, str] = field(default_factory=dict)  # doc id -> text, where known
+    notes: list[tuple[str, dict]] = field(default_factory=list)  # message key, params
+    positions: Counter = field(default_factory=Counter)  # doc id -> chunks so far
+
+    def add(self, chunk_id: str, doc_id: str, text: str, span: tuple[int, int] | None) -> None:
+        self.chunks.append((chunk_id, doc_id, self.positions[doc_id], text))
+        self.spans.append(span)
+        self.positions[doc_id] += 1
 
 
-def _build_corpus(path: Path | str, size: int | None, overlap: int, allow_empty: bool) -> _Corpus:
+def _build_corpus(
+    path: Path | str,
+    size: int | None,
+    overlap: int,
+    allow_empty: bool,
+    documents: Path | str | None = None,
+) -> _Corpus:
     """Documents and chunks from the file's records; whole documents are split when a
-    chunk ``size`` is given, chunks that name their parent are kept as they are."""
-    documents: dict[str, dict] = {}
-    chunks: list[tuple[str, str, int, str]] = []
+    chunk ``size`` is given, chunks that name their parent are kept as they are and located
+    in their parent's text from the ``documents`` file (when given)."""
+    corpus = _Corpus({}, [])
     # A document id is either one whole-document line or the parent of chunk lines.
     doc_ids, chunk_ids = FirstSeen(), FirstSeen()
-    next_position: dict[str, int] = {}
+    parents: dict[str, int] = {}  # the parents chunk lines name: the first such line
+    lines: dict[str, int] = {}  # chunk id -> its line
     for record in read_corpus(path, allow_empty):
         where = Where(str(path), record.line)
         if record.parent_id is None:
             doc_id = record.id
             doc_ids.check(doc_id, where, "_id", value=doc_id)
-            documents[doc_id] = {"title": record.title, "meta": record.metadata}
+            corpus.documents[doc_id] = {"title": record.title, "meta": record.metadata}
+            corpus.texts[doc_id] = record.text
             if size is None:
-                pieces = [(record.id, record.text)]
+                pieces = [(record.id, record.text, content_span(record.text))]
             else:
-                texts = [span.text for span in chunk_text(record.text, size, overlap)]
-                pieces = [(f"{doc_id}#{i}", text) for i, text in enumerate(texts or [""])]
-            for position, (chunk_id, text) in enumerate(pieces):
+                spans = chunk_text(record.text, size, overlap) or [Span("", 0, 0)]
+                pieces = [(f"{doc_id}#{i}", s.text, (s.start, s.end)) for i, s in enumerate(spans)]
+            for chunk_id, text, span in pieces:
                 chunk_ids.check(chunk_id, where, "_id", value=chunk_id)
-                chunks.append((chunk_id, doc_id, position, text))
+                corpus.add(chunk_id, doc_id, text, span)
         else:
             doc_id = record.parent_id
-            if doc_id not in next_position:
+            if doc_id not in parents:
                 doc_ids.check(doc_id, where, "parent_id", value=doc_id)
-                documents[doc_id] = {"title": record.title, "meta": {}}
-                next_position[doc_id] = 0
+                corpus.documents[doc_id] = {"title": record.title, "meta": {}}
+                parents[doc_id] = record.line
             chunk_ids.check(record.id, where, "_id", value=record.id)
-            chunks.append((record.id, doc_id, next_position[doc_id], record.text))
-            next_position[doc_id] += 1
-    return _Corpus(documents, chunks)
+            corpus.add(record.id, doc_id, record.text, None)
+            lines[record.id] = record.line
+    if documents is not None:
+        _locate(corpus, path, lines, parents, read_documents(documents, allow_empty))
+    elif parents:
+        chunks = sum(1 for span in corpus.spans if span is None)
+        corpus.notes.append(("spans_no_documents", {"chunks": chunks, "documents": len(parents)}))
+    return corpus
+
+
+def _locate(
+    corpus: _Corpus,
+    path: Path | str,
+    lines: dict[str, int],
+    parents: dict[str, int],
+    documents: dict[str, str],
+) -> None:
+    """The spans of the chunks of ``parents`` (id -> first chunk line) in their texts from
+    ``documents``, and a note for each chunk that cannot be located. Raises ``InputError``
+    at the first chunk line of a parent the documents lack."""
+    for doc_id, line in parents.items():
+        if doc_id not in documents:
+            where = Where(str(path), line)
+            raise where.error("parent_not_in_documents", "parent_id", value=doc_id)
+        corpus.texts[doc_id] = documents[doc_id]
+    for i, (chunk_id, doc_id, _, text) in enumerate(corpus.chunks):
+        if doc_id in parents:
+            found = locate(documents[doc_id], text)
+            if found.places == 1:
+                corpus.spans[i] = (found.start, found.end)
+                continue
+            key = "span_ambiguous" if found.places else "span_not_found"
+            at = {"file": str(path), "line": lines[chunk_id], "chunk": chunk_id}
+            corpus.notes.append((key, {**at, "document": doc_id, "places": found.places}))
+    unused = len(documents.keys() - parents)
+    if unused:
+        corpus.notes.append(("documents_unused", {"count": unused}))
 
 
 def import_corpus(
@@ -118,19 +173,26 @@ def import_corpus(
     chunk_size: int | None = None,
     chunk_overlap: int = 0,
     allow_empty: bool = False,
+    documents: Path | str | None = None,
 ) -> ImportResult:
     """Import BEIR ``corpus.jsonl`` as corpus version ``version``.
 
     With ``chunk_size``, whole documents are split into chunks of at most that many
     characters, overlapping by ``chunk_overlap``; their ids are ``<doc id>#<position>``.
-    ``allow_empty`` keeps documents whose text is empty (counted as ``empty``).
-    Raises ``InputError`` for any bad line or a version that exists with other content,
-    and ``ValueError`` for chunk parameters that make no sense.
+    ``allow_empty`` keeps documents whose text is empty (counted as ``empty``). Every chunk
+    gets its span in its document (``pooling.spans``); the chunks of a pre-chunked file are
+    located in their parents' texts from ``documents`` (whole documents, BEIR JSONL), and
+    each one that cannot be is reported in ``ImportResult.notes``.
+    Importing a version again with identical chunks records the spans and document hashes
+    it lacks (a version imported before they were kept) and changes nothing else.
+    Raises ``InputError`` for any bad line, a parent the documents lack, or a version that
+    exists with other content (chunks, or documents' texts), and ``ValueError`` for chunk
+    parameters that make no sense.
     """
     if chunk_size is not None and not (chunk_size >= 1 and 0 <= chunk_overlap < chunk_size):
         raise LocalizedError("chunk_params", size=chunk_size, overlap=chunk_overlap)
     chunking = chunking_config(chunk_size, chunk_overlap)
-    corpus = _build_corpus(path, chunk_size, chunk_overlap, allow_empty)
+    corpus = _build_corpus(path, chunk_size, chunk_overlap, allow_empty, documents)
     digest = fingerprint([], chunking, sorted(corpus.documents.items()), corpus.chunks)
     counts = {
         "documents": len(corpus.documents),
@@ -138,12 +200,17 @@ def import_corpus(
         "empty": sum(not text.strip() for *_, text in corpus.chunks),
         "chunking": describe(chunking),
     }
+    hashes = {doc_id: _sha256(text) for doc_id, text in corpus.texts.items()}
 
     existing = session.exec(select(CorpusVersion).where(CorpusVersion.name == version)).first()
     if existing is not None:
-        if existing.content_hash != digest:
+        changed = chunk_spans.changed_documents(existing, hashes, session=session)
+        if existing.content_hash != digest or changed:
             raise _refuse_changed(path, "kind_corpus_version", version)
-        return ImportResult(version, created=False, counts=counts)
+        spans = {chunk[0]: span for chunk, span in zip(corpus.chunks, corpus.spans, strict=True)}
+        recorded = chunk_spans.record_missing(existing, hashes, spans, session=session)
+        notes = [*corpus.notes, *([("spans_recorded", {"chunks": recorded})] if recorded else [])]
+        return ImportResult(version, created=False, counts=counts, notes=notes)
 
     corpus_version = CorpusVersion(
         name=version, chunking=chunking, content_hash=digest, source=Path(path).name
@@ -153,7 +220,12 @@ def import_corpus(
     session.execute(
         insert(Document),
         [
-            {"corpus_version_id": corpus_version.id, "doc_id": doc_id, **fields}
+            {
+                "corpus_version_id": corpus_version.id,
+                "doc_id": doc_id,
+                "text_sha256": hashes.get(doc_id),
+                **fields,
+            }
             for doc_id, fields in corpus.documents.items()
         ],
     )
@@ -174,12 +246,16 @@ def import_corpus(
                 "position": position,
                 "text": text,
                 "text_sha256": _sha256(text),
+                "span_start": span[0] if span else None,
+                "span_end": span[1] if span else None,
             }
-            for chunk_id, doc_id, position, text in corpus.chunks
+            for (chunk_id, doc_id, position, text), span in zip(
+                corpus.chunks, corpus.spans, strict=True
+            )
         ],
     )
     logger.info("corpus version %s: %s", version, counts)
-    return ImportResult(version, created=True, counts=counts)
+    return ImportResult(version, created=True, counts=counts, notes=corpus.notes)
 
 
 # -- queries ----------------------------------------------------------------------------
@@ -361,54 +437,25 @@ def import_judgments(
         "query_set": qs.name,
         "corpus_version": cv.name,
     }
-    del first_line
+    rows = (
+        {"query_id": q, "chunk_id": c, "grade": j.grade, "unsure": j.unsure, "note": j.note}
+        for j, q, c in _judgment_keys(path, queries, chunks, qs, cv)
+    )  # the second reading: inserted as it goes, only if the batch is new
     digest = digest.hexdigest()
-    done = session.exec(
-        select(JudgmentBatch).where(
-            JudgmentBatch.user_id == user.id,
-            JudgmentBatch.query_set_id == qs.id,
-            JudgmentBatch.corpus_version_id == cv.id,
-            JudgmentBatch.content_hash == digest,
-        )
-    ).first()
-    if done is not None:
-        return ImportResult(annotator, created=False, counts=counts)
-
-    batch = JudgmentBatch(
-        user_id=user.id,
-        query_set_id=qs.id,
-        corpus_version_id=cv.id,
-        source=Path(path).name,
-        format=file_format,
-        content_hash=digest,
+    created = append_judgments(
+        user,
+        qs,
+        cv,
+        rows,
+        session=session,
+        batch=JudgmentBatch(source=Path(path).name, format=file_format, content_hash=digest),
+        rubric_version=rubric_version,
     )
-    session.add(batch)
-    session.flush()
-    common = {
-        "user_id": user.id,
-        "rubric_version": rubric_version,
-        "batch_id": batch.id,
-        "created_at": utcnow(),
-    }
-    rows = []
-    for line, query_key, chunk_key in _judgment_keys(path, queries, chunks, qs, cv):
-        rows.append(
-            {
-                **common,
-                "query_id": query_key,
-                "chunk_id": chunk_key,
-                "grade": line.grade,
-                "unsure": line.unsure,
-                "note": line.note,
-            }
-        )
-        if len(rows) == BATCH:
-            session.execute(insert(Judgment), rows)
-            rows = []
-    if rows:
-        session.execute(insert(Judgment), rows)
     return ImportResult(
-        annotator, created=True, counts=counts, created_user=annotator if user_created else None
+        annotator,
+        created=created,
+        counts=counts,
+        created_user=annotator if user_created else None,
     )
 
 

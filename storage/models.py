@@ -76,6 +76,10 @@ class Document(SQLModel, table=True):
     doc_id: str
     title: str = ""
     meta: dict = _json(default_factory=dict)
+    # sha256 of the document's text: two corpus versions hold the same document when its id
+    # and this agree. None when the text never reached the import (chunks without
+    # ``--documents``) or the version was imported before it was recorded.
+    text_sha256: str | None = None
 
 
 class Chunk(SQLModel, table=True):
@@ -93,6 +97,11 @@ class Chunk(SQLModel, table=True):
     position: int
     text: str = Field(sa_column=Column(Text, nullable=False))
     text_sha256: str
+    # Where the chunk's text (without surrounding whitespace) lies in its document's text,
+    # in characters: ``pooling.spans``. None when it could not be located (see
+    # ``storage.imports``), e.g. a passage that occurs twice in its document.
+    span_start: int | None = None
+    span_end: int | None = None
 
 
 class QuerySet(SQLModel, table=True):
@@ -388,6 +397,30 @@ class Adjudication(SQLModel, table=True):
     rationale: str = ""
     policy: str = ""
     created_at: datetime = _created()
+
+
+class CarriedMapping(SQLModel, table=True):
+    """A judged candidate of a release carried to a pool on another corpus version
+    (``qrels carry``): the old chunk, its released grade and mapping class, and one new chunk
+    it maps onto with the characters they share; a candidate that maps onto nothing has one
+    row without a new chunk. Written once with the pool, never changed."""
+
+    __tablename__ = "carried_mapping"
+    __table_args__ = (
+        CheckConstraint(sql_range("grade"), name="carried_mapping_grade_range"),
+        Index("ix_carried_mapping_pool", "pool_id"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    pool_id: int = Field(foreign_key="pool.id")
+    query_id: int = Field(foreign_key="query.id")
+    old_chunk_id: int = Field(foreign_key="chunk.id")
+    grade: int
+    mapping: str
+    new_chunk_id: int | None = Field(default=None, foreign_key="chunk.id")
+    shared: int | None = None  # characters the two chunks share
+    share_old: float | None = None  # shared / the old chunk's length
+    share_new: float | None = None  # shared / the new chunk's length
 
 
 class Release(SQLModel, table=True):

@@ -2,9 +2,10 @@
 check releases, run the app.
 
 One module per group of commands (``setup_commands``, ``import_commands``,
-``pool_commands``, ``release_commands``, ``quality_commands``, ``evaluate_commands``); what
-they print comes from ``formatting`` (``annotator.evaluation_text`` for ``evaluate``) in the
-user's language (``--lang``, else ``QRELS_LANG``, else the locale).
+``pool_commands``, ``release_commands``, ``quality_commands``, ``evaluate_commands``,
+``carry_commands``); what they print comes from ``formatting``
+(``annotator.evaluation_text`` for ``evaluate``) in the user's language (``--lang``, else
+``QRELS_LANG``, else the locale).
 Commands parse arguments and call ``storage`` and the domain modules of ``annotator``; each
 imports what it needs when it runs, so the command starts at once.
 """
@@ -17,6 +18,7 @@ import sys
 import click
 
 from annotator.cli import (
+    carry_commands,
     evaluate_commands,
     import_commands,
     pool_commands,
@@ -73,6 +75,7 @@ for _module in (
     release_commands,
     quality_commands,
     evaluate_commands,
+    carry_commands,
 ):
     for _command in _module.COMMANDS:
         cli.add_command(_command)

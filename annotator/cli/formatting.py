@@ -91,12 +91,13 @@ def import_lines(result, message: str, kind: str | None = None) -> list[str]:
     """What an import did; ``kind`` names the version for the no-op message (None for
     judgments, which have no version of their own)."""
     lines = [t("user_created", name=result.created_user)] if result.created_user else []
+    notes = [t(key, **params) for key, params in result.notes]
     if result.created:
         counts = {k: number(v) if isinstance(v, int) else v for k, v in result.counts.items()}
-        return [*lines, t(message, name=result.name, **counts)]
+        return [*lines, t(message, name=result.name, **counts), *notes]
     if kind is None:
-        return [*lines, t("judgments_unchanged", name=result.name)]
-    return [*lines, t("unchanged", kind=t(kind), name=result.name)]
+        return [*lines, t("judgments_unchanged", name=result.name), *notes]
+    return [*lines, t("unchanged", kind=t(kind), name=result.name), *notes]
 
 
 def pool_result_lines(result, overlap: int | None = None) -> list[str]:
@@ -231,6 +232,18 @@ def calibration_lines(result, release: str) -> list[str]:
                 kappa=figures["quadratic"].text(),
             )
         )
+    for mapping, figures in result.per_class.items():
+        lines.append(
+            "  "
+            + t(
+                "calibration_class",
+                mapping=t(f"mapping_{mapping}"),
+                shared=figures["shared"],
+                same=f"{figures['same_grade']:.0%}",
+                gap=f"{figures['mean_gap']:.2f}",
+                kappa=figures["quadratic"].text(),
+            )
+        )
     lines += ["  " + t("calibration_difference", **row) for row in result.differences]
     return lines
 
@@ -260,6 +273,9 @@ def diff_lines(change) -> list[str]:
             changed=len(change.changed),
         )
     ]
+    if change.level == "document":
+        old, new = change.corpus_versions
+        lines.insert(0, t("diff_by_document", old=old, new=new))
     lines += [f"+ {q} {c} {g}" for q, c, g in change.added]
     lines += [f"- {q} {c} {g}" for q, c, g in change.removed]
     lines += [f"~ {q} {c} {old} -> {new}" for q, c, old, new in change.changed]
@@ -274,7 +290,7 @@ def diff_lines(change) -> list[str]:
 
 def release_lines(version: str, folder, manifest: dict) -> list[str]:
     counts = manifest["counts"]
-    return [
+    lines = [
         t(
             "release_written",
             version=version,
@@ -285,3 +301,80 @@ def release_lines(version: str, folder, manifest: dict) -> list[str]:
             folder=folder,
         )
     ]
+    lineage = manifest.get("derived_from")
+    if lineage is not None:
+        lines.append(
+            t(
+                "release_derived",
+                release=lineage["release"],
+                corpus_version=lineage["corpus_version"]["name"],
+                accepted=lineage["accepted_carried"],
+                refused=lineage["refused_carried_test_split"],
+            )
+        )
+    return lines
+
+
+LISTED_DOCUMENTS = 10  # documents named per reason; the rest are counted
+
+
+def carry_lines(result, overlap: int) -> list[str]:
+    """``qrels carry``: ``result`` is ``annotator.carry.CarryResult``."""
+    lines = [
+        t(
+            "carry_head",
+            release=result.release,
+            corpus_version=result.pool_version,
+            pool=result.pool.name,
+            candidates=number(result.pool.added),
+            queries=number(result.pool.queries),
+            overlap=overlap,
+            judged=number(sum(result.counts.values())),
+        )
+    ]
+    for name, count in result.counts.items():
+        documents = result.documents.get(name)
+        if documents is None:  # a mapping class: always shown
+            lines.append("  " + t("carry_class", mapping=t(f"mapping_{name}"), count=number(count)))
+        elif count:  # why judged candidates were not mapped, and their documents
+            shown = ", ".join(documents[:LISTED_DOCUMENTS])
+            if len(documents) > LISTED_DOCUMENTS:
+                shown += " " + t("carry_more", count=len(documents) - LISTED_DOCUMENTS)
+            lines.append(
+                "  "
+                + t(
+                    "carry_documents",
+                    reason=t(f"mapping_{name}"),
+                    count=number(count),
+                    documents=number(len(documents)),
+                    listed=shown,
+                )
+            )
+    return [*lines, t("carry_judge", judge=result.judge)]
+
+
+def carry_status_lines(status) -> list[str]:
+    """``qrels pool show`` of a carried pool: ``status`` is ``annotator.carry.CarryStatus``."""
+    lineage = status.lineage
+    lines = [
+        "",
+        t(
+            "carry_title",
+            release=lineage["release"],
+            corpus_version=lineage["corpus_version"]["name"],
+            chunking=describe(lineage["chunking"]),
+            min_overlap=lineage["min_overlap"],
+        ),
+    ]
+    lines += [
+        "  "
+        + t(
+            "carry_status_line",
+            mapping=t(f"mapping_{row.mapping}"),
+            judged=number(row.judged),
+            candidates=number(row.candidates),
+            re_judged=number(row.re_judged),
+        )
+        for row in status.classes
+    ]
+    return lines

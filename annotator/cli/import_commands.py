@@ -34,6 +34,11 @@ def _import(ctx: click.Context, function: str, message: str, kind: str | None, a
 @click.option("--chunk-size", type=click.IntRange(min=1), help="Split documents (characters).")
 @click.option("--chunk-overlap", type=click.IntRange(min=0), default=0, show_default=True)
 @click.option("--allow-empty", is_flag=True, help="Keep documents whose text is empty.")
+@click.option(
+    "--documents",
+    type=existing_file,
+    help="Whole documents (BEIR JSONL) the chunk lines were cut from, to locate their spans.",
+)
 @click.pass_context
 def import_corpus(ctx: click.Context, file: Path, corpus_version: str, **options) -> None:
     """Import a BEIR corpus.jsonl (_id, title, text, optional doc_id/parent_id, metadata)."""

@@ -9,6 +9,7 @@ import click
 from annotator.cli.context import choice, echo_lines, engine, say, with_versions
 from annotator.cli.formatting import (
     active_lines,
+    carry_status_lines,
     number,
     pool_report_lines,
     pool_result_lines,
@@ -148,6 +149,7 @@ def pool_require(ctx: click.Context, name: str, query_id: str, chunk_id: str, ju
 def pool_show(ctx: click.Context, name: str, per_query: bool) -> None:
     """Report size per query, and each system's unique contribution and overlap."""
     from annotator.active_pooling import is_active, pool_status
+    from annotator.carry import carry_status
     from storage.db import session_scope
     from storage.pool_records import get_pool, pool_report
 
@@ -157,6 +159,9 @@ def pool_show(ctx: click.Context, name: str, per_query: bool) -> None:
     lines = pool_report_lines(report, per_query)
     if is_active(report.config):
         lines += active_lines(report.config["active"], pool_status(made, name), per_query)
+    carried = carry_status(made, name)
+    if carried is not None:
+        lines += carry_status_lines(carried)
     echo_lines(lines)
 
 

@@ -26,13 +26,24 @@ def release() -> None:
 @click.option("--out", type=folder, required=True)
 @choice("--policy", POLICIES, DEFAULT_POLICY, "When annotators disagree.")
 @click.option("--allow-unresolved", is_flag=True, help="Leave unresolved candidates out.")
+@click.option(
+    "--accept-carried",
+    is_flag=True,
+    help="A carried pool: publish its 'same text' grades of dev queries nobody re-judged.",
+)
 @click.pass_context
-def release_create(ctx, version, pool_name, out, policy, allow_unresolved) -> None:
+def release_create(ctx, version, pool_name, out, policy, allow_unresolved, accept_carried):
     """Write release VERSION of a pool into a new folder."""
     from annotator.releases import create_release
 
     result = create_release(
-        engine(ctx), version, pool_name, out, policy=policy, allow_unresolved=allow_unresolved
+        engine(ctx),
+        version,
+        pool_name,
+        out,
+        policy=policy,
+        allow_unresolved=allow_unresolved,
+        accept_carried=accept_carried,
     )
     echo_lines(release_lines(version, out, result.manifest))
 

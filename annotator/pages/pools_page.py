@@ -9,6 +9,8 @@ import streamlit as st
 
 from annotator import pool_building, ui
 from annotator.active_pooling import is_active, pool_status
+from annotator.carry import carry_status
+from pooling.chunking import describe
 
 
 def build_form(lead_id: int) -> None:
@@ -59,6 +61,56 @@ def topup_form(pool_name: str, lead_id: int) -> None:
                 ui.pool_changed(result)
 
 
+def carried_section(pool_name: str) -> None:
+    """Where a carried pool's judgments came from, per mapping class how many people have
+    re-judged, and the judged documents that were not mapped."""
+    status = carry_status(ui.engine(), pool_name)
+    if status is None:
+        return
+    lineage = status.lineage
+    st.subheader(ui.t("carry_section"))
+    st.text(  # names a user chose: shown as plain text
+        ui.t(
+            "carry_title",
+            release=lineage["release"],
+            corpus_version=lineage["corpus_version"]["name"],
+            chunking=describe(lineage["chunking"]),
+            min_overlap=lineage["min_overlap"],
+        )
+    )
+    st.dataframe(
+        pd.DataFrame(
+            {
+                ui.t("col_mapping"): [ui.t(f"mapping_{row.mapping}") for row in status.classes],
+                ui.t("col_judged_release"): [row.judged for row in status.classes],
+                ui.t("col_candidates"): [row.candidates for row in status.classes],
+                ui.t("col_re_judged"): [row.re_judged for row in status.classes],
+            }
+        ),
+        hide_index=True,
+    )
+    documents = [
+        (ui.t(f"mapping_{reason}"), doc)
+        for reason, docs in status.documents.items()
+        for doc in docs
+    ]
+    if documents:
+        st.subheader(ui.t("carry_documents_title"))
+        columns = [ui.t("col_reason"), ui.t("col_document")]
+        st.dataframe(pd.DataFrame(documents, columns=columns), hide_index=True)
+    with st.expander(ui.t("carry_mappings_title")):
+        rows = [
+            (c.query_id, c.chunk_id, c.grade, ui.t(f"mapping_{c.mapping}"), *edge)
+            for c in status.chunks
+            for edge in [(o.chunk_id, o.share_old, o.share_new) for o in c.overlaps]
+            or [(None, None, None)]
+        ]
+        names = ("query", "old_chunk", "grade", "mapping", "new_chunk", "share_old", "share_new")
+        st.dataframe(
+            pd.DataFrame(rows, columns=[ui.t(f"col_{name}") for name in names]), hide_index=True
+        )
+
+
 user = ui.require("lead")
 ui.sidebar(user)
 build_form(user.id)
@@ -106,3 +158,4 @@ if is_active(report.config):
         ),
         hide_index=True,
     )
+carried_section(pool_name)

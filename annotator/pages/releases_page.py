@@ -27,6 +27,7 @@ with st.form("release"):
         format_func=lambda name: ui.t(f"policy_{name}"),
     )
     allow = st.checkbox(ui.t("allow_unresolved"))
+    accept = st.checkbox(ui.t("accept_carried"))
     submitted = st.form_submit_button(ui.t("create_release"))
 if submitted:
     folder = releases.release_dir() / version.strip()
@@ -38,6 +39,7 @@ if submitted:
             folder,
             policy=policy,
             allow_unresolved=allow,
+            accept_carried=accept,
             by=user.id,
         )
     except (ValueError, LookupError) as error:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from alembic import command
 from sqlalchemy import text
@@ -19,7 +21,7 @@ from storage.db import (
     session_scope,
     upgrade,
 )
-from storage.models import Judgment
+from storage.models import Chunk, Judgment
 from tests.conftest import write
 from tests.storage.test_imports import CORPUS, QUERIES, jsonl
 
@@ -63,19 +65,27 @@ def test_unreachable_database_is_reported():
         upgrade(engine)
 
 
-@pytest.fixture
-def judged(engine, tmp_path):
+def load(engine, tmp_path, judgments: str, annotator: str = "a", chunk_size=None) -> Path:
+    """Corpus version ``c`` (chunked by ``chunk_size`` when given), query set ``q`` and
+    ``judgments`` (TREC) by ``annotator``; returns the corpus file."""
     from storage.imports import import_corpus, import_judgments, import_queries
 
+    corpus = write(tmp_path, "c.jsonl", jsonl(CORPUS))
     with session_scope(engine) as session:
-        import_corpus(write(tmp_path, "c.jsonl", jsonl(CORPUS)), session=session, version="c")
+        import_corpus(corpus, session=session, version="c", chunk_size=chunk_size)
         import_queries(write(tmp_path, "q.jsonl", jsonl(QUERIES)), session=session, name="q")
         import_judgments(
-            write(tmp_path, "j.trec", "q1 0 tea 2\n"),
+            write(tmp_path, "j.trec", judgments),
             session=session,
-            annotator="a",
+            annotator=annotator,
             rubric_version="v1",
         )
+    return corpus
+
+
+@pytest.fixture
+def judged(engine, tmp_path):
+    load(engine, tmp_path, "q1 0 tea 2\n")
     return engine
 
 
@@ -127,8 +137,6 @@ def test_migrations_match_the_models(engine):
 def test_upgrading_from_the_first_release_keeps_every_judgment(db_url, tmp_path):
     """A database made by revision 0001, with judgments, goes to head and back and forward
     again; the judgments survive and stay append-only."""
-    from storage.imports import import_corpus, import_judgments, import_queries
-
     engine = make_engine(db_url)
     command.upgrade(_alembic_config(engine), "0001")
     with engine.begin() as connection:  # rows as revision 0001 wrote them
@@ -139,15 +147,7 @@ def test_upgrading_from_the_first_release_keeps_every_judgment(db_url, tmp_path)
             )
         )
     upgrade(engine)
-    with session_scope(engine) as session:
-        import_corpus(write(tmp_path, "c.jsonl", jsonl(CORPUS)), session=session, version="c")
-        import_queries(write(tmp_path, "q.jsonl", jsonl(QUERIES)), session=session, name="q")
-        import_judgments(
-            write(tmp_path, "j.trec", "q1 0 tea 2\nq2 0 bike 1\n"),
-            session=session,
-            annotator="old",
-            rubric_version="v1",
-        )
+    load(engine, tmp_path, "q1 0 tea 2\nq2 0 bike 1\n", annotator="old")
     command.downgrade(_alembic_config(engine), "0001")
     upgrade(engine)
     check_schema(engine)
@@ -155,4 +155,38 @@ def test_upgrading_from_the_first_release_keeps_every_judgment(db_url, tmp_path)
         assert sorted(session.exec(select(Judgment.grade)).all()) == [1, 2]
     with pytest.raises(DBAPIError, match="append-only"), engine.begin() as connection:
         connection.execute(text("DELETE FROM judgment"))
+    engine.dispose()
+
+
+def test_upgrading_to_spans_keeps_every_judgment_and_a_re_import_records_them(db_url, tmp_path):
+    """A database at revision 0002 holding a chunked corpus and judgments goes to head: the
+    judgments survive, append-only; the chunks have no spans until the corpus is imported
+    again, identical, which records them."""
+    from storage.imports import import_corpus
+
+    engine = make_engine(db_url)
+    upgrade(engine)
+    corpus = load(engine, tmp_path, "q1 0 tea#0 2\nq2 0 bike#1 1\n", "old", chunk_size=8)
+    command.downgrade(_alembic_config(engine), "0002")  # as the release before wrote it
+    with engine.connect() as connection:
+        columns = connection.execute(text("SELECT * FROM chunk")).keys()
+    assert "span_start" not in columns
+    upgrade(engine)
+    check_schema(engine)
+    with session_scope(engine) as session:
+        assert sorted(session.exec(select(Judgment.grade)).all()) == [1, 2]
+        assert set(session.exec(select(Chunk.span_start)).all()) == {None}
+    with pytest.raises(DBAPIError, match="append-only"), engine.begin() as connection:
+        connection.execute(text("UPDATE judgment SET grade = 3"))
+    with session_scope(engine) as session:
+        again = import_corpus(corpus, session=session, version="c", chunk_size=8)
+        chunks = session.exec(select(Chunk)).all()
+    texts = {d["_id"]: d["text"] for d in CORPUS if "doc_id" not in d}
+    cut = [c for c in chunks if c.chunk_id.split("#")[0] in texts]  # not the pre-chunked ones
+    assert not again.created and again.notes == [
+        ("spans_no_documents", {"chunks": 2, "documents": 1}),
+        ("spans_recorded", {"chunks": len(cut)}),
+    ]
+    for chunk in cut:
+        assert texts[chunk.chunk_id.split("#")[0]][chunk.span_start : chunk.span_end] == chunk.text
     engine.dispose()

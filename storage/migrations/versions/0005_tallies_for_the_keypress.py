@@ -1,7 +1,7 @@
 """Tallies kept as slots change, and indexes for what a keypress looks up.
 
 Revision ID: 0005
-Revises: 0002
+Revises: 0004
 
 The labeling page used to count the pool and the annotator's history on every keypress.
 ``pool_candidate.held``, ``query_tally`` and ``annotator_tally`` (see ``storage.tallies``)
@@ -15,7 +15,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0005"
-down_revision: str | None = "0002"
+down_revision: str | None = "0004"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -1,0 +1,438 @@
+"""How the app holds up at a real campaign's size: a keypress, a release and the lead's
+pages at S, M and L, on SQLite and PostgreSQL.
+
+    python benchmarks/app_scale.py [--sizes S,M,L] [--backends sqlite,postgres] [--json FILE]
+
+| size | chunks | queries | candidates per query | judgments |
+|---|---:|---:|---:|---:|
+| S | 2,000 | 100 | 20 | ~3,600 |
+| M | 50,000 | 2,000 | 25 | ~90,000 |
+| L | 200,000 | 10,000 | 50 | ~1,000,000 |
+
+Each size is built through the project's own commands: ``qrels import corpus``, ``import
+queries``, ``import run`` (a generated run, so that every query has its candidates) and
+``pool build --systems run:gen``. The judgments of twelve annotators are then bulk-written
+in exactly the shape the app writes them (an assignment holding a slot, judged, with one
+judgment of revision 1 on it), nine tenths of the queries fully judged, and the tallies are
+filled as the migration that introduced them does: writing a million judgments one keypress
+at a time would take days. One annotator has judged far more than the others (1,000 at S,
+20,000 at L).
+
+A keypress is what one render of the labeling page does after a key: the grade written,
+the next item (or an earlier one) fetched, the progress bars counted. Its server time is
+measured in three cases, 40 keypresses each: ``mid-query`` (an annotator inside a query),
+``query ran out`` (the key that finishes a query, so the next one is chosen) and ``long
+history`` (the annotator with the long history). The table gives the median and 95th
+percentile, the SQL statements per keypress, and the ratio of each p95 to S's.
+
+``qrels release create`` runs in a fresh process (time and peak memory); each lead page is
+rendered with Streamlit's AppTest twice, the second time from the cache.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from datetime import timedelta
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+POSTGRES_URL = os.environ.get("QRELS_TEST_POSTGRES_URL", "postgresql://127.0.0.1:5432/test")
+PAGES = ["team_progress_page.py", "pools_page.py", "adjudication_page.py", "agreement_page.py"]
+KEYPRESSES = 40
+ANNOTATORS = 12
+
+
+@dataclass(frozen=True)
+class Size:
+    name: str
+    chunks: int
+    queries: int
+    per_query: int
+    heavy: int  # judgments of the annotator with the long history
+
+
+SIZES = {
+    "S": Size("S", 2_000, 100, 20, 1_000),
+    "M": Size("M", 50_000, 2_000, 25, 5_000),
+    "L": Size("L", 200_000, 10_000, 50, 20_000),
+}
+
+
+def qrels(url: str, *args: str) -> None:
+    subprocess.run(
+        [sys.executable, "-m", "annotator.cli", "--db", url, *args],
+        check=True,
+        capture_output=True,
+    )
+
+
+def generate(size: Size, folder: Path) -> None:
+    """The corpus, queries and run files of ``size`` (words drawn from a small vocabulary,
+    queries with slices, splits and some unanswerable)."""
+    rng = random.Random(size.name)
+    words = [f"w{i}" for i in range(5_000)]
+    with open(folder / "corpus.jsonl", "w") as handle:
+        for i in range(size.chunks):
+            text = " ".join(rng.choices(words, k=40))
+            handle.write(json.dumps({"_id": f"d{i}", "title": f"doc {i}", "text": text}) + "\n")
+    with open(folder / "queries.jsonl", "w") as handle:
+        for q in range(size.queries):
+            record = {
+                "_id": f"q{q}",
+                "text": " ".join(rng.choices(words, k=6)),
+                "slices": [rng.choice(["faq", "manual", "policy"])],
+                "split": "dev" if q % 5 == 0 else "test",
+                "answerable": q % 17 != 0,
+            }
+            handle.write(json.dumps(record) + "\n")
+    with open(folder / "run.trec", "w") as handle:
+        for q in range(size.queries):
+            for rank, chunk in enumerate(rng.sample(range(size.chunks), size.per_query), 1):
+                handle.write(f"q{q} Q0 d{chunk} {rank} {100 - rank} gen\n")
+
+
+def build(size: Size, url: str, folder: Path) -> dict[str, int]:
+    """The database of ``size`` at ``url``; returns the annotators' ids by name."""
+    started = time.perf_counter()
+    generate(size, folder)
+    qrels(url, "init")
+    qrels(url, "import", "corpus", str(folder / "corpus.jsonl"), "--corpus-version", "c")
+    qrels(url, "import", "queries", str(folder / "queries.jsonl"), "--query-set", "q")
+    qrels(url, "import", "run", str(folder / "run.trec"), "--system", "gen")
+    qrels(url, "pool", "build", "p", "--systems", "run:gen", "--depth", str(size.per_query))
+    password = folder / "password.txt"
+    password.write_text("benchmark-password\n")
+    names = [f"a{i:02d}" for i in range(ANNOTATORS)] + ["fresh"]
+    for name in names:
+        qrels(url, "user", "add", name, "--role", "annotator", "--password-file", str(password))
+    qrels(url, "user", "add", "lead", "--role", "lead", "--password-file", str(password))
+    users = bulk_judgments(size, url)
+    print(f"  built {size.name} in {time.perf_counter() - started:.0f} s", file=sys.stderr)
+    return users
+
+
+def bulk_judgments(size: Size, url: str) -> dict[str, int]:
+    """Judge nine tenths of the queries fully, as the app would have: per candidate, two
+    annotators each hold a slot (judged, revision 1) with one judgment on it. The heavy
+    annotator takes a slot of every candidate until they have ``size.heavy``."""
+    from sqlalchemy import insert, select
+
+    from storage import tallies
+    from storage.db import make_engine, session_scope
+    from storage.models import Assignment, Judgment, PoolCandidate, Query, User, utcnow
+    from storage.pool_records import get_pool
+
+    engine = make_engine(url)
+    rng = random.Random(1)
+    with session_scope(engine) as session:
+        users = dict(session.exec(select(User.name, User.id)).all())
+        pool = get_pool("p", session=session)
+        candidates = session.exec(
+            select(PoolCandidate.id, PoolCandidate.query_id, PoolCandidate.chunk_id)
+            .join(Query, Query.id == PoolCandidate.query_id)
+            .order_by(PoolCandidate.query_id, PoolCandidate.id)
+        ).all()
+    queries = sorted({q for _, q, _ in candidates})
+    judged_queries = set(queries[: int(len(queries) * 0.9)])
+    others = [users[f"a{i:02d}"] for i in range(1, ANNOTATORS)]
+    heavy, heavy_left = users["a00"], size.heavy
+    now, rows, judgments = utcnow(), [], []
+    next_id = 1
+    for candidate, query, chunk in candidates:
+        if query not in judged_queries:
+            continue
+        judges = rng.sample(others, 2)
+        if heavy_left > 0:
+            judges[0], heavy_left = heavy, heavy_left - 1
+        for slot, user in enumerate(judges):
+            rows.append(
+                dict(
+                    id=next_id,
+                    pool_id=pool.id,
+                    candidate_id=candidate,
+                    user_id=user,
+                    slot=slot,
+                    revision=1,
+                    taken_at=now - timedelta(minutes=5),
+                    expires_at=now + timedelta(minutes=15),
+                    done_at=now - timedelta(seconds=next_id % 3600),
+                )
+            )
+            grade = rng.choices([0, 1, 2, 3], [5, 2, 2, 1])[0]
+            judgments.append(
+                dict(
+                    user_id=user,
+                    query_id=query,
+                    chunk_id=chunk,
+                    grade=grade,
+                    unsure=False,
+                    note="",
+                    rubric_version="v1",
+                    seconds=float(rng.randint(5, 60)),
+                    pool_id=pool.id,
+                    assignment_id=next_id,
+                    revision=1,
+                    created_at=now - timedelta(seconds=next_id % 86_400),
+                )
+            )
+            next_id += 1
+    with session_scope(engine) as session:
+        for start in range(0, len(rows), 20_000):
+            session.execute(insert(Assignment), rows[start : start + 20_000])
+            session.execute(insert(Judgment), judgments[start : start + 20_000])
+    with session_scope(engine) as session:
+        from sqlalchemy import delete
+
+        from storage.models import AnnotatorTally, QueryTally
+
+        session.execute(delete(QueryTally))
+        session.execute(delete(AnnotatorTally))
+        tallies.fill(get_pool("p", session=session), session=session)
+    engine.dispose()
+    print(f"  {len(judgments):,} judgments written", file=sys.stderr)
+    return users
+
+
+# -- keypresses -----------------------------------------------------------------------------
+
+
+def keypress(engine, user: int, item, position: int | None = None):
+    """What one render of the labeling page does after a key (tests/annotator/test_keypress
+    counts the same)."""
+    from annotator import assignment, labeling
+
+    assert assignment.submit(engine, item, user, grade=1)
+    view = labeling.view(engine, "p", user, position)
+    if view.item is not None:
+        assignment.progress(engine, "p", user, view.item.query_id)
+    return view
+
+
+def timed(engine, work) -> tuple[object, float, int]:
+    from sqlalchemy import event
+
+    statements = []
+
+    def count(*_):
+        statements.append(1)
+
+    event.listen(engine, "before_cursor_execute", count)
+    started = time.perf_counter()
+    try:
+        result = work()
+    finally:
+        elapsed = time.perf_counter() - started
+        event.remove(engine, "before_cursor_execute", count)
+    return result, elapsed * 1000, len(statements)
+
+
+def keypress_cases(url: str, users: dict[str, int]) -> dict[str, tuple[list[float], list[int]]]:
+    from annotator import assignment, labeling
+    from storage.db import make_engine
+
+    engine = make_engine(url)
+    cases: dict[str, tuple[list[float], list[int]]] = {}
+
+    def record(case: str, work):
+        result, ms, count = timed(engine, work)
+        times, counts = cases.setdefault(case, ([], []))
+        times.append(ms)
+        counts.append(count)
+        return result
+
+    fresh = users["fresh"]
+    view = labeling.view(engine, "p", fresh, None)
+    while len(cases.get("mid-query", ([],))[0]) < KEYPRESSES:
+        query = view.item.query_id
+        standing = assignment.progress(engine, "p", fresh, query)
+        left = standing.query_total - standing.query_done
+        case = "query ran out" if left == 1 else "mid-query"
+        view = record(case, lambda v=view: keypress(engine, fresh, v.item))
+    while len(cases.get("query ran out", ([],))[0]) < KEYPRESSES:
+        standing = assignment.progress(engine, "p", fresh, view.item.query_id)
+        if standing.query_total - standing.query_done == 1:
+            view = record("query ran out", lambda v=view: keypress(engine, fresh, v.item))
+        else:
+            view = keypress(engine, fresh, view.item)
+    heavy = users["a00"]
+    view = labeling.view(engine, "p", heavy, None)
+    for _ in range(KEYPRESSES):
+        view = record("long history", lambda v=view: keypress(engine, heavy, v.item))
+    engine.dispose()
+    return cases
+
+
+# -- the rest ---------------------------------------------------------------------------
+
+
+def release(url: str, folder: Path) -> tuple[float, float]:
+    """Seconds and peak memory (MiB) of ``qrels release create`` in a fresh process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    started = time.perf_counter()
+    qrels(
+        url,
+        "release",
+        "create",
+        "v1",
+        "--pool",
+        "p",
+        "--out",
+        str(folder / "v1"),
+        "--allow-unresolved",
+    )
+    elapsed = time.perf_counter() - started
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return elapsed, max(peak, before) / 1024
+
+
+def pages(url: str, lead: int) -> dict[str, tuple[float, float]]:
+    """Each lead page's render time with AppTest, the first view and the next one."""
+    os.environ["QRELS_DATABASE_URL"] = url
+    import streamlit as st
+    from streamlit.testing.v1 import AppTest
+
+    st.cache_resource.clear()
+    st.cache_data.clear()
+    times = {}
+    for name in PAGES:
+        runs = []
+        for _ in range(2):
+            at = AppTest.from_file(str(ROOT / "annotator" / "pages" / name), default_timeout=600)
+            at.session_state["user_id"] = lead
+            started = time.perf_counter()
+            at.run()
+            runs.append(time.perf_counter() - started)
+            if at.exception:
+                raise RuntimeError(f"{name}: {at.exception}")
+        times[name.removesuffix("_page.py")] = (runs[0], runs[1])
+    return times
+
+
+def database(backend: str, folder: Path):
+    """A fresh database URL on ``backend`` and a function that removes it."""
+    if backend == "sqlite":
+        return f"sqlite:///{folder / 'qrels.db'}", lambda: None
+    from sqlalchemy import create_engine, text
+
+    from storage.db import database_url
+
+    schema = f"bench_{os.getpid()}_{int(time.time())}"
+    admin = create_engine(database_url(POSTGRES_URL), isolation_level="AUTOCOMMIT")
+    with admin.connect() as connection:
+        connection.execute(text(f"CREATE SCHEMA {schema}"))
+
+    def drop():
+        with admin.connect() as connection:
+            connection.execute(text(f"DROP SCHEMA {schema} CASCADE"))
+
+    from sqlalchemy.engine import make_url
+
+    url = make_url(database_url(POSTGRES_URL)).update_query_dict(
+        {"options": f"-csearch_path={schema}"}
+    )
+    return url.render_as_string(hide_password=False), drop
+
+
+def p95(values: list[float]) -> float:
+    return statistics.quantiles(values, n=20)[18] if len(values) > 1 else values[0]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="S,M,L")
+    parser.add_argument("--backends", default="sqlite,postgres")
+    parser.add_argument("--json", dest="json_path")
+    args = parser.parse_args()
+    results = []
+    for backend in args.backends.split(","):
+        for name in args.sizes.split(","):
+            size = SIZES[name]
+            with tempfile.TemporaryDirectory() as folder:
+                folder = Path(folder)
+                os.environ["QRELS_CACHE_DIR"] = str(folder / "cache")
+                url, drop = database(backend, folder)
+                try:
+                    users = build(size, url, folder)
+                    cases = keypress_cases(url, users)
+                    seconds, peak = release(url, folder)
+                    shown = pages(url, users["lead"])
+                finally:
+                    drop()
+            for case, (times, counts) in cases.items():
+                results.append(
+                    {
+                        "size": name,
+                        "backend": backend,
+                        "case": case,
+                        "p50_ms": statistics.median(times),
+                        "p95_ms": p95(times),
+                        "statements": max(counts),
+                    }
+                )
+            results.append(
+                {
+                    "size": name,
+                    "backend": backend,
+                    "case": "release create",
+                    "release_s": seconds,
+                    "peak_mib": peak,
+                }
+            )
+            for page, (first, again) in shown.items():
+                results.append(
+                    {
+                        "size": name,
+                        "backend": backend,
+                        "case": f"page {page}",
+                        "first_s": first,
+                        "cached_s": again,
+                    }
+                )
+            print(f"{backend} {name} done", file=sys.stderr)
+    report(results)
+    if args.json_path:
+        Path(args.json_path).write_text(json.dumps(results, indent=2))
+
+
+def report(results: list[dict]) -> None:
+    keypresses = [r for r in results if "p95_ms" in r]
+    base = {(r["backend"], r["case"]): r["p95_ms"] for r in keypresses if r["size"] == "S"}
+    print("| size | backend | case | p50 ms | p95 ms | statements | p95 vs S |")
+    print("|---|---|---|---:|---:|---:|---:|")
+    for r in keypresses:
+        ratio = r["p95_ms"] / base[(r["backend"], r["case"])] if base else float("nan")
+        print(
+            f"| {r['size']} | {r['backend']} | {r['case']} | {r['p50_ms']:.0f} | "
+            f"{r['p95_ms']:.0f} | {r['statements']} | {ratio:.2f}x |"
+        )
+    print()
+    print("| size | backend | release create s | peak MiB |")
+    print("|---|---|---:|---:|")
+    for r in results:
+        if "release_s" in r:
+            print(f"| {r['size']} | {r['backend']} | {r['release_s']:.1f} | {r['peak_mib']:.0f} |")
+    print()
+    print("| size | backend | page | first view s | next view s |")
+    print("|---|---|---|---:|---:|")
+    for r in results:
+        if "first_s" in r:
+            print(
+                f"| {r['size']} | {r['backend']} | {r['case'][5:]} | {r['first_s']:.2f} | "
+                f"{r['cached_s']:.2f} |"
+            )
+
+
+if __name__ == "__main__":
+    main()
