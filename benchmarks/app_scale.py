@@ -193,13 +193,7 @@ def bulk_judgments(size: Size, url: str) -> dict[str, int]:
             session.execute(insert(Assignment), rows[start : start + 20_000])
             session.execute(insert(Judgment), judgments[start : start + 20_000])
     with session_scope(engine) as session:
-        from sqlalchemy import delete
-
-        from storage.models import AnnotatorTally, QueryTally
-
-        session.execute(delete(QueryTally))
-        session.execute(delete(AnnotatorTally))
-        tallies.fill(get_pool("p", session=session), session=session)
+        tallies.refill(get_pool("p", session=session), session=session)
     engine.dispose()
     print(f"  {len(judgments):,} judgments written", file=sys.stderr)
     return users

@@ -29,7 +29,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from sqlalchemy import func, update
+from sqlalchemy import delete, func, insert, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, select
 
@@ -259,3 +259,19 @@ def kept(pool: Pool, *, session: Session) -> tuple[dict, dict, dict]:
         if t.done or t.waiting
     }
     return held, per_query, per_user
+
+
+def refill(pool: Pool, *, session: Session) -> None:
+    """Replace every tally of the pool by ``recount``'s: for assignments written by other
+    means than this module (a benchmark's bulk load, a repair)."""
+    held, per_query, per_user = recount(pool, session=session)
+    if held:  # an UPDATE by primary key per candidate, sent as one batch
+        session.execute(update(PoolCandidate), [{"id": c, "held": n} for c, n in held.items()])
+    session.execute(delete(QueryTally).where(QueryTally.pool_id == pool.id))
+    session.execute(delete(AnnotatorTally).where(AnnotatorTally.pool_id == pool.id))
+    if per_query:
+        rows = [{"pool_id": pool.id, "query_id": q, **t} for q, t in per_query.items()]
+        session.execute(insert(QueryTally), rows)
+    if per_user:
+        rows = [{"pool_id": pool.id, "user_id": u, **t} for u, t in per_user.items()]
+        session.execute(insert(AnnotatorTally), rows)

@@ -74,3 +74,15 @@ def test_an_upgrade_fills_the_tallies_from_the_assignments(engine, pool):
     upgrade(engine)
     assert_tallies_agree(engine)
     assert assignment.judged_count(engine, "p", pool["a1"]) == 7
+
+
+def test_tallies_of_a_bulk_load_are_refilled(engine, pool):
+    work(engine, pool["a1"], seed=3, grades=9)
+    with session_scope(engine) as session:
+        pool_row = get_pool("p", session=session)
+        session.execute(update(Assignment).values(slot=None))  # as if written by other means
+        tallies.refill(pool_row, session=session)
+    assert_tallies_agree(engine)
+    with session_scope(engine) as session:
+        pool_row = get_pool("p", session=session)
+        assert tallies.annotator(pool_row, pool["a1"], session=session).waiting == 0
