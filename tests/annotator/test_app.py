@@ -57,6 +57,14 @@ def shown_text(at: AppTest) -> str:
     return "\n".join(str(p) for p in parts)
 
 
+def literal(alert) -> str:
+    """The text of an alert that shows a message quoting user input (``ui.plain``): it is
+    held in a fenced code block so that none of it is read as Markdown."""
+    lines = alert.value.split("\n")
+    assert lines[0].startswith("```") and lines[-1] == lines[0][: len(lines[-1])], alert.value
+    return "\n".join(lines[1:-1])
+
+
 def log_in(at: AppTest, name: str, password: str) -> AppTest:
     at.text_input(key="login_name").input(name)
     at.text_input(key="login_password").input(password)
@@ -199,7 +207,7 @@ def test_a_lead_builds_and_tops_up_a_pool_in_the_app(demo_url):
     bad = [w for w in at.text_input if w.label.startswith("Systems")][1]
     bad.input("splade")
     at.button[[b.label for b in at.button].index("Top up")].click().run()
-    assert [e.value for e in at.error] == [
+    assert [literal(e) for e in at.error] == [
         "unknown system 'splade'; valid: bm25, vector, rrf, combsum, combmnz, run:<name>"
     ]
 
