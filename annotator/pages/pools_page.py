@@ -38,7 +38,7 @@ def build_form() -> None:
                     corpus_version=corpus_version,
                 )
             except (ValueError, LookupError) as error:
-                st.error(str(error))
+                ui.plain(error, "error")
             else:
                 ui.pool_changed(result, overlap=int(overlap))
 
@@ -53,7 +53,7 @@ def topup_form(pool_name: str) -> None:
                     ui.engine(), pool_name, systems=systems, depth=int(depth)
                 )
             except (ValueError, LookupError) as error:
-                st.error(str(error))
+                ui.plain(error, "error")
             else:
                 ui.pool_changed(result)
 
@@ -64,8 +64,7 @@ build_form()
 pool_name = ui.choose_pool()
 topup_form(pool_name)
 report = pool_building.pool_report(ui.engine(), pool_name)
-st.subheader(pool_name)
-st.caption(
+ui.plain(
     ui.t(
         "pool_show_head",
         name=pool_name,
