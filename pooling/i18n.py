@@ -274,6 +274,11 @@ MESSAGES: dict[str, dict[str, str]] = {
         "the folder was changed after release",
         "zh": "manifest.json 与创建发布“{version}”时记录的不同：文件夹在发布后被改动",
     },
+    "upload_too_large": {
+        "en": "{file}: larger than the {limit} MB an upload may hold (QRELS_UPLOAD_LIMIT_MB); "
+        "nothing was read",
+        "zh": "{file}：超过上传上限 {limit} MB（QRELS_UPLOAD_LIMIT_MB）；未读取任何内容",
+    },
     "internal_error": {
         "en": "Something went wrong on the server (incident {incident}). Nothing more is "
         "shown here; the lead can find the details in the server's log under that id.",
