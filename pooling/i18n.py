@@ -279,6 +279,35 @@ MESSAGES: dict[str, dict[str, str]] = {
         "nothing was read",
         "zh": "{file}：超过上传上限 {limit} MB（QRELS_UPLOAD_LIMIT_MB）；未读取任何内容",
     },
+    "control_character": {
+        "en": "holds the control character {code}, which is refused (NUL cannot be stored, "
+        "the others act unseen on terminals and files; tab and line breaks only in texts)",
+        "zh": "含有控制字符 {code}，不予接受（NUL 无法存储，其他控制字符会在终端和文件中"
+        "暗中起作用；制表符和换行只允许出现在文本中）",
+    },
+    "rank_not_positive": {
+        "en": "rank {value} is not a whole number from 1",
+        "zh": "名次 {value} 不是从 1 起的整数",
+    },
+    "duplicate_rank": {
+        "en": "rank repeated for query '{query}' (first seen on line {first})",
+        "zh": "查询“{query}”的名次重复（首次出现在第 {first} 行）",
+    },
+    "cache_untrusted": {
+        "en": "{path}: {reason}; an index is never loaded from there (loading one can run "
+        "code). Point QRELS_CACHE_DIR at a folder of your own that only you can write to",
+        "zh": "{path}：{reason}；不会从该处加载索引（加载索引可能执行代码）。"
+        "请将 QRELS_CACHE_DIR 指向只有你自己可写的文件夹",
+    },
+    "cache_not_yours": {
+        "en": "it belongs to user id {owner}, not to you ({uid})",
+        "zh": "它属于用户 id {owner}，而不是你（{uid}）",
+    },
+    "cache_link": {"en": "it is a symbolic link", "zh": "它是符号链接"},
+    "cache_writable": {
+        "en": "others can write to it (mode {mode})",
+        "zh": "其他人可以写入它（权限 {mode}）",
+    },
     "internal_error": {
         "en": "Something went wrong on the server (incident {incident}). Nothing more is "
         "shown here; the lead can find the details in the server's log under that id.",

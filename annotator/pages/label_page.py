@@ -41,6 +41,7 @@ def seconds_on(item: assignment.Item) -> float:
 # -- what the buttons do ------------------------------------------------------------------
 
 
+@ui.guarded
 def grade(item: assignment.Item, user_id: int, value: int | None) -> None:
     note = st.session_state.get(note_key(item), "")
     if value is None and not note.strip():
@@ -60,6 +61,7 @@ def grade(item: assignment.Item, user_id: int, value: int | None) -> None:
     st.session_state[POSITION] = None
 
 
+@ui.guarded
 def skip(item: assignment.Item) -> None:
     if not item.judged:
         assignment.skip(ui.engine(), item)
@@ -70,8 +72,10 @@ def move(step: int, judged: int) -> None:
     st.session_state[POSITION] = labeling.moved(st.session_state.get(POSITION), step, judged)
 
 
+@ui.guarded
 def add_found(search: ManualSearch, query_id: str, chunk_id: str, user_name: str) -> None:
-    flash("added_to_pool" if search.add(query_id, chunk_id, user_name) else "already_in_pool")
+    search.add(query_id, chunk_id, user_name)
+    flash("added_to_pool")  # the same answer whether or not a system had found it
 
 
 # -- what the page shows ------------------------------------------------------------------
@@ -170,6 +174,7 @@ def search_box(pool_name: str, item: assignment.Item, user_name: str) -> None:
 
 
 @st.fragment
+@ui.guarded
 def labeling_panel(pool_name: str, user_id: int, user_name: str) -> None:
     engine = ui.engine()
     view = labeling.view(engine, pool_name, user_id, st.session_state.get(POSITION))

@@ -15,6 +15,7 @@ from storage.imports import import_corpus, import_judgments, import_queries, imp
 from storage.pool_records import get_pool
 from tests.annotator.test_releases import CORPUS, GRADES, QUERIES, RUN
 from tests.conftest import write
+from tests.storage.test_bad_input import seeded  # noqa: F401  (a fixture, for item 10)
 from tests.storage.test_imports import jsonl
 
 
