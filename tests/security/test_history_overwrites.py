@@ -12,6 +12,7 @@ from sqlmodel import SQLModel
 
 from storage.db import _alembic_config, make_engine, upgrade
 from tests.conftest import snapshot
+from tests.storage.test_schema import load_judgments
 
 # Per table: a column to forge, and the value to put in it.
 FORGED = {
@@ -58,22 +59,9 @@ def judgments(engine) -> list[tuple]:
 
 
 def test_a_database_with_judgments_upgrades_and_is_then_guarded(db_url, tmp_path):
-    from storage.db import session_scope
-    from storage.imports import import_corpus, import_judgments, import_queries
-    from tests.conftest import write
-    from tests.storage.test_imports import CORPUS, QUERIES, jsonl
-
     engine = make_engine(db_url)
     command.upgrade(_alembic_config(engine), "0002")
-    with session_scope(engine) as session:
-        import_corpus(write(tmp_path, "c.jsonl", jsonl(CORPUS)), session=session, version="c")
-        import_queries(write(tmp_path, "q.jsonl", jsonl(QUERIES)), session=session, name="q")
-        import_judgments(
-            write(tmp_path, "j.trec", "q1 0 tea 2\nq2 0 bike 1\n"),
-            session=session,
-            annotator="old",
-            rubric_version="v1",
-        )
+    load_judgments(engine, tmp_path, "q1 0 tea 2\nq2 0 bike 1\n")
     before = judgments(engine)
     upgrade(engine)
     assert len(before) == 2 and judgments(engine) == before

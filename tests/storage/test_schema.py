@@ -63,19 +63,24 @@ def test_unreachable_database_is_reported():
         upgrade(engine)
 
 
-@pytest.fixture
-def judged(engine, tmp_path):
+def load_judgments(engine, tmp_path, qrels: str, annotator: str = "a") -> None:
+    """The import tests' corpus and queries, and ``qrels`` (TREC) judged by ``annotator``."""
     from storage.imports import import_corpus, import_judgments, import_queries
 
     with session_scope(engine) as session:
         import_corpus(write(tmp_path, "c.jsonl", jsonl(CORPUS)), session=session, version="c")
         import_queries(write(tmp_path, "q.jsonl", jsonl(QUERIES)), session=session, name="q")
         import_judgments(
-            write(tmp_path, "j.trec", "q1 0 tea 2\n"),
+            write(tmp_path, "j.trec", qrels),
             session=session,
-            annotator="a",
+            annotator=annotator,
             rubric_version="v1",
         )
+
+
+@pytest.fixture
+def judged(engine, tmp_path):
+    load_judgments(engine, tmp_path, "q1 0 tea 2\n")
     return engine
 
 
@@ -127,8 +132,6 @@ def test_migrations_match_the_models(engine):
 def test_upgrading_from_the_first_release_keeps_every_judgment(db_url, tmp_path):
     """A database made by revision 0001, with judgments, goes to head and back and forward
     again; the judgments survive and stay append-only."""
-    from storage.imports import import_corpus, import_judgments, import_queries
-
     engine = make_engine(db_url)
     command.upgrade(_alembic_config(engine), "0001")
     with engine.begin() as connection:  # rows as revision 0001 wrote them
@@ -139,15 +142,7 @@ def test_upgrading_from_the_first_release_keeps_every_judgment(db_url, tmp_path)
             )
         )
     upgrade(engine)
-    with session_scope(engine) as session:
-        import_corpus(write(tmp_path, "c.jsonl", jsonl(CORPUS)), session=session, version="c")
-        import_queries(write(tmp_path, "q.jsonl", jsonl(QUERIES)), session=session, name="q")
-        import_judgments(
-            write(tmp_path, "j.trec", "q1 0 tea 2\nq2 0 bike 1\n"),
-            session=session,
-            annotator="old",
-            rubric_version="v1",
-        )
+    load_judgments(engine, tmp_path, "q1 0 tea 2\nq2 0 bike 1\n", annotator="old")
     command.downgrade(_alembic_config(engine), "0001")
     upgrade(engine)
     check_schema(engine)
