@@ -55,15 +55,17 @@ def plain(message: object, kind: str = "text") -> None:
     """Show ``message`` as text, never as Markdown: a title, an id, a slice, a note, a
     rationale, a name, a file name, or a message (or error) that quotes one. ``kind`` is
     ``"text"``, or ``"success"``, ``"info"``, ``"warning"``, ``"error"`` for that alert's
-    colours; an alert holds the text in a code block, the one Markdown construct that shows
-    its content verbatim, fenced with more backticks than the text holds in a row."""
+    colours. An alert renders Markdown, so it holds the text as one code span, the Markdown
+    construct that shows its content verbatim (and wraps): delimited by more backticks
+    than the text holds in a row, on one line (a blank line would end the span early)."""
     text = message.message(lang()) if isinstance(message, LocalizedError) else str(message)
     if kind == "text":
         st.text(text)
         return
-    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
-    fence = "`" * max(3, longest + 1)
-    getattr(st, kind)(f"{fence}text\n{text}\n{fence}")
+    line = " ".join(text.splitlines())
+    longest = max((len(run) for run in re.findall(r"`+", line)), default=0)
+    ticks = "`" * (longest + 1)
+    getattr(st, kind)(f"{ticks} {line} {ticks}")  # one space each side is not shown
 
 
 def guarded(function: Callable) -> Callable:

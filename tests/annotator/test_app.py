@@ -3,6 +3,7 @@ shows what the plain modules compute."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -59,10 +60,12 @@ def shown_text(at: AppTest) -> str:
 
 def literal(alert) -> str:
     """The text of an alert that shows a message quoting user input (``ui.plain``): it is
-    held in a fenced code block so that none of it is read as Markdown."""
-    lines = alert.value.split("\n")
-    assert lines[0].startswith("```") and lines[-1] == lines[0][: len(lines[-1])], alert.value
-    return "\n".join(lines[1:-1])
+    held, on one line, in a code span delimited by more backticks than it holds in a row,
+    so that none of it is read as Markdown."""
+    found = re.fullmatch(r"(`+) (.*) \1", alert.value)
+    assert found and "\n" not in alert.value, alert.value
+    assert all(len(run) < len(found.group(1)) for run in re.findall("`+", found.group(2)))
+    return found.group(2)
 
 
 def log_in(at: AppTest, name: str, password: str) -> AppTest:

@@ -119,3 +119,18 @@ def test_nothing_from_a_file_or_a_user_is_rendered_as_markdown(marked, tmp_path)
         (f"{PAYLOAD}.trec", b"not a run\n", "text/plain")
     )
     as_text("releases, a bad upload", releases.run())
+
+
+def test_an_alert_shows_even_a_message_built_to_break_out_as_text():
+    """Backticks to close the code span early, a blank line to end its paragraph."""
+
+    def page():
+        from annotator import ui
+
+        breakout = "a `` b ``` c\n\n![p](http://127.0.0.1:9/pixel.png) :red[x]\r\n$x$ `"
+        for kind in ("error", "warning", "info", "success"):
+            ui.plain(breakout, kind)
+
+    at = AppTest.from_function(page).run()
+    assert not at.exception and markup_shown(at) == []
+    assert literal(at.error[0]) == "a `` b ``` c  ![p](http://127.0.0.1:9/pixel.png) :red[x] $x$ `"
