@@ -49,4 +49,4 @@ else:
         for i, (file, title, address, leads_only) in enumerate(PAGES)
         if user.role == "lead" or not leads_only
     ]
-st.navigation(pages).run()
+ui.guarded(st.navigation(pages).run)()

@@ -1,18 +1,25 @@
 """Accounts: salted scrypt password hashes, logins slowed down after failures.
 
-Throttling state lives in the database (``failed_logins``, ``last_failed_login``), so it
-holds across all app processes serving one database. No Streamlit in here.
+Throttling state lives in the database (``login_throttle``, per name tried), so it holds
+across all app processes serving one database. A login holds no connection and no
+transaction while it waits or hashes: it counts the attempt in one short transaction,
+waits, hashes, and clears the count in another only when it succeeded. Unknown names,
+disabled and passwordless accounts wait and hash exactly as a wrong password does (against
+a dummy hash), so the answer's timing tells nothing about which names exist.
+No Streamlit in here.
 """
 
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import hmac
 import secrets
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
@@ -70,30 +77,6 @@ def login_delay(failures: int) -> float:
     return min(MAX_DELAY_SECONDS, 0.5 * 2 ** (failures - 2))
 
 
-def authenticate(name: str, password: str, *, session: Session, sleep=time.sleep) -> User | None:
-    """The enabled user with this name and password, or None. Each failure on an account
-    makes the answer to the next attempt on it come later (failures older than an hour are
-    forgotten); unknown names cost as much as wrong passwords."""
-    user = accounts.find_user(name, session=session)
-    if user is None:
-        sleep(login_delay(2))
-        hash_password(password)  # as slow as checking a real one
-        return None
-    last = user.last_failed_login
-    if last is not None and utcnow() - _utc(last) > FORGET_FAILURES:
-        user.failed_logins = 0
-    sleep(login_delay(user.failed_logins))
-    succeeded = not user.disabled and verify_password(password, user.password_hash)
-    if not succeeded or user.failed_logins:
-        accounts.record_login(user, succeeded, session=session)
-    return user if succeeded else None
-
-
-def _utc(moment: datetime) -> datetime:
-    # SQLite gives back naive datetimes for timezone-aware columns; they were written in UTC.
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
-
-
 def add_user(name: str, role: str, password: str, *, session: Session) -> User:
     """A new login account with a hashed password; raises ``ValueError`` for a password
     shorter than 8 characters, a taken name or an unknown role."""
@@ -117,10 +100,38 @@ def _account(user: User | None) -> Account | None:
     return Account(user.id, user.name, user.role)
 
 
-def login(engine: Engine, name: str, password: str) -> Account | None:
-    """The account for this name and password, or None (see ``authenticate``)."""
+@functools.cache
+def _dummy_hash() -> str:
+    """What a password is checked against when the name has none to check: unknown names,
+    disabled and passwordless accounts cost one scrypt like any other login."""
+    return hash_password(secrets.token_urlsafe(16))
+
+
+def login(
+    engine: Engine, name: str, password: str, *, sleep: Callable[[float], None] = time.sleep
+) -> Account | None:
+    """The enabled account with this name and password, or None. Every attempt on a name
+    counts as a failure until it succeeds and makes the answer to the next ones on that
+    name come later (``login_delay``; failures older than an hour are forgotten), for
+    unknown names as for known ones. No connection is held while waiting or hashing."""
+    name, dummy = name.strip(), _dummy_hash()
+    now = utcnow()
     with session_scope(engine) as session:
-        return _account(authenticate(name.strip(), password, session=session))
+        earlier = accounts.count_login_attempt(
+            name, session=session, now=now, forget_before=now - FORGET_FAILURES
+        )
+        # PostgreSQL refuses NUL in text; no account's name holds one.
+        user = None if "\x00" in name else accounts.find_user(name, session=session)
+        found = _account(user)
+        stored = user.password_hash if found is not None else None
+    sleep(login_delay(earlier))
+    if not verify_password(password, stored or dummy) or found is None:
+        return None
+    with session_scope(engine) as session:
+        accounts.clear_login_failures(
+            name, session=session, forget_before=utcnow() - FORGET_FAILURES
+        )
+    return found
 
 
 def account(engine: Engine, user_id: int) -> Account | None:

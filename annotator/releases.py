@@ -6,24 +6,35 @@ belong to, with the sha256 of every file (``annotator.release_files``). It is ma
 three steps: one snapshot of the pool read in a single transaction, resolved to final
 grades by a pure function (``annotator.adjudication.resolve``), then written. A version is
 written once: never again, never changed.
+
+A version names a folder, so it is checked in one place (``check_version``) for the CLI and
+the app alike: letters, digits, ``.``, ``_`` and ``-``, starting with a letter or digit, so it
+can be neither a path (``../x``, ``/abs/x``, ``a/b``) nor ``.`` or ``..``. The folder is
+written as a hidden sibling and renamed into place in the transaction that records the
+release, so a failed or racing create leaves neither a folder nor a record behind.
 """
 
 from __future__ import annotations
 
 import os
+import re
+import shutil
+import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from itertools import chain
 from pathlib import Path
 
 from sqlalchemy.engine import Engine
+from sqlalchemy.exc import IntegrityError
 
 from annotator import carry
 from annotator.adjudication import resolve
 from annotator.agreement import frame_of
-from annotator.release_files import read_manifest, read_qrels, write_release
+from annotator.release_files import MANIFEST, read_manifest, read_qrels, sha256_of, write_release
 from pooling.grades import DEFAULT_POLICY, check_policy
-from pooling.i18n import LocalizedError
+from pooling.i18n import LocalizedError, t
 from storage import history, release_records
 from storage.accounts import acting
 from storage.db import session_scope, snapshot_scope
@@ -33,7 +44,20 @@ GRADE_COLUMNS = ["annotator", "query_id", "chunk_id", "grade"]
 
 
 class ReleaseError(LocalizedError):
-    """A release that cannot be written: unresolved candidates, or a version that exists."""
+    """A release that cannot be written: unresolved candidates, a version that exists or
+    is not a safe name, or a folder that is not empty."""
+
+
+# A release version: a folder name on every system, never a path, never "." or "..".
+VERSION = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
+
+
+def check_version(version: str) -> str:
+    """``version`` as given when it is a safe release name (see the module's docstring);
+    raises ``ReleaseError`` otherwise."""
+    if not VERSION.fullmatch(version):
+        raise ReleaseError("release_version_invalid", version=version)
+    return version
 
 
 @dataclass
@@ -47,7 +71,7 @@ def create_release(
     engine: Engine,
     version: str,
     pool_name: str,
-    out: Path | str,
+    out: Path | str | None = None,
     *,
     policy: str = DEFAULT_POLICY,
     allow_unresolved: bool = False,
@@ -57,15 +81,18 @@ def create_release(
     now: datetime | None = None,
     by: int | None = None,
 ) -> ReleaseResult:
-    """Write release ``version`` of pool ``pool_name`` into the new folder ``out`` and
-    record it, by the lead ``by`` (None: the command line). Everything is read in one
-    read-only snapshot and the judgments are streamed into the folder, so a release of a
-    million judgments neither blocks annotators nor holds them all in memory. Raises
-    ``ReleaseError`` while candidates are unresolved (unless ``allow_unresolved``: they are
-    left out and counted) or when the version exists, ``Refused`` for an account that is not
-    an enabled lead's."""
+    """Write release ``version`` of pool ``pool_name`` into the new folder ``out`` (by
+    default the app's ``release_dir() / version``) and record it, by the lead ``by`` (None:
+    the command line). Everything is read in one read-only snapshot and the judgments are
+    streamed into the folder, so a release of a million judgments neither blocks annotators
+    nor holds them all in memory. Raises ``ReleaseError`` for a version that is not a safe
+    name or exists already (also when another create of it wins a race), while candidates
+    are unresolved (unless ``allow_unresolved``: they are left out and counted), or when
+    ``out`` is not empty; ``Refused`` for an account that is not an enabled lead's. Nothing
+    is left behind when it fails."""
+    check_version(version)
     check_policy(policy)
-    out = Path(out)
+    out = Path(out) if out is not None else release_dir() / version
     with snapshot_scope(engine) as session:
         acting(by, "lead", session=session)
         if release_records.find_release(version, session=session) is not None:
@@ -99,28 +126,63 @@ def create_release(
                 query=query_id,
                 chunk=chunk_id,
             )
-        if out.exists() and any(out.iterdir()):
-            raise ReleaseError("release_folder_not_empty", folder=out)
-        out.mkdir(parents=True, exist_ok=True)
         parents = release_records.chunk_parents(snapshot.corpus_version, session=session)
-        manifest, digest = write_release(
-            out,
-            version,
-            snapshot,
-            resolution,
-            frame,
-            parents,
-            records,
-            policy=policy,
-            now=now,
-            derived_from=lineage,
-        )
-    with session_scope(engine) as session:
-        acting(by, "lead", session=session)
-        release_records.record_release(
-            version, get_pool(pool_name, session=session), manifest, digest, session=session
-        )
+
+        def write(folder: Path) -> tuple[dict, str]:
+            return write_release(
+                folder,
+                version,
+                snapshot,
+                resolution,
+                frame,
+                parents,
+                records,
+                policy=policy,
+                now=now,
+                derived_from=lineage,
+            )
+
+        manifest = _publish(engine, out, version, pool_name, write, by)
     return ReleaseResult(version, out, manifest)
+
+
+def _publish(
+    engine: Engine,
+    out: Path,
+    version: str,
+    pool_name: str,
+    write: Callable[[Path], tuple[dict, str]],
+    by: int | None,
+) -> dict:
+    """Write the release into a hidden sibling of ``out`` (``write`` returns the manifest
+    and its sha256), then, in one transaction, record it (by the lead ``by``) and rename the
+    folder into place. Whatever fails (the files, the record, the rename, the commit), the
+    sibling or the renamed folder is removed and the record rolled back. Returns the
+    manifest."""
+    if out.exists() and any(out.iterdir()):
+        raise ReleaseError("release_folder_not_empty", folder=out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = out.parent / f".{out.name}.{uuid.uuid4().hex}.partial"
+    staging.mkdir()
+    placed = False
+    try:
+        manifest, digest = write(staging)
+        with session_scope(engine) as session:
+            acting(by, "lead", session=session)
+            pool = get_pool(pool_name, session=session)
+            try:
+                release_records.record_release(version, pool, manifest, digest, session=session)
+            except IntegrityError:  # a create of the same version committed first
+                raise ReleaseError("release_exists", version=version) from None
+            try:
+                staging.rename(out)  # atomic; refused when ``out`` holds anything
+            except OSError:
+                raise ReleaseError("release_folder_not_empty", folder=out) from None
+            placed = True
+    except BaseException:
+        shutil.rmtree(out if placed else staging, ignore_errors=True)
+        raise
+    return manifest
 
 
 @dataclass
@@ -187,6 +249,27 @@ def comparison_level(a: Path | str, b: Path | str) -> tuple[str, tuple[str, str]
     return ("chunk" if versions[0] == versions[1] else "document"), versions
 
 
+def recorded_problems(engine: Engine, folder: Path | str) -> list[str]:
+    """Why ``folder`` is not the release the database recorded: no release of its
+    manifest's version there, or a manifest whose sha256 is not the one stored when that
+    release was created (a folder whose files were changed and whose manifest was made to
+    agree with them passes ``verify_release`` but not this). Empty when it is that release."""
+    folder = Path(folder)
+    try:
+        version = str(read_manifest(folder)["release"])
+        digest = sha256_of(folder / MANIFEST)
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        return [t("verify_manifest_unreadable", detail=error)]
+    with session_scope(engine) as session:
+        record = release_records.find_release(version, session=session)
+        recorded = None if record is None else record.manifest_sha256
+    if recorded is None:
+        return [t("verify_not_recorded", version=version)]
+    if recorded != digest:
+        return [t("verify_not_as_recorded", version=version)]
+    return []
+
+
 @dataclass(frozen=True)
 class ReleaseRecord:
     """A release as the database recorded it."""
@@ -214,3 +297,12 @@ def list_releases(engine: Engine) -> list[ReleaseRecord]:
 def release_dir() -> Path:
     """Where the app writes releases: ``$QRELS_RELEASE_DIR``, else ``releases/``."""
     return Path(os.environ.get("QRELS_RELEASE_DIR") or "releases")
+
+
+def app_releases(engine: Engine) -> list[str]:
+    """The versions the database recorded whose folder is in ``release_dir()``, by name
+    (a folder being written, or one nobody recorded, is not offered)."""
+    folder = release_dir()
+    return sorted(
+        r.version for r in list_releases(engine) if (folder / r.version / MANIFEST).is_file()
+    )

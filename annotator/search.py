@@ -48,12 +48,13 @@ class ManualSearch:
         ranking = self._retriever.search({"search": text}, k).ranking("search")
         return [Hit(chunk_id, self._texts[chunk_id]) for chunk_id, _ in ranking]
 
-    def add(self, query_id: str, chunk_id: str, user_id: int) -> bool:
-        """Add ``chunk_id`` to the pool for ``query_id`` with provenance ``manual:<name>``;
-        False if it was in the pool already. Raises ``Refused`` unless ``user_id`` may act."""
+    def add(self, query_id: str, chunk_id: str, user_id: int) -> None:
+        """Add ``chunk_id`` to the pool for ``query_id`` with provenance ``manual:<name>``.
+        Answers nothing: whether a system had found the chunk already is what an annotator
+        must not learn (it would tell them what the systems think), so the app says the
+        same either way. Raises ``NotFound`` for an id the pool's versions do not know,
+        ``Refused`` unless ``user_id`` may act."""
         with session_scope(self.engine) as session:
             user = acting(user_id, session=session)
             pool = pool_records.get_pool(self.pool_name, session=session)
-            return pool_records.add_manual_candidate(
-                pool, query_id, chunk_id, user.name, session=session
-            )
+            pool_records.add_manual_candidate(pool, query_id, chunk_id, user.name, session=session)

@@ -4,9 +4,20 @@ language, and keyboard shortcuts. Pages render and dispatch; the logic is elsewh
 The app keeps nothing of its own but the login (``user_id`` in the session): the user is
 read from the database on every render, so a disabled account or a changed role takes
 effect at the next click, in every app process serving the database.
+
+Streamlit renders Markdown (links, images, colours, LaTeX) in captions, headers, alerts and
+widget labels. Anything that came from a user or a file, and any message quoting it, is
+shown through ``plain``; labels and alerts otherwise hold only the app's own messages.
+No traceback reaches a user: pages, fragments and callbacks run ``guarded``.
 """
 
 from __future__ import annotations
+
+import functools
+import logging
+import re
+import secrets
+from collections.abc import Callable
 
 import streamlit as st
 from sqlalchemy.engine import Engine
@@ -14,9 +25,11 @@ from sqlalchemy.engine import Engine
 from annotator.auth import Account, account
 from annotator.pool_building import pool_names
 from pooling.grades import DEFAULT_POLICY, POLICIES
-from pooling.i18n import Refused, current_language
+from pooling.i18n import LocalizedError, Refused, current_language
 from pooling.i18n import t as translate
 from storage.db import make_engine
+
+logger = logging.getLogger(__name__)
 
 USER_KEY, LANG_KEY, POOL_KEY = "user_id", "lang", "pool"
 
@@ -38,6 +51,43 @@ def t(key: str, **params: object) -> str:
     return translate(key, lang(), **params)
 
 
+def plain(message: object, kind: str = "text") -> None:
+    """Show ``message`` as text, never as Markdown: a title, an id, a slice, a note, a
+    rationale, a name, a file name, or a message (or error) that quotes one. ``kind`` is
+    ``"text"``, or ``"success"``, ``"info"``, ``"warning"``, ``"error"`` for that alert's
+    colours. An alert renders Markdown, so it holds the text as one code span, the Markdown
+    construct that shows its content verbatim (and wraps): delimited by more backticks
+    than the text holds in a row, on one line (a blank line would end the span early)."""
+    text = message.message(lang()) if isinstance(message, LocalizedError) else str(message)
+    if kind == "text":
+        st.text(text)
+        return
+    line = " ".join(text.splitlines())
+    longest = max((len(run) for run in re.findall(r"`+", line)), default=0)
+    ticks = "`" * (longest + 1)
+    getattr(st, kind)(f"{ticks} {line} {ticks}")  # one space each side is not shown
+
+
+def guarded(function: Callable) -> Callable:
+    """``function`` (a page, a fragment, a button's callback) made to show errors instead
+    of tracebacks: an error the user can act on (``LocalizedError``) as its message; any
+    other is logged here with its traceback under a short incident id, and the user sees
+    only that id. Streamlit's own stop and rerun signals pass through."""
+
+    @functools.wraps(function)
+    def run(*args, **kwargs):
+        try:
+            return function(*args, **kwargs)
+        except LocalizedError as error:
+            plain(error, "error")
+        except Exception:
+            incident = secrets.token_hex(4)
+            logger.exception("incident %s", incident)
+            st.error(t("internal_error", incident=incident))
+
+    return run
+
+
 def current_user() -> Account | None:
     """The logged-in user as the database has it now; None when logged out or disabled."""
     user_id = st.session_state.get(USER_KEY)
@@ -49,15 +99,18 @@ def current_user() -> Account | None:
     return user
 
 
+REFUSED = object()  # what ``as_user`` returns when the server refused the action
+
+
 def as_user(action, *args, **kwargs):
     """``action(*args, **kwargs)`` on behalf of the logged-in user: when the server refuses
     it (the account was disabled or lost its role meanwhile), nothing is written, the user
-    is logged out and None is returned."""
+    is logged out and ``REFUSED`` is returned."""
     try:
         return action(*args, **kwargs)
     except Refused:
         st.session_state.pop(USER_KEY, None)
-        return None
+        return REFUSED
 
 
 def require(role: str | None = None) -> Account:
@@ -76,7 +129,7 @@ def require(role: str | None = None) -> Account:
 def sidebar(user: Account) -> None:
     """Who is logged in, the language switch and the logout button."""
     with st.sidebar:
-        st.markdown(t("logged_in_as", name=user.name, role=t(f"role_{user.role}")))
+        plain(t("logged_in_as", name=user.name, role=t(f"role_{user.role}")))
         choice = st.radio(
             t("language"),
             ["en", "zh"],
@@ -124,7 +177,7 @@ def show_pair(query_text: str, query_notes: str, title: str, text: str) -> None:
     st.markdown(f"**{t('chunk')}**")
     with st.container(border=True, key="passage"):
         if title:
-            st.caption(t("from_document", title=title))
+            plain(t("from_document", title=title))
         st.text(text)
 
 
@@ -132,9 +185,9 @@ def pool_changed(result, overlap: int | None = None) -> None:
     """Say what a build (with ``overlap``) or a top-up did to a pool."""
     counts = {k: v for k, v in vars(result).items() if k != "name"}
     if overlap is None:
-        st.success(t("pool_topped_up", name=result.name, **counts))
+        plain(t("pool_topped_up", name=result.name, **counts), "success")
     else:
-        st.success(t("pool_built", name=result.name, overlap=overlap, **counts))
+        plain(t("pool_built", name=result.name, overlap=overlap, **counts), "success")
 
 
 def show_context(before: str | None, after: str | None) -> None:

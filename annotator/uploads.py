@@ -12,7 +12,8 @@ from pathlib import Path
 
 from pooling.i18n import LocalizedError
 
-LIMIT_BYTES = int(os.environ.get("QRELS_UPLOAD_LIMIT_MB", "200")) * 1024 * 1024
+LIMIT_MB = int(os.environ.get("QRELS_UPLOAD_LIMIT_MB", "200"))  # also Streamlit's, at serve
+LIMIT_BYTES = LIMIT_MB * 1024 * 1024
 
 
 class Upload(os.PathLike):
@@ -35,11 +36,13 @@ class Upload(os.PathLike):
 
 
 @contextmanager
-def saved(data: bytes, label: str, limit: int = LIMIT_BYTES) -> Iterator[Upload]:
+def saved(data: bytes, label: str, limit: int | None = None) -> Iterator[Upload]:
     """``data`` in a temporary file of the server's naming, for the duration of the block.
-    Raises ``LocalizedError`` when it is larger than ``limit`` bytes."""
+    Raises ``LocalizedError``, writing nothing, when it is larger than ``limit`` bytes
+    (default ``LIMIT_BYTES``)."""
+    limit = LIMIT_BYTES if limit is None else limit
     if len(data) > limit:
-        raise LocalizedError("upload_too_large", file=label, limit=limit // (1024 * 1024))
+        raise LocalizedError("upload_too_large", file=label, limit=f"{limit / 2**20:.3g}")
     handle, path = tempfile.mkstemp(prefix="qrels-upload-")
     try:
         with os.fdopen(handle, "wb") as file:

@@ -248,6 +248,72 @@ MESSAGES: dict[str, dict[str, str]] = {
     "active_estimate": {"en": "stopped: few relevant left", "zh": "已停止：估计剩余相关很少"},
     "active_exhausted": {"en": "stopped: no candidates left", "zh": "已停止：候选已用尽"},
     # -- security and integrity
+    "release_version_invalid": {
+        "en": "'{version}' is not a release version: use letters, digits, '.', '_' and '-', "
+        "starting with a letter or digit (at most 100 characters)",
+        "zh": "“{version}”不是有效的发布版本：只能使用字母、数字、“.”、“_”和“-”，"
+        "并以字母或数字开头（最多 100 个字符）",
+    },
+    "release_intact_recorded": {
+        "en": "{folder}: intact, and the release the database recorded ({url})",
+        "zh": "{folder}：完好，且正是数据库记录的发布（{url}）",
+    },
+    "release_intact_alone": {
+        "en": "{folder}: intact in itself (every file matches the manifest); no database "
+        "to compare with, so whether it is the release that was created is not known "
+        "(give --db)",
+        "zh": "{folder}：自身完好（每个文件都与清单一致）；没有可比对的数据库，"
+        "因此无法确认它就是当初创建的发布（请用 --db 指定数据库）",
+    },
+    "verify_not_recorded": {
+        "en": "the database has no release '{version}': this folder is not a release it recorded",
+        "zh": "数据库中没有发布“{version}”：此文件夹不是它记录过的发布",
+    },
+    "verify_not_as_recorded": {
+        "en": "manifest.json is not the one recorded when release '{version}' was created: "
+        "the folder was changed after release",
+        "zh": "manifest.json 与创建发布“{version}”时记录的不同：文件夹在发布后被改动",
+    },
+    "upload_too_large": {
+        "en": "{file}: larger than the {limit} MB an upload may hold (QRELS_UPLOAD_LIMIT_MB); "
+        "nothing was read",
+        "zh": "{file}：超过上传上限 {limit} MB（QRELS_UPLOAD_LIMIT_MB）；未读取任何内容",
+    },
+    "control_character": {
+        "en": "holds the control character {code}, which is refused (NUL cannot be stored, "
+        "the others act unseen on terminals and files; tab and line breaks only in texts)",
+        "zh": "含有控制字符 {code}，不予接受（NUL 无法存储，其他控制字符会在终端和文件中"
+        "暗中起作用；制表符和换行只允许出现在文本中）",
+    },
+    "rank_not_positive": {
+        "en": "rank {value} is not a whole number from 1",
+        "zh": "名次 {value} 不是从 1 起的整数",
+    },
+    "duplicate_rank": {
+        "en": "rank repeated for query '{query}' (first seen on line {first})",
+        "zh": "查询“{query}”的名次重复（首次出现在第 {first} 行）",
+    },
+    "cache_untrusted": {
+        "en": "{path}: {reason}; an index is never loaded from there (loading one can run "
+        "code). Point QRELS_CACHE_DIR at a folder of your own that only you can write to",
+        "zh": "{path}：{reason}；不会从该处加载索引（加载索引可能执行代码）。"
+        "请将 QRELS_CACHE_DIR 指向只有你自己可写的文件夹",
+    },
+    "cache_not_yours": {
+        "en": "it belongs to user id {owner}, not to you ({uid})",
+        "zh": "它属于用户 id {owner}，而不是你（{uid}）",
+    },
+    "cache_link": {"en": "it is a symbolic link", "zh": "它是符号链接"},
+    "cache_writable": {
+        "en": "others can write to it (mode {mode})",
+        "zh": "其他人可以写入它（权限 {mode}）",
+    },
+    "internal_error": {
+        "en": "Something went wrong on the server (incident {incident}). Nothing more is "
+        "shown here; the lead can find the details in the server's log under that id.",
+        "zh": "服务器出错（事件编号 {incident}）。此处不显示详情；"
+        "负责人可凭该编号在服务器日志中查到。",
+    },
     # -- accounts
     "password_short": {
         "en": "the password must have at least {length} characters",
@@ -267,10 +333,6 @@ MESSAGES: dict[str, dict[str, str]] = {
     "not_yours": {
         "en": "this item is held by another annotator: nothing was saved",
         "zh": "该条目由其他标注者持有：没有保存任何内容",
-    },
-    "upload_too_large": {
-        "en": "{file} is larger than the upload limit of {limit} MB",
-        "zh": "{file} 超过了 {limit} MB 的上传上限",
     },
     "user_added": {
         "en": "added {role} '{name}'",
@@ -298,8 +360,8 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "logout": {"en": "Log out", "zh": "退出登录"},
     "logged_in_as": {
-        "en": "Logged in as **{name}** ({role})",
-        "zh": "当前用户：**{name}**（{role}）",
+        "en": "Logged in as {name} ({role})",
+        "zh": "当前用户：{name}（{role}）",
     },
     "role_annotator": {"en": "annotator", "zh": "标注者"},
     "role_lead": {"en": "lead", "zh": "负责人"},
@@ -376,7 +438,6 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "Added: it will be judged like any other passage.",
         "zh": "已加入：它会像其他片段一样被标注。",
     },
-    "already_in_pool": {"en": "It is in the pool already.", "zh": "它已经在候选池中。"},
     "my_progress_table": {
         "en": "Judged per query in pool '{pool}'",
         "zh": "候选池“{pool}”各查询的已标注数",
@@ -484,7 +545,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "{count} unjudged chunks in the top {k}",
         "zh": "前 {k} 名中有 {count} 个未标注片段",
     },
-    "coverage_topup": {"en": "Add them to pool '{pool}'", "zh": "加入候选池“{pool}”"},
+    "coverage_topup": {
+        "en": "Add them to the pool chosen in the sidebar",
+        "zh": "加入侧栏所选的候选池",
+    },
     "col_pair": {"en": "pair", "zh": "标注者对"},
     "col_shared": {"en": "shared", "zh": "共同条目"},
     "col_agreement": {"en": "agreement", "zh": "一致率"},

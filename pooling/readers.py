@@ -4,6 +4,11 @@ records, or raise an ``InputError`` that names the file, line and field.
 Nothing here touches the database: a file is read and checked whole before anything is
 written, so a bad line can never leave half an import behind. BOM, CRLF and very long
 lines are handled; blank lines are skipped.
+
+Control characters are refused wherever they are, with the line and field, so that both
+backends hold the same thing: PostgreSQL cannot store NUL in text (SQLite would keep it),
+and the others (escape sequences, backspace, C1 codes) would act unseen on terminals and
+in files. Tab, line feed and carriage return are text, except in ids.
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import re
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -20,6 +26,8 @@ from pooling.grades import HIGHEST, LOWEST
 from pooling.i18n import LocalizedError, t
 
 SPLITS = ("dev", "test")  # a query is for tuning (dev) or for the frozen gate (test)
+CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+ID_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")  # also tab and line breaks
 
 
 class InputError(LocalizedError):
@@ -69,6 +77,8 @@ def read_lines(path: Path | str) -> Iterator[tuple[int, str]]:
             except UnicodeDecodeError as exc:
                 raise InputError(name, "not_utf8", line=number, detail=exc.reason) from None
             text = text.rstrip("\r\n")
+            if found := CONTROL.search(text):
+                raise InputError(name, "control_character", line=number, code=_code(found))
             if text.strip():
                 yield number, text
 
@@ -119,7 +129,28 @@ def read_jsonl(path: Path | str) -> Iterator[tuple[int, dict]]:
             raise InputError(str(path), "bad_json", line=number, detail=exc.msg) from None
         if not isinstance(record, dict):
             raise InputError(str(path), "not_object", line=number, found=_type_name(record))
+        _refuse_controls(record, "", Where(str(path), number))
         yield number, record
+
+
+def _code(found: re.Match) -> str:
+    return f"U+{ord(found.group()):04X}"
+
+
+def _refuse_controls(value: Any, field: str, where: Where) -> None:
+    """Raise ``InputError`` naming the field (``metadata.source``, ``slices[1]``) of the
+    first string, or object key, in ``value`` that holds a control character."""
+    if isinstance(value, str):
+        if found := CONTROL.search(value):
+            raise where.error("control_character", field or None, code=_code(found))
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            inner = f"{field}.{key}" if field else key
+            _refuse_controls(key, field, where)
+            _refuse_controls(item, inner, where)
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            _refuse_controls(item, f"{field}[{index}]", where)
 
 
 # -- fields -----------------------------------------------------------------------------
@@ -146,6 +177,8 @@ def require_id(record: dict, name: str, where: Where) -> str:
     value = str(value).strip()
     if not value:
         raise where.error("empty_value", name)
+    if found := ID_CONTROL.search(value):
+        raise where.error("control_character", name, code=_code(found))
     return value
 
 
@@ -358,8 +391,11 @@ RUN_FIELDS = ("query_id", "Q0", "doc_id", "rank", "score", "tag")
 
 
 def read_run(path: Path | str) -> list[RunLine]:
-    """A TREC run: ``qid Q0 docid rank score tag`` per line, whitespace-separated."""
-    lines, seen = [], FirstSeen()
+    """A TREC run: ``qid Q0 docid rank score tag`` per line, whitespace-separated. Refuses
+    the same (query, doc) twice, and ranks that are not whole numbers from 1 or repeat
+    within a query. The ranks are kept but, as in trec_eval, the order is the scores'
+    (``pooling.run.Run.ranking``)."""
+    lines, seen, ranks = [], FirstSeen(), FirstSeen()
     for number, text in read_lines(path):
         where = Where(str(path), number)
         columns = text.split()
@@ -369,12 +405,16 @@ def read_run(path: Path | str) -> list[RunLine]:
         seen.check(
             (query_id, chunk_id), where, "doc_id", "duplicate_pair", query=query_id, chunk=chunk_id
         )
+        position = parse_int(rank, "rank", where)
+        if position < 1:
+            raise where.error("rank_not_positive", "rank", value=position)
+        ranks.check((query_id, position), where, "rank", "duplicate_rank", query=query_id)
         lines.append(
             RunLine(
                 line=number,
                 query_id=query_id,
                 chunk_id=chunk_id,
-                rank=parse_int(rank, "rank", where),
+                rank=position,
                 score=parse_score(score, "score", where),
                 tag=tag,
             )

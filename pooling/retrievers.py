@@ -4,6 +4,11 @@ Each is built once per corpus version and configuration and kept on disk under t
 folder (``QRELS_CACHE_DIR``, default ``~/.cache/qrels-studio``); a second build with the
 same corpus fingerprint and config loads it instead. ``search`` takes queries by id and
 returns a ``Run`` holding only chunks with a positive match.
+
+Loading a cached index can run code (a vectorizer is a pickle), so an index is loaded only
+from folders and files that belong to this user and that nobody else may write to, from
+the cache folder down; anything else is refused with the path and the reason. What this
+module writes there is made so (folders 0755 at most, files without group or other write).
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ import json
 import logging
 import os
 import shutil
+import stat
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -57,23 +63,65 @@ def _cache_path(kind: str, fingerprint: str, config: dict) -> Path:
 
 def _cached(path: Path, build: Callable[[Path], None]) -> Path:
     """``path`` if it is complete, else build it in a temporary folder moved into place, so
-    that an interrupted build or two processes building at once never leave half an index."""
-    if (path / "complete").exists():
-        return path
-    path.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=path.name + ".", dir=path.parent))
-    try:
-        build(staging)
-        (staging / "complete").write_text("ok")
+    that an interrupted build or two processes building at once never leave half an index.
+    Raises ``LocalizedError`` when a folder or file on the way is not safe to load from."""
+    _make_folders(path.parent)
+    if not (path / "complete").exists():
+        staging = Path(tempfile.mkdtemp(prefix=path.name + ".", dir=path.parent))
         try:
-            staging.rename(path)
-        except OSError:  # another process finished first
-            if not (path / "complete").exists():
-                shutil.rmtree(path, ignore_errors=True)
+            build(staging)
+            (staging / "complete").write_text("ok")
+            _no_write_by_others(staging)
+            try:
                 staging.rename(path)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
+            except OSError:  # another process finished first
+                if not (path / "complete").exists():
+                    shutil.rmtree(path, ignore_errors=True)
+                    staging.rename(path)
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
+    check_trusted(path)
     return path
+
+
+def _make_folders(folder: Path) -> None:
+    """``folder`` and the cache folders above it, made 0755 at most where missing (a mode
+    given to mkdir is narrowed by the umask, never widened)."""
+    root = cache_dir()
+    root.mkdir(mode=0o755, parents=True, exist_ok=True)
+    relative = folder.relative_to(root)
+    for level in [*reversed(relative.parents), relative]:
+        (root / level).mkdir(mode=0o755, exist_ok=True)
+
+
+def _no_write_by_others(folder: Path) -> None:
+    """Take group and other write permission off what a build wrote (its libraries write
+    with the umask, which may leave files group-writable)."""
+    for item in [folder, *folder.rglob("*")]:
+        mode = item.lstat().st_mode
+        if not stat.S_ISLNK(mode) and mode & (stat.S_IWGRP | stat.S_IWOTH):
+            item.chmod(stat.S_IMODE(mode) & ~(stat.S_IWGRP | stat.S_IWOTH))
+
+
+def check_trusted(path: Path) -> None:
+    """Raise ``LocalizedError`` unless the cache folder, each folder from it down to
+    ``path``, and everything in ``path`` belong to this user, are not symbolic links
+    (below the cache folder) and cannot be written by anyone else."""
+    if not hasattr(os, "getuid"):  # no owners to compare (Windows)
+        return
+    root = cache_dir()
+    chain = [root / level for level in reversed(path.relative_to(root).parents)]
+    for item in [*chain, path, *sorted(path.rglob("*"))]:
+        details = item.stat() if item == root else item.lstat()
+        reason = None
+        if details.st_uid != os.getuid():
+            reason = t("cache_not_yours", owner=details.st_uid, uid=os.getuid())
+        elif stat.S_ISLNK(details.st_mode):
+            reason = t("cache_link")
+        elif details.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+            reason = t("cache_writable", mode=oct(stat.S_IMODE(details.st_mode)))
+        if reason:
+            raise LocalizedError("cache_untrusted", path=item, reason=reason)
 
 
 class Retriever(Protocol):

@@ -2,7 +2,11 @@
 
 Like ranx's ``Run``: it owns its data (query id -> chunk id -> score) and its TREC format
 (``from_file`` / ``save``). Ranks are derived, never stored: position in the ranking by
-score, highest first, ties broken by chunk id so that the same run always ranks the same.
+score, highest first, as trec_eval ranks a run, so that a run is judged here on the order
+trec_eval will score it in. trec_eval ignores the rank column and sorts by score, breaking
+ties by doc id in *descending* byte order (``comp_sim_docno`` in trec_eval's
+``form_res_rels.c``: ``strcmp(p2->docno, p1->docno)``); Python compares strings by code
+point, which for UTF-8 is byte order.
 """
 
 from __future__ import annotations
@@ -28,8 +32,9 @@ class Run:
         return f"Run(name={self.name!r}, queries={len(self.scores)})"
 
     def ranking(self, query_id: str, k: int | None = None) -> list[tuple[str, float]]:
-        """``(chunk_id, score)`` pairs for one query, best first, at most ``k``."""
-        pairs = sorted(self.scores.get(query_id, {}).items(), key=lambda p: (-p[1], p[0]))
+        """``(chunk_id, score)`` pairs for one query, best first, at most ``k``; equal
+        scores in descending chunk id, as trec_eval breaks ties."""
+        pairs = sorted(self.scores.get(query_id, {}).items(), key=lambda p: (p[1], p[0]))[::-1]
         return pairs if k is None else pairs[:k]
 
     def top(self, k: int) -> Run:

@@ -1,12 +1,18 @@
-"""Login accounts in the database. Password hashing and the login policy are in
-``annotator.auth``; this module only reads and writes users."""
+"""Login accounts in the database, and the count of failed logins per name tried.
+Password hashing and the login policy are in ``annotator.auth``; this module only reads
+and writes."""
 
 from __future__ import annotations
 
+import hashlib
+from datetime import datetime
+
+from sqlalchemy import case, delete, or_
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, select
 
 from pooling.i18n import LocalizedError, NotFound, Refused
-from storage.models import ROLES, User, utcnow
+from storage.models import ROLES, LoginThrottle, User
 
 
 def acting(user_id: int | None, role: str | None = None, *, session: Session) -> User | None:
@@ -68,14 +74,45 @@ def disable_user(name: str, *, session: Session) -> User:
     return user
 
 
-def record_login(user: User, succeeded: bool, *, session: Session) -> None:
-    """Count a failed login (the count drives the delay), or clear the count on success."""
-    if succeeded:
-        user.failed_logins, user.last_failed_login = 0, None
-    else:
-        user.failed_logins += 1
-        user.last_failed_login = utcnow()
-    session.add(user)
+def _name_key(name: str) -> str:
+    return hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def count_login_attempt(
+    name: str, *, session: Session, now: datetime, forget_before: datetime
+) -> int:
+    """Count an attempt to log in as ``name`` as a failure until ``clear_login_failures``
+    says it succeeded; returns how many failures were counted before it (those last seen
+    before ``forget_before`` forgotten). One atomic statement (an upsert), so that parallel
+    attempts each get their own count and none is lost."""
+    table = LoginThrottle.__table__
+    insert = postgresql.insert if session.get_bind().dialect.name == "postgresql" else sqlite.insert
+    statement = (
+        insert(table)
+        .values(name_sha256=_name_key(name), failures=1, last_attempt=now)
+        .on_conflict_do_update(
+            index_elements=[table.c.name_sha256],
+            set_={
+                "failures": case(
+                    (table.c.last_attempt < forget_before, 1), else_=table.c.failures + 1
+                ),
+                "last_attempt": now,
+            },
+        )
+        .returning(table.c.failures)
+    )
+    return session.execute(statement).scalar_one() - 1
+
+
+def clear_login_failures(name: str, *, session: Session, forget_before: datetime) -> None:
+    """A login as ``name`` succeeded: forget its failures, and every name's last seen
+    before ``forget_before`` (so that names tried once do not pile up)."""
+    table = LoginThrottle.__table__
+    session.execute(
+        delete(table).where(
+            or_(table.c.name_sha256 == _name_key(name), table.c.last_attempt < forget_before)
+        )
+    )
 
 
 def list_users(*, session: Session) -> list[User]:

@@ -230,12 +230,27 @@ class User(SQLModel, table=True):
     # None means the account cannot log in (imported or model judgments).
     password_hash: str | None = None
     disabled: bool = False
-    # Failed logins since the last success, to slow down password guessing in every process.
+    # Superseded by ``login_throttle`` (revision 0003), which counts unknown names too;
+    # kept because migrations only ever add.
     failed_logins: int = 0
     last_failed_login: datetime | None = Field(
         default=None, sa_column=Column(DateTime(timezone=True), nullable=True)
     )
     created_at: datetime = _created()
+
+
+class LoginThrottle(SQLModel, table=True):
+    """Failed logins per name tried, known or not (so that the answer's timing never tells
+    which names exist), to slow down password guessing in every process. The name is kept
+    only as its sha256: people type passwords into the name field. An attempt counts as a
+    failure from its start until it succeeds, so that parallel guesses are slowed too."""
+
+    __tablename__ = "login_throttle"
+    __table_args__ = (CheckConstraint("failures >= 0", name="login_throttle_failures"),)
+
+    name_sha256: str = Field(primary_key=True)
+    failures: int
+    last_attempt: datetime = Field(sa_column=Column(DateTime(timezone=True), nullable=False))
 
 
 class JudgmentBatch(SQLModel, table=True):

@@ -114,6 +114,17 @@ def write(folder: Path, name: str, content: str | bytes) -> Path:
     return path
 
 
+def run_text(pairs, tag: str = "r") -> str:
+    """A TREC run holding ``(query id, doc id)`` pairs in the order given: ranks from 1
+    within each query, scores falling with them."""
+    ranks: dict[str, int] = {}
+    lines = []
+    for query, doc in pairs:
+        ranks[query] = ranks.get(query, 0) + 1
+        lines.append(f"{query} Q0 {doc} {ranks[query]} {1 / ranks[query]:.6f} {tag}\n")
+    return "".join(lines)
+
+
 def run_qrels(url: str, *args, expect: int = 0):
     """``qrels --db url ARGS...`` in this process; fails unless it exits with ``expect``.
     Returns click's result."""

@@ -50,14 +50,40 @@ def release_create(ctx, version, pool_name, out, policy, allow_unresolved, accep
 
 @release.command("verify")
 @click.argument("release_dir", type=folder)
-def release_verify(release_dir: Path) -> None:
-    """Check every file's sha256 against the manifest, and the files' formats."""
+@click.pass_context
+def release_verify(ctx: click.Context, release_dir: Path) -> None:
+    """Check every file's sha256 against the manifest, and the files' formats; with a
+    database (--db, $QRELS_DATABASE_URL, or ./qrels.db when it exists), also that the
+    manifest is the one recorded when the release was created."""
     from annotator.release_files import verify_release
+    from annotator.releases import recorded_problems
 
     problems = verify_release(release_dir)
+    made = _recording_database(ctx)
+    if made is not None:
+        problems += [p for p in recorded_problems(made, release_dir) if p not in problems]
     if problems:
         raise QrelsError("; ".join(problems))
-    say("release_intact", folder=release_dir)
+    if made is None:
+        say("release_intact_alone", folder=release_dir)
+    else:
+        say("release_intact_recorded", folder=release_dir, url=made.url.render_as_string())
+
+
+def _recording_database(ctx: click.Context):
+    """The database to compare a release with: the one named by --db or
+    $QRELS_DATABASE_URL, else the default SQLite file if it exists; None without one (a
+    release checked away from its database)."""
+    import os
+
+    from sqlalchemy.engine import make_url
+
+    from storage.db import DEFAULT_URL, URL_VARIABLE
+
+    named = ctx.obj["db"] or os.environ.get(URL_VARIABLE)
+    if not named and not Path(make_url(DEFAULT_URL).database).is_file():
+        return None
+    return engine(ctx)
 
 
 @release.command("diff")

@@ -55,6 +55,8 @@ def status(ctx: click.Context) -> None:
 
 
 def _serve(url: str, port: int, host: str) -> None:
+    from annotator.uploads import LIMIT_MB
+
     app = Path(__file__).parents[1] / "app.py"
     command = [
         sys.executable,
@@ -74,6 +76,13 @@ def _serve(url: str, port: int, host: str) -> None:
         # items are for whoever develops it.
         "--client.toolbarMode",
         "viewer",
+        # No traceback reaches a user: the app logs it with an incident id (ui.guarded),
+        # and whatever escapes that shows Streamlit's message without details.
+        "--client.showErrorDetails",
+        "none",
+        # The browser refuses a larger file before sending it (uploads.saved checks too).
+        "--server.maxUploadSize",
+        str(LIMIT_MB),
     ]
     say("serving", url=f"http://{host}:{port}")
     environment = {**os.environ, "QRELS_DATABASE_URL": url}

@@ -8,13 +8,14 @@ from annotator import adjudication, ui
 from pooling.grades import GRADES
 
 
+@ui.guarded
 def record(pool_name: str, key: tuple[str, str], policy: str, lead_id: int) -> None:
     grade = st.session_state["final_grade"]
     rationale = st.session_state.get("rationale", "")
     try:
         adjudication.record_decision(ui.engine(), pool_name, key, grade, rationale, lead_id, policy)
     except ValueError as error:
-        st.session_state["adjudication_flash"] = ("error", str(error))
+        st.session_state["adjudication_flash"] = ("error", error)
     else:
         message = ui.t("decided", query=key[0], chunk=key[1], grade=grade)
         st.session_state["adjudication_flash"] = ("success", message)
@@ -48,7 +49,7 @@ shown = adjudication.queue(
 )
 flash = st.session_state.pop("adjudication_flash", None)
 if flash:
-    getattr(st, flash[0])(flash[1])
+    ui.plain(flash[1], flash[0])
 if shown.empty:
     st.success(ui.t("queue_empty"))
     st.stop()
@@ -72,7 +73,7 @@ for annotator, grade in row["grades"].items():
 for annotator in row["unsure"]:
     st.text(f"{names[annotator]}: {ui.t('unsure_button')}  — {row['notes'].get(annotator, '')}")
 if key in decisions:
-    st.caption(ui.t("current_decision", grade=decisions[key][0], why=decisions[key][1]))
+    ui.plain(ui.t("current_decision", grade=decisions[key][0], why=decisions[key][1]))
 st.radio(
     ui.t("final_grade"),
     GRADES,

@@ -19,7 +19,7 @@ table, decisions, frame = adjudication.pool_table(ui.engine(), pool_name, policy
 parts = agreement.groups(frame, None if by == "all" else by)
 for name, part in parts.items():
     result = agreement.report(part, name, rounds=200)
-    st.subheader(name)
+    ui.plain(name)
     st.text(ui.t("alpha_line", value=result.alpha.text(ui.lang())))
     st.caption(ui.t("pairs_table"))
     rows = [
@@ -44,7 +44,7 @@ for name, part in parts.items():
                 .encode(x=alt.X("second:O"), y=alt.Y("first:O"), color=alt.Color("count:Q"))
             )
             labels = alt.Chart(cells).mark_text().encode(x="second:O", y="first:O", text="count:Q")
-            st.caption(ui.t("confusion_title", a=pair.annotators[0], b=pair.annotators[1]))
+            ui.plain(ui.t("confusion_title", a=pair.annotators[0], b=pair.annotators[1]))
             st.altair_chart(chart + labels, width="content")
 st.subheader(ui.t("versus_final"))
 st.dataframe(

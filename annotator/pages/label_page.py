@@ -41,6 +41,7 @@ def seconds_on(item: assignment.Item) -> float:
 # -- what the buttons do ------------------------------------------------------------------
 
 
+@ui.guarded
 def grade(item: assignment.Item, user_id: int, value: int | None) -> None:
     note = st.session_state.get(note_key(item), "")
     if value is None and not note.strip():
@@ -61,6 +62,7 @@ def grade(item: assignment.Item, user_id: int, value: int | None) -> None:
     st.session_state[POSITION] = None
 
 
+@ui.guarded
 def skip(item: assignment.Item, user_id: int) -> None:
     if not item.judged:
         ui.as_user(assignment.skip, ui.engine(), item, user_id)
@@ -71,10 +73,10 @@ def move(step: int, judged: int) -> None:
     st.session_state[POSITION] = labeling.moved(st.session_state.get(POSITION), step, judged)
 
 
+@ui.guarded
 def add_found(search: ManualSearch, query_id: str, chunk_id: str, user_id: int) -> None:
-    added = ui.as_user(search.add, query_id, chunk_id, user_id)
-    if added is not None:
-        flash("added_to_pool" if added else "already_in_pool")
+    if ui.as_user(search.add, query_id, chunk_id, user_id) is not ui.REFUSED:
+        flash("added_to_pool")  # the same answer whether or not a system had found it
 
 
 # -- what the page shows ------------------------------------------------------------------
@@ -173,6 +175,7 @@ def search_box(pool_name: str, item: assignment.Item, user_id: int) -> None:
 
 
 @st.fragment
+@ui.guarded
 def labeling_panel(pool_name: str, user_id: int) -> None:
     # A fragment reruns alone: the login is checked again here, not only by the page.
     if ui.current_user() is None:

@@ -11,7 +11,7 @@ user = ui.require()
 ui.sidebar(user)
 pool_name = ui.choose_pool()
 table = my_progress(ui.engine(), pool_name, user.name)
-st.subheader(ui.t("my_progress_table", pool=pool_name))
+ui.plain(ui.t("my_progress_table", pool=pool_name))
 st.dataframe(
     table.rename(
         columns={

@@ -41,7 +41,7 @@ def build_form(lead_id: int) -> None:
                     by=lead_id,
                 )
             except (ValueError, LookupError) as error:
-                st.error(str(error))
+                ui.plain(error, "error")
             else:
                 ui.pool_changed(result, overlap=int(overlap))
 
@@ -56,7 +56,7 @@ def topup_form(pool_name: str, lead_id: int) -> None:
                     ui.engine(), pool_name, systems=systems, depth=int(depth), by=lead_id
                 )
             except (ValueError, LookupError) as error:
-                st.error(str(error))
+                ui.plain(error, "error")
             else:
                 ui.pool_changed(result)
 
@@ -117,8 +117,7 @@ build_form(user.id)
 pool_name = ui.choose_pool()
 topup_form(pool_name, user.id)
 report = pool_building.pool_report(ui.engine(), pool_name)
-st.subheader(pool_name)
-st.caption(
+ui.plain(
     ui.t(
         "pool_show_head",
         name=pool_name,

@@ -30,23 +30,21 @@ with st.form("release"):
     accept = st.checkbox(ui.t("accept_carried"))
     submitted = st.form_submit_button(ui.t("create_release"))
 if submitted:
-    folder = releases.release_dir() / version.strip()
-    try:
+    try:  # the version is checked there, the one place for the CLI and the app
         result = releases.create_release(
             ui.engine(),
             version.strip(),
             pool_name,
-            folder,
             policy=policy,
             allow_unresolved=allow,
             accept_carried=accept,
             by=user.id,
         )
     except (ValueError, LookupError) as error:
-        st.error(str(error))
+        ui.plain(error, "error")
     else:
         st.session_state["release_ready"] = str(result.folder)
-        st.success(ui.t("release_created", version=result.version, folder=result.folder))
+        ui.plain(ui.t("release_created", version=result.version, folder=result.folder), "success")
 ready = st.session_state.get("release_ready")
 if ready:
     name = ready.rsplit("/", 1)[-1]
@@ -63,7 +61,7 @@ columns = [ui.t(f"col_{name}") for name in ("version", "pool", "created", "grade
 st.dataframe(pd.DataFrame(known, columns=columns), hide_index=True)
 
 st.subheader(ui.t("coverage_title"))
-written = sorted(path.parent.name for path in releases.release_dir().glob("*/manifest.json"))
+written = releases.app_releases(ui.engine())
 uploaded = st.file_uploader(ui.t("coverage_run"), key="coverage_run")
 chosen = st.selectbox(ui.t("coverage_release"), written, key="coverage_release")
 if uploaded is not None and chosen:
@@ -72,7 +70,7 @@ if uploaded is not None and chosen:
         with saved(uploaded.getvalue(), uploaded.name) as upload:
             run = checked_against(release_folder, Run.from_file(upload, name=upload.stem))
     except ValueError as error:
-        st.error(str(error))
+        ui.plain(error, "error")
         st.stop()
     report = judged.coverage(read_qrels(release_folder), run, COVERAGE_KS)
     st.dataframe(
@@ -82,9 +80,9 @@ if uploaded is not None and chosen:
     st.dataframe(
         pd.DataFrame(report.unjudged, columns=["query", "chunk", "rank", "score"]), hide_index=True
     )
-    if report.unjudged and st.button(ui.t("coverage_topup", pool=pool_name), key="coverage_add"):
+    if report.unjudged and st.button(ui.t("coverage_topup"), key="coverage_add"):
         result = ui.as_user(
             judged.topup, ui.engine(), pool_name, report, run.name, COVERAGE_KS[-1], by=user.id
         )
-        if result is not None:
+        if result is not ui.REFUSED:
             ui.pool_changed(result)

@@ -139,7 +139,9 @@ def test_added_candidates_all_relevant_leave_nothing_to_learn_against(engine, us
     """Added candidates sort last; judged relevant, they fill the lower half the classifier
     draws its non-relevant examples from."""
     build_pool(engine, "p", systems="run:r", budget=BUDGET, active=True, reach=3, overlap=1)
-    run = "".join(f"{q} Q0 c{c} 1 1 r2\n" for q in ("q1", "q2") for c in PEROVSKITE)
+    run = "".join(
+        f"{q} Q0 c{c} {i} 1 r2\n" for q in ("q1", "q2") for i, c in enumerate(PEROVSKITE, 1)
+    )
     with session_scope(engine) as session:
         import_run(write(tmp_path, "r2.trec", run), session=session, system="r2")
     topup_pool(engine, "p", systems="run:r2", depth=3)

@@ -3,6 +3,7 @@ shows what the plain modules compute."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -56,6 +57,16 @@ def shown_text(at: AppTest) -> str:
     parts += [b.label for b in at.button]
     parts += [p.proto.text for p in at.get("progress")]
     return "\n".join(str(p) for p in parts)
+
+
+def literal(alert) -> str:
+    """The text of an alert that shows a message quoting user input (``ui.plain``): it is
+    held, on one line, in a code span delimited by more backticks than it holds in a row,
+    so that none of it is read as Markdown."""
+    found = re.fullmatch(r"(`+) (.*) \1", alert.value)
+    assert found and "\n" not in alert.value, alert.value
+    assert all(len(run) < len(found.group(1)) for run in re.findall("`+", found.group(2)))
+    return found.group(2)
 
 
 def log_in(at: AppTest, name: str, password: str) -> AppTest:
@@ -202,7 +213,7 @@ def test_a_lead_builds_and_tops_up_a_pool_in_the_app(demo_url):
     bad = [w for w in at.text_input if w.label.startswith("Systems")][1]
     bad.input("splade")
     at.button[[b.label for b in at.button].index("Top up")].click().run()
-    assert [e.value for e in at.error] == [
+    assert [literal(e) for e in at.error] == [
         "unknown system 'splade'; valid: bm25, vector, rrf, combsum, combmnz, run:<name>"
     ]
 

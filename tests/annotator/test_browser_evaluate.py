@@ -10,24 +10,20 @@ import pytest
 
 from annotator import evaluation
 from pooling.metrics import DEFAULT_METRICS
+from pooling.run import Run
 from tests.annotator.test_evaluation import BASE, BETTER, make_release, scored
 from tests.browser_support import serving
-from tests.conftest import write
 
 pytestmark = pytest.mark.browser
-
-
-def trec(scores: dict, name: str) -> str:
-    rows = sorted(((q, c, s) for q, docs in scores.items() for c, s in docs.items()))
-    return "".join(f"{q} Q0 {c} 0 {s} {name}\n" for q, c, s in rows)
 
 
 def test_a_lead_evaluates_two_runs_and_downloads_the_report(database, browser, tmp_path):  # noqa: F811
     url, add_user = database
     add_user("boss", "lead")
     folder = make_release(tmp_path / "releases" / "v1")
-    files = [write(tmp_path, "base.trec", trec(BASE, "base"))]
-    files.append(write(tmp_path, "better.trec", trec(BETTER, "better")))
+    files = [tmp_path / "base.trec", tmp_path / "better.trec"]
+    for scores, path in zip((BASE, BETTER), files, strict=True):
+        Run(scores, path.stem).save(path)
     release = evaluation.load_release(folder)
     expected = scored(release, BASE, BETTER, by="slice", metrics=DEFAULT_METRICS)
     with serving(url, tmp_path) as address:

@@ -20,7 +20,7 @@ from storage.db import session_scope
 from storage.imports import import_corpus, import_judgments, import_queries, import_run
 from storage.models import Judgment, User
 from storage.pool_records import get_pool, pool_candidates
-from tests.conftest import run_qrels, snapshot, write
+from tests.conftest import run_qrels, run_text, snapshot, write
 from tests.storage.test_imports import jsonl
 
 # -- the mapping, by hand ----------------------------------------------------------------
@@ -130,10 +130,9 @@ def released(engine, tmp_path, monkeypatch):
             chunk_size=30,
         )
         import_queries(write(tmp_path, "q.jsonl", jsonl(QUERIES)), session=session, name="q")
-        run = "".join(f"{q} Q0 {d} 1 1 r\n" for q, _, d, _ in map(str.split, RELEASED.splitlines()))
-        import_run(
-            write(tmp_path, "r.trec", run), session=session, system="r", corpus_version="whole"
-        )
+        pairs = ((q, d) for q, _, d, _ in map(str.split, RELEASED.splitlines()))
+        run_file = write(tmp_path, "r.trec", run_text(pairs))
+        import_run(run_file, session=session, system="r", corpus_version="whole")
         import_judgments(
             write(tmp_path, "v1.trec", RELEASED),
             session=session,

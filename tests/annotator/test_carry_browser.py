@@ -10,7 +10,7 @@ import pytest
 
 from tests.annotator import test_browser as harness
 from tests.annotator.test_carry import DOCS, DOCS_V2, QUERIES, RELEASED
-from tests.conftest import run_qrels, write
+from tests.conftest import run_qrels, run_text, write
 from tests.storage.test_imports import jsonl
 
 pytestmark = pytest.mark.browser
@@ -31,7 +31,7 @@ def carried_server(tmp_path, database):  # noqa: F811  (the harness's fixture)
     qrels("import", "queries", write(tmp_path, "q.jsonl", jsonl(QUERIES)), "--query-set", "q")
     qrels("import", "judgments", write(tmp_path, "v1.trec", RELEASED), "--annotator", "old",
           "--corpus-version", "whole")  # fmt: skip
-    run = "".join(f"{q} Q0 {d} 1 1 r\n" for q, _, d, _ in map(str.split, RELEASED.splitlines()))
+    run = run_text((q, d) for q, _, d, _ in map(str.split, RELEASED.splitlines()))
     qrels("import", "run", write(tmp_path, "r.trec", run), "--system", "r",
           "--corpus-version", "whole")  # fmt: skip
     qrels("pool", "build", "p", "--systems", "run:r", "--depth", "10", "--overlap", "1",

@@ -17,7 +17,7 @@ from storage.db import make_engine, session_scope
 from storage.models import Chunk, CorpusVersion
 from storage.pool_records import get_pool, pool_candidates
 from storage.release_records import chunk_parents
-from tests.conftest import run_qrels, write
+from tests.conftest import run_qrels, run_text, write
 
 pytestmark = pytest.mark.datasets
 
@@ -84,7 +84,7 @@ def test_cranfield_carried_from_whole_documents_to_300_then_to_500(
           "--corpus-version", "cran")  # fmt: skip
     # A release of the collection's own judgments: a pool holding exactly the judged pairs.
     judged = [line.split("\t") for line in (folder / "qrels.tsv").read_text().splitlines()[1:]]
-    run = "".join(f"{q} Q0 {d} 1 1 cranfield\n" for q, d, _ in judged)
+    run = run_text(((q, d) for q, d, _ in judged), "cranfield")
     qrels("import", "run", write(tmp_path, "judged.trec", run), "--system", "judged",
           "--corpus-version", "cran")  # fmt: skip
     qrels("pool", "build", "p", "--systems", "run:judged", "--depth", "1000", "--overlap", "1",

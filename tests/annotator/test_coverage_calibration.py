@@ -14,7 +14,7 @@ from pooling.run import Run
 from storage.db import make_engine, session_scope
 from storage.imports import import_judgments
 from storage.pool_records import get_pool, pool_candidates
-from tests.annotator.test_releases import decide, judged  # noqa: F401  (fixture)
+from tests.annotator.test_releases import decide, judged, pooled  # noqa: F401  (fixtures)
 from tests.conftest import write
 
 QRELS = {"q1": {"a": 3, "b": 0, "c": 1}, "q2": {"x": 2}, "q3": {"z": 1}}

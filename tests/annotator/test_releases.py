@@ -58,15 +58,27 @@ GRADES = {
 
 
 @pytest.fixture
-def judged(engine, tmp_path, monkeypatch):
+def pooled(engine, tmp_path, monkeypatch):
+    """Pool ``p`` (run ``r``, depth 5, overlap 2); annotators ann1 and ann2 and lead boss,
+    all with the password ``password-1``; nothing judged yet."""
     monkeypatch.setenv("QRELS_CACHE_DIR", str(tmp_path / "cache"))
     with session_scope(engine) as session:
         import_corpus(write(tmp_path, "c.jsonl", jsonl(CORPUS)), session=session, version="c")
         import_queries(write(tmp_path, "q.jsonl", jsonl(QUERIES)), session=session, name="q")
         import_run(write(tmp_path, "r.trec", RUN), session=session, system="r")
-        ids = {n: add_user(n, "annotator", "password-1", session=session).id for n in GRADES}
+        for name in GRADES:
+            add_user(name, "annotator", "password-1", session=session)
         add_user("boss", "lead", "password-1", session=session)
     build_pool(engine, "p", systems="run:r", depth=5)
+    return engine
+
+
+@pytest.fixture
+def judged(pooled):
+    """``pooled`` with both annotators' ``GRADES`` given in the app."""
+    engine = pooled
+    with session_scope(engine) as session:
+        ids = {name: accounts.get_user(name, session=session).id for name in GRADES}
     for name, grades in GRADES.items():
         while (item := assignment.next_item(engine, "p", ids[name])) is not None:
             assignment.submit(

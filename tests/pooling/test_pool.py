@@ -23,9 +23,11 @@ def test_depth_pool_is_the_union_of_top_k_with_provenance():
 def test_budget_pool_takes_the_best_by_fusion_and_keeps_every_rank():
     candidates = budget_pool({"A": A, "B": B}, 2, fusion="rrf")
     q1 = {c.chunk_id: c.sources for c in candidates if c.query_id == "q1"}
-    assert set(q1) == {"a", "c"}  # found by both systems; equal fused scores, ties by id
+    # Found by both systems, with equal fused scores: the tie goes as in trec_eval, to the
+    # higher id.
+    assert set(q1) == {"a", "c"}
     assert q1["c"] == [
-        Source("rrf", 2, pytest.approx(1 / 63 + 1 / 61)),
+        Source("rrf", 1, pytest.approx(1 / 63 + 1 / 61)),
         Source("A", 3, 1.0),
         Source("B", 1, 9.0),
     ]

@@ -2,7 +2,7 @@
 chunking change (``qrels carry``).
 
 Revision ID: 0004
-Revises: 0002 (the integrator chains it after the parallel branch's 0003)
+Revises: 0003
 
 Additive only: new nullable columns and a new table, so existing databases upgrade without
 touching a judgment. Versions imported before keep no spans until they are imported again
@@ -15,7 +15,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0004"
-down_revision: str | None = "0002"
+down_revision: str | None = "0003"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
