@@ -161,8 +161,9 @@ def pool_table(engine, pool_name: str, policy: str) -> tuple[pd.DataFrame, dict,
 
 
 def versus_final(frame: pd.DataFrame, table: pd.DataFrame, decisions: dict) -> pd.DataFrame:
-    """Each annotator's quadratic kappa against the final grades: ``before`` adjudication
-    (the candidates that resolved by themselves) and ``after`` (all final grades)."""
+    """Each annotator's quadratic kappa against the final grades, as ``Figure``s: ``before``
+    adjudication (the candidates that resolved by themselves) and ``after`` (all final
+    grades)."""
     from annotator.agreement import kappa
 
     before = {
@@ -178,7 +179,7 @@ def versus_final(frame: pd.DataFrame, table: pd.DataFrame, decisions: dict) -> p
         for label, finals in (("before", before), ("after", after)):
             keys = sorted(set(mine) & set(finals))
             figure = kappa([mine[k] for k in keys], [finals[k] for k in keys], "quadratic")
-            row[label] = figure.value if figure.value is not None else figure.undefined
+            row[label] = figure
         rows.append(row)
     return pd.DataFrame(rows, columns=["annotator", "before", "after"])
 

@@ -68,17 +68,29 @@ def _weights(kind: str) -> np.ndarray:
     return (i != j).astype(float)
 
 
-def _collapsed(confusion: np.ndarray, kind: str) -> np.ndarray:
-    """A 0–3 confusion matrix as the kind sees it: binary kinds as relevant or not."""
+def _collapsed(matrices: np.ndarray, kind: str) -> np.ndarray:
+    """0–3 confusion matrices (the last two axes) as the kind sees them: binary kinds as
+    relevant or not."""
     if not kind.startswith("binary_ge"):
-        return confusion
+        return matrices
     cut = int(kind[-1])
-    return np.array(
-        [
-            [confusion[:cut, :cut].sum(), confusion[:cut, cut:].sum()],
-            [confusion[cut:, :cut].sum(), confusion[cut:, cut:].sum()],
-        ]
-    )
+    low, high = slice(None, cut), slice(cut, None)
+    blocks = [[matrices[..., r, c].sum(axis=(-2, -1)) for c in (low, high)] for r in (low, high)]
+    return np.moveaxis(np.array(blocks), (0, 1), (-2, -1))
+
+
+def _kappas(matrices: np.ndarray, kind: str) -> np.ndarray:
+    """Cohen's kappa of each confusion matrix in ``matrices`` (shape ``(..., 4, 4)``), NaN
+    where undefined: the formula of scikit-learn's ``cohen_kappa_score``."""
+    matrix = _collapsed(np.asarray(matrices, dtype=float), kind)
+    total = matrix.sum(axis=(-2, -1))
+    columns, rows = matrix.sum(axis=-2), matrix.sum(axis=-1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        expected = columns[..., :, None] * rows[..., None, :] / total[..., None, None]
+        weights = _weights(kind)
+        value = 1 - (weights * matrix).sum(axis=(-2, -1)) / (weights * expected).sum(axis=(-2, -1))
+    used = np.count_nonzero(columns + rows, axis=-1)
+    return np.where((total >= 2) & (used >= 2), value, np.nan)
 
 
 def kappa_of(confusion: np.ndarray, kind: str = "unweighted") -> Figure:
@@ -92,9 +104,7 @@ def kappa_of(confusion: np.ndarray, kind: str = "unweighted") -> Figure:
         return _undefined("reason_few_shared")
     if np.count_nonzero(matrix.sum(axis=0) + matrix.sum(axis=1)) < 2:
         return _undefined("reason_one_grade")
-    expected = np.outer(matrix.sum(axis=0), matrix.sum(axis=1)) / matrix.sum()
-    weights = _weights(kind)
-    return Figure(float(1 - (weights * matrix).sum() / (weights * expected).sum()))
+    return Figure(float(_kappas(np.asarray(confusion, dtype=float), kind)))
 
 
 def kappa(a: list[int], b: list[int], kind: str = "unweighted") -> Figure:
@@ -111,13 +121,19 @@ def confusion(a: list[int], b: list[int]) -> list[list[int]]:
 
 class Additive:
     """A statistic over a frame of judgments that adds up over queries: ``parts(frame)``
-    gives each query's share (query ids and an array, one row each), ``finish(total)``
-    the figure from their sum. Calling it computes the figure; ``bootstrap`` resamples
-    queries by re-weighting the shares instead of rebuilding frames, which keeps a
-    thousand rounds over a million judgments fast."""
+    gives each query's share (query ids and an array, one row each); ``values(totals)`` the
+    statistic of each row of summed shares (NaN where undefined), all at once; ``why(total)``
+    the message key of why one total has no figure, or None. Calling it computes the
+    figure; ``bootstrap`` resamples queries by re-weighting the shares, a thousand rounds in
+    one array, instead of rebuilding frames."""
 
-    def __init__(self, parts, finish, doc: str = "") -> None:
-        self.parts, self.finish, self.__doc__ = parts, finish, doc
+    def __init__(self, parts, values, why, doc: str = "") -> None:
+        self.parts, self.values, self.why, self.__doc__ = parts, values, why, doc
+
+    def finish(self, total: np.ndarray) -> Figure:
+        """The figure of one sum of shares."""
+        reason = self.why(total)
+        return _undefined(reason) if reason else Figure(float(self.values(total[None, :])[0]))
 
     def __call__(self, frame: pd.DataFrame) -> Figure:
         _, shares = self.parts(frame)
@@ -153,29 +169,38 @@ def _alpha_parts(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     return _per_query(pd.DataFrame({"query_id": queries}), units)
 
 
-def _alpha_from(total: np.ndarray) -> Figure:
+def _alphas(totals: np.ndarray) -> np.ndarray:
+    """Ordinal alpha of each coincidence matrix in ``totals`` (rows of 16), NaN where no
+    item has two grades or only one grade is in use."""
     size = len(GRADES)
-    coincidence = total.reshape(size, size)
-    totals = coincidence.sum(axis=1)
-    n = totals.sum()
-    if n == 0:
-        return _undefined("reason_no_pairs")
-    if np.count_nonzero(totals) < 2:
-        return _undefined("reason_one_grade")
-    cumulative = np.cumsum(totals)
-    distance = np.zeros((size, size))
+    coincidence = totals.reshape(-1, size, size)
+    margins = coincidence.sum(axis=2)
+    n = margins.sum(axis=1)
+    cumulative = np.cumsum(margins, axis=1)
+    distance = np.zeros_like(coincidence)
     for c, k in itertools.product(range(size), repeat=2):
         low, high = min(c, k), max(c, k)
-        between = cumulative[high] - (cumulative[low - 1] if low else 0)
-        distance[c, k] = (between - (totals[c] + totals[k]) / 2) ** 2
-    observed = (coincidence * distance).sum() / n
-    expected = (np.outer(totals, totals) * distance).sum() / (n * (n - 1))
-    return Figure(float(1 - observed / expected))
+        between = cumulative[:, high] - (cumulative[:, low - 1] if low else 0)
+        distance[:, c, k] = (between - (margins[:, c] + margins[:, k]) / 2) ** 2
+    pairs = margins[:, :, None] * margins[:, None, :]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        observed = (coincidence * distance).sum(axis=(1, 2)) / n
+        expected = (pairs * distance).sum(axis=(1, 2)) / (n * (n - 1))
+        alpha = 1 - observed / expected
+    return np.where((n > 0) & (np.count_nonzero(margins, axis=1) >= 2), alpha, np.nan)
+
+
+def _alpha_why(total: np.ndarray) -> str | None:
+    margins = total.reshape(len(GRADES), len(GRADES)).sum(axis=1)
+    if margins.sum() == 0:
+        return "reason_no_pairs"
+    return "reason_one_grade" if np.count_nonzero(margins) < 2 else None
 
 
 krippendorff_alpha = Additive(
     _alpha_parts,
-    _alpha_from,
+    _alphas,
+    _alpha_why,
     """Krippendorff's alpha, ordinal, over all annotators; items judged by one annotator
     only (missing judgments) take no part.""",
 )
@@ -208,19 +233,34 @@ def _pair_parts(both: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     return _per_query(both, values)
 
 
-def _percent_from(total: np.ndarray) -> Figure:
-    matrix = total.reshape(len(GRADES), len(GRADES))
-    if matrix.sum() == 0:
-        return _undefined("reason_no_shared")
-    return Figure(float(np.trace(matrix) / matrix.sum()))
+def _percents(totals: np.ndarray) -> np.ndarray:
+    matrices = totals.reshape(-1, len(GRADES), len(GRADES))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.trace(matrices, axis1=1, axis2=2) / matrices.sum(axis=(1, 2))
+
+
+def _kappa_why(kind: str):
+    def why(total: np.ndarray) -> str | None:
+        figure = kappa_of(total.reshape(len(GRADES), len(GRADES)), kind)
+        return None if figure.value is not None else _reason_key(figure)
+
+    return why
+
+
+def _reason_key(figure: Figure) -> str:
+    return next(k for k in REASONS if t(k, "en") == figure.undefined)
 
 
 def _pair_statistic(kind: str) -> Additive:
     """``percent`` agreement or a kappa, on a frame of two annotators' shared items."""
     if kind == "percent":
-        return Additive(_pair_parts, _percent_from)
+        return Additive(
+            _pair_parts, _percents, lambda total: None if total.sum() else "reason_no_shared"
+        )
     size = len(GRADES)
-    return Additive(_pair_parts, lambda total: kappa_of(total.reshape(size, size), kind))
+    return Additive(
+        _pair_parts, lambda totals: _kappas(totals.reshape(-1, size, size), kind), _kappa_why(kind)
+    )
 
 
 def pair_agreement(frame: pd.DataFrame, first: str, second: str, rounds: int = 0) -> PairAgreement:
@@ -261,7 +301,8 @@ def bootstrap(
         _, shares = statistic.parts(frame)
         drawn = rng.integers(0, len(shares), size=(rounds, len(shares)))
         weights = np.stack([np.bincount(row, minlength=len(shares)) for row in drawn])
-        figures = (statistic.finish(total) for total in weights @ shares)
+        values = statistic.values(weights @ shares)
+        values = values[~np.isnan(values)].tolist()
     else:
         queries = frame["query_id"].unique()
         groups = {q: g for q, g in frame.groupby("query_id")}
@@ -272,8 +313,7 @@ def bootstrap(
             )
             for drawn in (rng.choice(queries, size=len(queries)) for _ in range(rounds))
         )
-        figures = (statistic(sample) for sample in samples)
-    values = [figure.value for figure in figures if figure.value is not None]
+        values = [v for v in (statistic(sample).value for sample in samples) if v is not None]
     if not values:
         return point
     low, high = np.percentile(values, [2.5, 97.5])

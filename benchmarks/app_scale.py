@@ -52,6 +52,7 @@ POSTGRES_URL = os.environ.get("QRELS_TEST_POSTGRES_URL", "postgresql://127.0.0.1
 PAGES = ["team_progress_page.py", "pools_page.py", "adjudication_page.py", "agreement_page.py"]
 KEYPRESSES = 40
 ANNOTATORS = 12
+OPEN_AT_LEAST = 50  # queries with candidates left to judge: each keeps its last two open
 
 
 @dataclass(frozen=True)
@@ -124,10 +125,11 @@ def build(size: Size, url: str, folder: Path) -> dict[str, int]:
 
 
 def bulk_judgments(size: Size, url: str) -> dict[str, int]:
-    """Judge nine tenths of the queries fully, as the app would have: per candidate, two
-    annotators each hold a slot (judged, revision 1) with one judgment on it. The heavy
-    annotator takes a slot of every candidate until they have ``size.heavy``."""
-    from sqlalchemy import insert, select
+    """Judge every candidate as the app would have (two annotators each hold a slot,
+    judged, revision 1, with one judgment on it) but the last two of a tenth of the queries
+    (at least ``OPEN_AT_LEAST``): what is left to judge. The heavy annotator takes a slot of
+    every candidate until they have ``size.heavy``."""
+    from sqlalchemy import insert, select, text
 
     from storage import tallies
     from storage.db import make_engine, session_scope
@@ -145,13 +147,18 @@ def bulk_judgments(size: Size, url: str) -> dict[str, int]:
             .order_by(PoolCandidate.query_id, PoolCandidate.id)
         ).all()
     queries = sorted({q for _, q, _ in candidates})
-    judged_queries = set(queries[: int(len(queries) * 0.9)])
+    open_queries = set(queries[-max(OPEN_AT_LEAST, len(queries) // 10) :])
+    left_open, seen = set(), {}
+    for candidate, query, _ in candidates:  # the last two candidates of each open query
+        seen[query] = seen.get(query, 0) + 1
+        if query in open_queries and seen[query] > size.per_query - 2:
+            left_open.add(candidate)
     others = [users[f"a{i:02d}"] for i in range(1, ANNOTATORS)]
     heavy, heavy_left = users["a00"], size.heavy
     now, rows, judgments = utcnow(), [], []
     next_id = 1
     for candidate, query, chunk in candidates:
-        if query not in judged_queries:
+        if candidate in left_open:
             continue
         judges = rng.sample(others, 2)
         if heavy_left > 0:
@@ -192,10 +199,16 @@ def bulk_judgments(size: Size, url: str) -> dict[str, int]:
         for start in range(0, len(rows), 20_000):
             session.execute(insert(Assignment), rows[start : start + 20_000])
             session.execute(insert(Judgment), judgments[start : start + 20_000])
+        if engine.dialect.name == "postgresql":  # ids given here do not move the sequence
+            session.execute(
+                text("SELECT setval(pg_get_serial_sequence('assignment', 'id'), :last)"),
+                {"last": next_id - 1},
+            )
     with session_scope(engine) as session:
         tallies.refill(get_pool("p", session=session), session=session)
     engine.dispose()
     print(f"  {len(judgments):,} judgments written", file=sys.stderr)
+    assert heavy_left == 0, "the heavy annotator has fewer judgments than asked"
     return users
 
 
@@ -248,18 +261,10 @@ def keypress_cases(url: str, users: dict[str, int]) -> dict[str, tuple[list[floa
 
     fresh = users["fresh"]
     view = labeling.view(engine, "p", fresh, None)
-    while len(cases.get("mid-query", ([],))[0]) < KEYPRESSES:
-        query = view.item.query_id
-        standing = assignment.progress(engine, "p", fresh, query)
-        left = standing.query_total - standing.query_done
-        case = "query ran out" if left == 1 else "mid-query"
-        view = record(case, lambda v=view: keypress(engine, fresh, v.item))
-    while len(cases.get("query ran out", ([],))[0]) < KEYPRESSES:
+    while min(len(cases.get(c, ([],))[0]) for c in ("mid-query", "query ran out")) < KEYPRESSES:
         standing = assignment.progress(engine, "p", fresh, view.item.query_id)
-        if standing.query_total - standing.query_done == 1:
-            view = record("query ran out", lambda v=view: keypress(engine, fresh, v.item))
-        else:
-            view = keypress(engine, fresh, view.item)
+        case = "query ran out" if standing.query_total - standing.query_done == 1 else "mid-query"
+        view = record(case, lambda v=view: keypress(engine, fresh, v.item))
     heavy = users["a00"]
     view = labeling.view(engine, "p", heavy, None)
     for _ in range(KEYPRESSES):

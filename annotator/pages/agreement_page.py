@@ -47,9 +47,10 @@ for name, part in parts.items():
             ui.plain(ui.t("confusion_title", a=pair.annotators[0], b=pair.annotators[1]))
             st.altair_chart(chart + labels, width="content")
 st.subheader(ui.t("versus_final"))
+versus = adjudication.versus_final(frame, table, decisions)
+for column in ("before", "after"):  # a kappa, or why there is none: text either way
+    versus[column] = [figure.text(ui.lang()) for figure in versus[column]]
 st.dataframe(
-    adjudication.versus_final(frame, table, decisions).rename(
-        columns={"before": ui.t("col_before"), "after": ui.t("col_after")}
-    ),
+    versus.rename(columns={"before": ui.t("col_before"), "after": ui.t("col_after")}),
     hide_index=True,
 )
