@@ -130,13 +130,18 @@ def resolve(
     *,
     policy: str,
     overlap: int,
+    gold: dict[tuple[str, str], int] | None = None,
 ) -> Resolution:
     """Every candidate of a pool resolved: ``frame`` holds the current human judgments
     (``annotator.agreement``), ``decisions`` the leads' latest adjudications, ``pool``
-    every candidate."""
+    every candidate, ``gold`` the gold items' grades, which stand whatever annotators gave
+    (a later adjudication still has the last word)."""
     grades, unresolved = final_grades(statuses(frame, policy, overlap), decisions)
-    settled = grades.keys() | set(unresolved) | not_chosen
-    unresolved += [key for key in pool if key not in settled]
+    settled = {key: g for key, g in (gold or {}).items() if key not in decisions}
+    grades.update(settled)
+    unresolved = [key for key in unresolved if key not in settled]
+    done = grades.keys() | set(unresolved) | not_chosen
+    unresolved += [key for key in pool if key not in done]
     return Resolution(grades, unresolved, sum(1 for key in grades if key in decisions))
 
 

@@ -251,8 +251,10 @@ def _reason_key(figure: Figure) -> str:
     return next(k for k in REASONS if t(k, "en") == figure.undefined)
 
 
-def _pair_statistic(kind: str) -> Additive:
-    """``percent`` agreement or a kappa, on a frame of two annotators' shared items."""
+def pair_statistic(kind: str) -> Additive:
+    """``percent`` agreement or a kappa, on a frame of two sets of grades of the same items
+    (columns ``query_id``, ``grade_a``, ``grade_b``: two annotators' shared items, or an
+    annotator against gold)."""
     if kind == "percent":
         return Additive(
             _pair_parts, _percents, lambda total: None if total.sum() else "reason_no_shared"
@@ -268,7 +270,7 @@ def pair_agreement(frame: pd.DataFrame, first: str, second: str, rounds: int = 0
     bootstrap interval over queries."""
     both = _shared(frame, first, second)
     a, b = both["grade_a"].astype(int).tolist(), both["grade_b"].astype(int).tolist()
-    figures = {k: bootstrap(both, _pair_statistic(k), rounds) for k in ("percent", *KAPPAS)}
+    figures = {k: bootstrap(both, pair_statistic(k), rounds) for k in ("percent", *KAPPAS)}
     return PairAgreement(
         annotators=(first, second),
         shared=len(a),

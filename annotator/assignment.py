@@ -15,12 +15,13 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DBAPIError
 from sqlmodel import Session
 
+from annotator import gold
 from annotator.active_pooling import choose_next, is_active, stopping_rule
 from annotator.rubric import current_version
 from pooling.grades import check_grade
 from pooling.i18n import LocalizedError, Refused
 from pooling.pool import shuffle_key
-from storage import active_records, history, slots
+from storage import active_records, gold_records, history, slots, tallies
 from storage.accounts import acting
 from storage.catalog import query_key_of
 from storage.db import lost_a_race, session_scope
@@ -79,6 +80,21 @@ def _order_key(pool: Pool, user: User, query_key: int, chunk_key: int) -> int:
     return shuffle_key(
         f"{pool.config.get('seed', pool.name)}:{user.id}", str(query_key), str(chunk_key)
     )
+
+
+def _gold_check(pool: Pool, user: User, session: Session) -> Assignment | None:
+    """A gold item the annotator has not seen, when one is due (``annotator.gold``): given
+    like any other item, on a slot beyond the candidate's own."""
+    settings = gold.GoldSettings.of(pool.config)
+    if settings is None:  # no gold items in this pool
+        return None
+    tally = tallies.annotator(pool, user.id, session=session)
+    if not gold.due(tally.done, tally.gold_seen, settings.rate):
+        return None
+    candidate = gold_records.next_gold(pool, user, tally.last_query_id, session=session)
+    if candidate is None:
+        return None
+    return slots.claim(pool, candidate, user, session=session, unbounded=True)
 
 
 def _choose(pool: Pool, user: User, session: Session) -> list[slots.OpenCandidate]:
@@ -169,6 +185,8 @@ def _next(pool_name: str, user_id: int, session: Session):
     if held is not None:
         slots.renew(held, session=session)
         return _item(held, session)
+    if (checked := _gold_check(pool, user, session)) is not None:
+        return _item(checked, session)
     candidates = _choose(pool, user, session)
     if not candidates:
         return None

@@ -142,6 +142,7 @@ def write_release(
             "not_chosen_by_active_pooling": len(snapshot.not_chosen - resolution.grades.keys()),
             "queries_without_evidence": sum(1 for q in queries if q["flags"]),
             "adjudicated": resolution.adjudicated,
+            "gold_items": len(snapshot.gold),
         },
         "agreement": {
             "krippendorff_alpha_ordinal": alpha.value if alpha else None,
@@ -167,18 +168,22 @@ def recompute(folder: Path | str) -> Qrels:
     """A release's chunk-level grades worked out again from ``judgments.jsonl`` and the
     manifest alone, as the release decided them: each person's last judgment of a
     candidate is their current one, the manifest's policy and overlap say which candidates
-    agree (their lower median), a lead's last adjudication has the final word, and a grade
-    carried from an earlier release (``--accept-carried``) stands where nobody judged. Equal
+    agree (their lower median), a gold item's grade stands whatever annotators gave it, a
+    lead's last adjudication has the final word, and a grade carried from an earlier release
+    (``--accept-carried``) stands where nobody judged. Equal
     to ``qrels.trec`` for every release this tool writes."""
     folder = Path(folder)
     manifest = read_manifest(folder)
     current: dict[tuple[str, str, str], int | None] = {}
     decisions: dict[tuple[str, str], tuple] = {}
+    gold: dict[tuple[str, str], int] = {}
     carried: dict[tuple[str, str], int] = {}
     for _, record in read_jsonl(folder / "judgments.jsonl"):
         key = (record["query_id"], record["chunk_id"])
         if record["type"] == "adjudication":
             decisions[key] = (record["grade"],)
+        elif record["type"] == "gold":
+            gold[key] = record["grade"]
         elif record["type"] == "carried":
             carried[key] = record["grade"]
         else:
@@ -187,8 +192,9 @@ def recompute(folder: Path | str) -> Qrels:
     frame = agreement.frame_of(rows, ["annotator", "query_id", "chunk_id", "grade"])
     policy, overlap = manifest["adjudication_policy"], manifest["pool"]["overlap"]
     grades, _ = final_grades(statuses(frame, policy, overlap), decisions)
+    settled = {key: g for key, g in gold.items() if key not in decisions}
     qrels = Qrels.from_dict({}, manifest["release"])
-    for (query_id, chunk_id), grade in sorted({**carried, **grades}.items()):
+    for (query_id, chunk_id), grade in sorted({**carried, **grades, **settled}.items()):
         qrels.grades.setdefault(query_id, {})[chunk_id] = grade
     return qrels
 
@@ -262,6 +268,16 @@ def read_chunk_map(folder: Path | str) -> dict[str, str] | None:
                 raise where.error("empty_value", field)
         parents[columns[0]] = columns[1]
     return parents
+
+
+def release_rationales(folder: Path | str) -> dict[tuple[str, str], str]:
+    """(query id, chunk id) -> the rationale of the last decision on it in a release (an
+    adjudication, or a gold item's)."""
+    found = {}
+    for _, record in read_jsonl(Path(folder) / "judgments.jsonl"):
+        if record["type"] in ("adjudication", "gold"):
+            found[(record["query_id"], record["chunk_id"])] = record.get("rationale", "")
+    return found
 
 
 def read_manifest(folder: Path | str) -> dict:

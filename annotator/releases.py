@@ -107,9 +107,10 @@ def create_release(
             snapshot.not_chosen,
             policy=policy,
             overlap=pool.overlap,
+            gold={(g.query_id, g.chunk_id): g.grade for g in snapshot.gold},
         )
         lineage = carry.derived_from(pool)
-        records = history.release_records(pool, session=session)
+        records = chain(history.release_records(pool, session=session), _gold_records(snapshot))
         if accept_carried:
             splits = {query.query_id: query.split for query in snapshot.queries}
             judged = set(zip(frame["query_id"], frame["chunk_id"], strict=True))
@@ -144,6 +145,21 @@ def create_release(
 
         manifest = _publish(engine, out, version, pool_name, write, by)
     return ReleaseResult(version, out, manifest)
+
+
+def _gold_records(snapshot: release_records.ReleaseSnapshot) -> list[dict]:
+    """The pool's gold items, for ``judgments.jsonl``: their grades stand."""
+    return [
+        {
+            "type": "gold",
+            "query_id": g.query_id,
+            "chunk_id": g.chunk_id,
+            "grade": g.grade,
+            "rationale": g.rationale,
+            "source": g.source,
+        }
+        for g in snapshot.gold
+    ]
 
 
 def _publish(

@@ -394,6 +394,52 @@ MESSAGES: dict[str, dict[str, str]] = {
     "context_none": {"en": "(none)", "zh": "（无）"},
     "note": {"en": "Note (optional; required for unsure)", "zh": "备注（可选；标为不确定时必填）"},
     "grade_button": {"en": "{grade} · {label}", "zh": "{grade} · {label}"},
+    # -- gold items
+    "gold_added": {
+        "en": "pool '{pool}': {added} gold items added ({new} of them new candidates); "
+        "{already} were gold already",
+        "zh": "候选池“{pool}”：新增 {added} 个金标条目（其中 {new} 个是新候选）；"
+        "{already} 个已是金标",
+    },
+    "gold_settings_line": {
+        "en": "pool '{pool}': one gold item in {rate}; annotators flagged below kappa {floor}; "
+        "their own figures shown: {show}, after {min_seen} gold items",
+        "zh": "候选池“{pool}”：每 {rate} 条插入 1 个金标条目；kappa 低于 {floor} 的标注者被标记；"
+        "向标注者显示其成绩：{show}，在看过 {min_seen} 个金标条目之后",
+    },
+    "gold_settings_invalid": {
+        "en": "gold settings: the rate must be at least 2, the floor between -1 and 1, "
+        "the gold seen before figures at least 1 (got {rate}, {floor}, {seen})",
+        "zh": "金标设置：插入频率至少为 2，下限在 -1 与 1 之间，显示成绩前至少看过 1 个"
+        "（实际为 {rate}、{floor}、{seen}）",
+    },
+    "gold_other_versions": {
+        "en": "release '{release}' is of {theirs}; pool '{pool}' is of {ours}: gold must be "
+        "of the same query set and corpus version",
+        "zh": "发布“{release}”属于 {theirs}；候选池“{pool}”属于 {ours}：金标须来自相同的"
+        "查询集与语料版本",
+    },
+    "gold_not_adjudicated": {
+        "en": "({query}, {chunk}) has no lead's decision: only adjudicated candidates become gold",
+        "zh": "（{query}，{chunk}）尚无负责人裁定：只有已裁定的候选才能成为金标",
+    },
+    "gold_none_seen": {
+        "en": "no annotator has been checked on gold yet",
+        "zh": "还没有标注者做过金标检查",
+    },
+    "gold_report_head": {
+        "en": "on gold (seen, exact, within one, right side of 1 and of 2, quadratic kappa); "
+        "flagged below {floor}",
+        "zh": "金标成绩（已看过、完全一致、相差不超过 1、1 级与 2 级两侧判断正确、"
+        "二次加权 kappa）；低于 {floor} 被标记",
+    },
+    "gold_report_line": {
+        "en": "{annotator}: {seen} seen, {exact} exact, {within} within one, {ge1} / {ge2}, "
+        "kappa {kappa}",
+        "zh": "{annotator}：看过 {seen}，完全一致 {exact}，相差不超过 1 {within}，"
+        "{ge1} / {ge2}，kappa {kappa}",
+    },
+    "gold_flagged": {"en": "[below the floor]", "zh": "【低于下限】"},
     "unsure_button": {"en": "Unsure (u)", "zh": "不确定 (u)"},
     "skip_button": {"en": "Skip (s)", "zh": "跳过 (s)"},
     "previous_button": {"en": "← Back", "zh": "← 上一条"},

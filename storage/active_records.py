@@ -17,8 +17,10 @@ from sqlmodel import Session, select
 
 from pooling.retrievers import indexed_text
 from storage import tallies
+from storage.gold_records import not_gold
 from storage.history import latest_judgments
 from storage.models import (
+    NOT_ASKED,
     Assignment,
     CandidateSource,
     Chunk,
@@ -31,7 +33,6 @@ from storage.models import (
 )
 from storage.tallies import SlotChange
 
-NOT_CHOSEN = 0  # ``PoolCandidate.required`` of an active pool's candidate not chosen yet
 LOCK_SPACE = 0x5172  # first key of this module's PostgreSQL advisory locks
 
 
@@ -75,7 +76,7 @@ def query_candidates(pool: Pool, query_key: int, *, session: Session) -> list[Qu
             isouter=True,
         )
         .join(first, first.c.candidate_id == PoolCandidate.id, isouter=True)
-        .where(*here)
+        .where(*here, not_gold())  # a gold item is never chosen: its grade is settled
     ).all()
     grades = _latest_grades(query_key, session=session)
     candidates = [
@@ -83,7 +84,7 @@ def query_candidates(pool: Pool, query_key: int, *, session: Session) -> list[Qu
             candidate_id=candidate_id,
             chunk_id=chunk_id,
             fused_rank=rank,
-            chosen=required != NOT_CHOSEN,
+            chosen=required != NOT_ASKED,
             first_assignment=first_id,
             grades=grades.get(chunk_key, []),
         )
@@ -144,7 +145,7 @@ def choose(pool: Pool, candidate_id: int, *, session: Session) -> bool:
         .where(PoolCandidate.id == candidate_id)
         .with_for_update(key_share=True)
     ).one()
-    if required != NOT_CHOSEN:
+    if required != NOT_ASKED:
         return False
     change = SlotChange(candidate_id, required=pool.overlap, set_required=True)
     tallies.apply(pool, [change], session=session)
@@ -159,6 +160,6 @@ def not_chosen(pool: Pool, *, session: Session) -> set[tuple[str, str]]:
         .select_from(PoolCandidate)
         .join(Query, Query.id == PoolCandidate.query_id)
         .join(Chunk, Chunk.id == PoolCandidate.chunk_id)
-        .where(PoolCandidate.pool_id == pool.id, PoolCandidate.required == NOT_CHOSEN)
+        .where(PoolCandidate.pool_id == pool.id, PoolCandidate.required == NOT_ASKED, not_gold())
     ).all()
     return set(rows)

@@ -48,6 +48,8 @@ def _created() -> Any:
     return Field(default_factory=utcnow, sa_column=Column(DateTime(timezone=True), nullable=False))
 
 
+# ``PoolCandidate.required`` of a candidate nobody is asked about as ordinary work.
+NOT_ASKED = 0
 # An assignment that holds a slot and is not judged yet.
 OPEN_HOLD = "slot IS NOT NULL AND done_at IS NULL"
 
@@ -195,7 +197,8 @@ class PoolCandidate(SQLModel, table=True):
     # A seeded random key: candidates are shown in this order, which carries no hint of rank.
     shuffle_key: int = Field(sa_column=Column(BigInteger, nullable=False))
     # Judgments this candidate needs when not the pool's overlap: more when a lead asked for
-    # more; 0 in an active pool until active pooling chooses it (see storage.active_records).
+    # more; NOT_ASKED in an active pool until active pooling chooses it
+    # (storage.active_records), and for a gold item (storage.gold_records).
     required: int | None = None
     # Slots held or judged now (storage.tallies keeps it with every change of a slot).
     held: int = Field(default=0, sa_column=Column(Integer, nullable=False, server_default="0"))
@@ -392,6 +395,29 @@ class AnnotatorTally(SQLModel, table=True):
     done: int = 0
     waiting: int = 0
     last_query_id: int | None = Field(default=None, foreign_key="query.id")
+    # Gold items judged (storage.gold_records): one more is due every ``rate`` items.
+    gold_seen: int = Field(default=0, sa_column=Column(Integer, nullable=False, server_default="0"))
+
+
+class GoldItem(SQLModel, table=True):
+    """A (query, chunk) of a pool whose grade a lead settled, mixed into annotators' work to
+    see how they grade (``annotator.gold``). Append-only: a gold grade never changes."""
+
+    __tablename__ = "gold_item"
+    __table_args__ = (
+        UniqueConstraint("pool_id", "query_id", "chunk_id"),
+        CheckConstraint(sql_range("grade"), name="gold_item_grade_range"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    pool_id: int = Field(foreign_key="pool.id", index=True)
+    query_id: int = Field(foreign_key="query.id")
+    chunk_id: int = Field(foreign_key="chunk.id")
+    grade: int
+    rationale: str = ""
+    source: str  # "adjudication" or "release:<version>"
+    user_id: int | None = Field(default=None, foreign_key="app_user.id")  # None: command line
+    created_at: datetime = _created()
 
 
 class Adjudication(SQLModel, table=True):

@@ -20,9 +20,9 @@ from pooling.pool import Candidate, Source, shuffle_key
 from pooling.retrievers import Corpus, indexed_text
 from pooling.run import Run
 from storage import tallies
-from storage.active_records import NOT_CHOSEN
 from storage.catalog import chunk_keys, query_keys
 from storage.models import (
+    NOT_ASKED,
     CandidateSource,
     Chunk,
     CorpusVersion,
@@ -232,7 +232,7 @@ def create_pool(
     )
     if candidates:
         # An active pool asks about a candidate only once active pooling chooses it.
-        required = NOT_CHOSEN if config.get("strategy") == "active" else None
+        required = NOT_ASKED if config.get("strategy") == "active" else None
         _insert_candidates(pool, candidates, queries, chunks, session=session, required=required)
     return PoolResult(name, added=len(candidates), queries=len({c.query_id for c in candidates}))
 
@@ -291,6 +291,30 @@ def topup_pool(
     )
 
 
+def ensure_candidates(
+    pool: Pool,
+    candidates: list[Candidate],
+    *,
+    session: Session,
+    required: int | None = None,
+) -> tuple[dict[tuple[int, int], int], set[tuple[int, int]]]:
+    """Put ``candidates`` in the pool: those not in it yet as new candidates needing
+    ``required`` judgments, every one with its provenance. Returns the candidate ids by
+    (query key, chunk key) and the keys that were new."""
+    _, _, queries, chunks = _versions_and_keys(pool, session=session)
+    keys = [(queries[c.query_id], chunks[c.chunk_id]) for c in candidates]
+    before = _candidate_keys(pool, session=session)
+    new_keys = {key for key in keys if key not in before}
+    new = [c for c, key in zip(candidates, keys, strict=True) if key in new_keys]
+    known = [c for c, key in zip(candidates, keys, strict=True) if key not in new_keys]
+    if new:
+        _insert_candidates(pool, new, queries, chunks, session=session, required=required)
+    if known:
+        _insert_sources(pool, known, queries, chunks, session=session)
+    present = _candidate_keys(pool, session=session) if new else before
+    return {key: present[key] for key in keys}, new_keys
+
+
 def add_manual_candidate(
     pool: Pool, query_id: str, chunk_id: str, user: str, *, session: Session
 ) -> bool:
@@ -303,12 +327,8 @@ def add_manual_candidate(
     if chunk_id not in chunks:
         raise NotFound("unknown_chunk", value=chunk_id, corpus_version=corpus_version.name)
     candidate = Candidate(query_id, chunk_id, [Source(f"{MANUAL_PREFIX}{user}", None, None)])
-    is_new = (queries[query_id], chunks[chunk_id]) not in _candidate_keys(pool, session=session)
-    if is_new:
-        _insert_candidates(pool, [candidate], queries, chunks, session=session)
-    else:
-        _insert_sources(pool, [candidate], queries, chunks, session=session)
-    return is_new
+    _, new = ensure_candidates(pool, [candidate], session=session)
+    return bool(new)
 
 
 # -- reading a pool ---------------------------------------------------------------------

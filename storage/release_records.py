@@ -11,7 +11,9 @@ from dataclasses import dataclass
 
 from sqlmodel import Session, select
 
+from storage import gold_records
 from storage.active_records import not_chosen
+from storage.gold_records import Gold
 from storage.history import latest_adjudications
 from storage.models import (
     Chunk,
@@ -75,6 +77,7 @@ class ReleaseSnapshot:
     decisions: dict[tuple[str, str], tuple]  # ``storage.history.latest_adjudications``
     candidates: list[tuple[str, str]]
     not_chosen: set[tuple[str, str]]  # an active pool's candidates nobody was asked about
+    gold: list[Gold]  # the pool's gold items: their grades stand
 
 
 def read_snapshot(pool: Pool, *, session: Session) -> ReleaseSnapshot:
@@ -95,4 +98,5 @@ def read_snapshot(pool: Pool, *, session: Session) -> ReleaseSnapshot:
         decisions=latest_adjudications(pool, session=session),
         candidates=[tuple(row) for row in rows],
         not_chosen=not_chosen(pool, session=session),
+        gold=gold_records.items(pool, session=session),
     )

@@ -16,13 +16,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from itertools import count
 
 from sqlalchemy import case, func, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
 from pooling.i18n import LocalizedError, NotFound
-from storage import tallies
+from storage import gold_records, tallies
 from storage.models import (
     Assignment,
     Chunk,
@@ -247,9 +248,11 @@ def claim(
     session: Session,
     now: datetime | None = None,
     hold: timedelta = HOLD,
+    unbounded: bool = False,
 ) -> Assignment | None:
     """Hold a free slot of the candidate for ``user``, or None when all its slots are taken
-    (possibly by another annotator a moment ago) or ``user`` already judged it."""
+    (possibly by another annotator a moment ago) or ``user`` already judged it. A gold check
+    (``unbounded``) takes a slot beyond the candidate's own: any number may judge it."""
     now = now or utcnow()
     candidate = session.get(PoolCandidate, candidate_id)
     required = pool.overlap if candidate.required is None else candidate.required
@@ -260,7 +263,8 @@ def claim(
             )
         ).all()
     )
-    free = next((slot for slot in range(required) if slot not in used), None)
+    slots = count() if unbounded else range(required)
+    free = next((slot for slot in slots if slot not in used), None)
     if free is None:
         return None
     existing = session.exec(
@@ -381,6 +385,10 @@ def record_judgment(
     session.flush()
     if expected_revision == 0:
         tallies.judged_first_time(assignment.pool_id, user.id, session=session)
+        if gold_records.is_gold(
+            assignment.pool_id, candidate.query_id, candidate.chunk_id, session=session
+        ):
+            gold_records.judged_first_time(assignment.pool_id, user.id, session=session)
     return judgment
 
 

@@ -3,7 +3,7 @@ check releases, run the app.
 
 One module per group of commands (``setup_commands``, ``import_commands``,
 ``pool_commands``, ``release_commands``, ``quality_commands``, ``evaluate_commands``,
-``carry_commands``); what they print comes from ``formatting``
+``carry_commands``, ``gold_commands``); what they print comes from ``formatting``
 (``annotator.evaluation_text`` for ``evaluate``) in the user's language (``--lang``, else
 ``QRELS_LANG``, else the locale).
 Commands parse arguments and call ``storage`` and the domain modules of ``annotator``; each
@@ -20,6 +20,7 @@ import click
 from annotator.cli import (
     carry_commands,
     evaluate_commands,
+    gold_commands,
     import_commands,
     pool_commands,
     quality_commands,
@@ -76,6 +77,7 @@ for _module in (
     quality_commands,
     evaluate_commands,
     carry_commands,
+    gold_commands,
 ):
     for _command in _module.COMMANDS:
         cli.add_command(_command)

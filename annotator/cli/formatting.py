@@ -378,3 +378,26 @@ def carry_status_lines(status) -> list[str]:
         for row in status.classes
     ]
     return lines
+
+
+def gold_lines(standings: list, floor: float) -> list[str]:
+    """``qrels gold report``: ``standings`` are ``annotator.gold.Standing``."""
+    if not standings:
+        return [t("gold_none_seen")]
+    lines = [t("gold_report_head", floor=floor)]
+    for s in standings:
+        lines.append(
+            "  "
+            + t(
+                "gold_report_line",
+                annotator=s.annotator,
+                seen=s.seen,
+                exact=f"{s.exact:.2f}",
+                within=f"{s.within_one:.2f}",
+                ge1=f"{s.binary_ge1:.2f}",
+                ge2=f"{s.binary_ge2:.2f}",
+                kappa=s.kappa.text(),
+            )
+            + ("  " + t("gold_flagged") if s.flagged else "")
+        )
+    return lines

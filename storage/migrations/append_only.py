@@ -61,10 +61,11 @@ UNIQUE_KEYS: dict[str, tuple[tuple[str, ...], ...]] = {
     "judgment": (("id",), ("assignment_id", "revision")),
     "adjudication": (("id",),),
     "release": (("id",), ("version",)),
+    "gold_item": (("id",), ("pool_id", "query_id", "chunk_id")),
 }
 
 
-def create_overwrite_guards(tables: tuple[str, ...] = tuple(UNIQUE_KEYS)) -> None:
+def create_overwrite_guards(tables: tuple[str, ...]) -> None:
     """What UPDATE and DELETE triggers do not see: on SQLite an insert over an existing row
     (``REPLACE``, ``INSERT OR REPLACE``), on PostgreSQL ``TRUNCATE`` (also when it
     cascades from another table)."""
@@ -88,7 +89,7 @@ def create_overwrite_guards(tables: tuple[str, ...] = tuple(UNIQUE_KEYS)) -> Non
             )
 
 
-def drop_overwrite_guards(tables: tuple[str, ...] = tuple(UNIQUE_KEYS)) -> None:
+def drop_overwrite_guards(tables: tuple[str, ...]) -> None:
     dialect = op.get_bind().dialect.name
     for table in tables:
         if dialect == "postgresql":

@@ -173,7 +173,7 @@ def test_kappa_from_a_confusion_matrix_is_scikit_learns(kind):
 def test_the_bootstrap_reweights_queries_as_resampling_them_would():
     """A resample that draws query q w times is the frame with q's rows w times over: the
     figures computed by re-weighting per-query shares equal those on that frame."""
-    from annotator.agreement import _pair_statistic, _shared
+    from annotator.agreement import _shared, pair_statistic
 
     rng = random.Random(7)
     grades = {name: [rng.choice([0, 1, 2, 3, None]) for _ in range(30)] for name in "abc"}
@@ -189,7 +189,7 @@ def test_the_bootstrap_reweights_queries_as_resampling_them_would():
     )
     pairs = lambda f: _shared(f, "a", "b")  # noqa: E731
     cases = [(krippendorff_alpha, lambda f: f)]
-    cases += [(_pair_statistic(kind), pairs) for kind in ("percent", "linear", "binary_ge2")]
+    cases += [(pair_statistic(kind), pairs) for kind in ("percent", "linear", "binary_ge2")]
     for statistic, prepare in cases:
         queries, shares = statistic.parts(prepare(frame))
         weighted = np.array([weights[q] for q in queries]) @ shares

@@ -81,6 +81,7 @@ def make_release(folder: Path, grades=GRADES, queries=QUERIES, parents=PARENTS) 
         decisions={},
         candidates=[],
         not_chosen=set(),
+        gold=[],
     )
     resolution = Resolution({(q, c): g for q, d in grades.items() for c, g in d.items()}, [], 0)
     no_judgments = frame_of([], GRADE_COLUMNS)

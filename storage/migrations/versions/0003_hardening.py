@@ -30,10 +30,12 @@ down_revision: str | None = "0002"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
+GUARDED = ("judgment", "adjudication", "release")  # named here: later tables get their own
+
 
 def upgrade() -> None:
     create_append_only_triggers(("release",))
-    create_overwrite_guards()
+    create_overwrite_guards(GUARDED)
     op.create_table(
         "login_throttle",
         sa.Column("name_sha256", sqlmodel.sql.sqltypes.AutoString(), nullable=False),
@@ -46,5 +48,5 @@ def upgrade() -> None:
 
 def downgrade() -> None:
     op.drop_table("login_throttle")
-    drop_overwrite_guards()
+    drop_overwrite_guards(GUARDED)
     drop_append_only_triggers(("release",))

@@ -1,0 +1,261 @@
+"""Quality control with gold items: (query, chunk) pairs whose grade a lead settled, mixed
+into each annotator's work to see how well they grade, long before adjudication.
+
+A lead makes adjudicated candidates gold (the Adjudication page), or a whole earlier
+release of the same query set and corpus version (``qrels gold add``). Then, every
+``rate``-th item an annotator is given is a gold item they have not seen, one of their
+current query's if it has one: it looks like any other item and is judged like one, on a
+slot beyond the candidate's own, so it never takes a place in anyone's overlap, and it never
+changes the gold grade, which is the item's grade in every release. How each annotator does
+on gold (exact, within one, relevant or not at grade 1 and at grade 2, quadratic kappa with
+a bootstrap interval) is for the lead, who sets a floor below which an annotator is flagged
+(their judgments stay: the lead decides); and, once they have seen enough, for the annotator
+too, with the gold items they missed and the lead's rationale: how the rubric is learnt.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from sqlalchemy.engine import Engine
+
+from annotator.agreement import Figure, bootstrap, pair_statistic
+from pooling.i18n import LocalizedError
+from storage import gold_records
+from storage.accounts import acting
+from storage.db import session_scope
+from storage.pool_records import get_pool
+
+SOURCE_ADJUDICATION = "adjudication"
+
+
+@dataclass(frozen=True)
+class GoldSettings:
+    """How a pool mixes in gold: one item in ``rate``; an annotator is flagged below a
+    quadratic kappa of ``floor`` against gold; annotators see their own figures once they
+    have judged ``min_seen`` gold items, unless ``show`` is off."""
+
+    rate: int = 20
+    floor: float = 0.4
+    show: bool = True
+    min_seen: int = 10
+
+    @classmethod
+    def of(cls, config: dict) -> GoldSettings | None:
+        """A pool's settings; None while it has no gold items (nothing is mixed in)."""
+        return cls(**config["gold"]) if "gold" in config else None
+
+
+def due(done: int, gold_seen: int, rate: int) -> bool:
+    """Whether the next item (the ``done + 1``-th) should be a gold check: one in ``rate``."""
+    return gold_seen < (done + 1) // rate
+
+
+def settings(engine: Engine, pool_name: str) -> GoldSettings:
+    """How pool ``pool_name`` mixes in gold (the defaults before it has any)."""
+    with session_scope(engine) as session:
+        return GoldSettings.of(get_pool(pool_name, session=session).config) or GoldSettings()
+
+
+def _enable(pool) -> None:
+    """Start mixing gold into a pool's work (with the default settings, or its own)."""
+    pool.config = {**pool.config, "gold": vars(GoldSettings.of(pool.config) or GoldSettings())}
+
+
+def configure(engine: Engine, pool_name: str, by: int | None = None, **values) -> GoldSettings:
+    """Change how pool ``pool_name`` mixes in gold (``rate``, ``floor``, ``show``,
+    ``min_seen``), by the lead ``by`` (None: the command line)."""
+    with session_scope(engine) as session:
+        acting(by, "lead", session=session)
+        pool = get_pool(pool_name, session=session)
+        chosen = replace(GoldSettings.of(pool.config) or GoldSettings(), **values)
+        if chosen.rate < 2 or chosen.min_seen < 1 or not -1 <= chosen.floor <= 1:
+            raise LocalizedError(
+                "gold_settings_invalid", rate=chosen.rate, floor=chosen.floor, seen=chosen.min_seen
+            )
+        pool.config = {**pool.config, "gold": vars(chosen)}
+        session.add(pool)
+    return chosen
+
+
+def add_from_release(
+    engine: Engine,
+    pool_name: str,
+    release: Path | str,
+    *,
+    sample: int | None = None,
+    seed: int = 0,
+    by: int | None = None,
+) -> gold_records.GoldAdded:
+    """Make the graded candidates of an earlier release gold items of pool ``pool_name``
+    (all, or a seeded random ``sample`` of them), each with the rationale of its last
+    adjudication in the release. Raises ``LocalizedError`` for a release of another query
+    set or corpus version."""
+    from annotator.release_files import read_manifest, read_qrels, release_rationales
+
+    manifest = read_manifest(release)
+    grades = dict(
+        ((q, c), g) for q, judged in read_qrels(release).items() for c, g in judged.items()
+    )
+    if sample is not None and sample < len(grades):
+        grades = dict(random.Random(seed).sample(sorted(grades.items()), sample))
+    rationales = release_rationales(release)
+    with session_scope(engine) as session:
+        acting(by, "lead", session=session)
+        pool = get_pool(pool_name, session=session)
+        _same_versions(pool, manifest, session)
+        chosen = {key: (g, rationales.get(key, "")) for key, g in grades.items()}
+        _enable(pool)
+        return gold_records.add(
+            pool, chosen, source=f"release:{manifest['release']}", user_id=by, session=session
+        )
+
+
+def _same_versions(pool, manifest: dict, session) -> None:
+    from storage.models import CorpusVersion, QuerySet
+
+    ours = (
+        session.get(QuerySet, pool.query_set_id).name,
+        session.get(CorpusVersion, pool.corpus_version_id).name,
+    )
+    theirs = (manifest["query_set"]["name"], manifest["corpus_version"]["name"])
+    if ours != theirs:
+        raise LocalizedError(
+            "gold_other_versions", release=manifest["release"], theirs=" × ".join(theirs),
+            ours=" × ".join(ours), pool=pool.name,
+        )  # fmt: skip
+
+
+def add_from_adjudications(
+    engine: Engine, pool_name: str, keys: list[tuple[str, str]], by: int | None = None
+) -> gold_records.GoldAdded:
+    """Make adjudicated candidates ``keys`` of pool ``pool_name`` gold items, at the grade
+    and with the rationale of the lead's latest decision. Raises ``LocalizedError`` for a
+    candidate no lead has decided."""
+    from storage.history import latest_adjudications
+
+    with session_scope(engine) as session:
+        acting(by, "lead", session=session)
+        pool = get_pool(pool_name, session=session)
+        decisions = latest_adjudications(pool, session=session)
+        undecided = [key for key in keys if key not in decisions]
+        if undecided:
+            raise LocalizedError(
+                "gold_not_adjudicated", query=undecided[0][0], chunk=undecided[0][1]
+            )
+        chosen = {key: (decisions[key][0], decisions[key][1]) for key in keys}
+        _enable(pool)
+        return gold_records.add(
+            pool, chosen, source=SOURCE_ADJUDICATION, user_id=by, session=session
+        )
+
+
+def gold_items(engine: Engine, pool_name: str) -> list[gold_records.Gold]:
+    with session_scope(engine) as session:
+        return gold_records.items(get_pool(pool_name, session=session), session=session)
+
+
+# -- how annotators do on gold ------------------------------------------------------------
+
+CHECK_COLUMNS = ["annotator", "query_id", "chunk_id", "grade", "gold"]
+FIGURES = ["seen", "exact", "within_one", "binary_ge1", "binary_ge2", "kappa", "flagged"]
+
+
+def gold_checks(engine: Engine, pool_name: str) -> pd.DataFrame:
+    """Every annotator's current judgment of each gold item they were checked on, beside
+    the gold grade (``CHECK_COLUMNS``; an unsure judgment has no grade)."""
+    with session_scope(engine) as session:
+        rows = gold_records.checks(get_pool(pool_name, session=session), session=session)
+    frame = pd.DataFrame(rows, columns=CHECK_COLUMNS)
+    frame["grade"] = frame["grade"].astype("Int64")
+    return frame
+
+
+@dataclass(frozen=True)
+class Standing:
+    """One annotator on gold: items seen (graded ones; unsure ones take no part), shares
+    exact, within one grade, and on the right side of grade 1 and of grade 2; quadratic
+    kappa against gold with its bootstrap interval; flagged when below the floor."""
+
+    annotator: str
+    seen: int
+    exact: float | None
+    within_one: float | None
+    binary_ge1: float | None
+    binary_ge2: float | None
+    kappa: Figure
+    flagged: bool
+
+
+def standings(checks: pd.DataFrame, floor: float, rounds: int = 500) -> list[Standing]:
+    """How each annotator in ``checks`` (``gold_checks``) does on gold, by name."""
+    result = []
+    for annotator, mine in checks.dropna(subset=["grade"]).groupby("annotator", sort=True):
+        given, gold = mine["grade"].astype(int).to_numpy(), mine["gold"].astype(int).to_numpy()
+        kappa = _gold_kappa(given, gold, rounds)
+        result.append(
+            Standing(
+                annotator=annotator,
+                seen=len(given),
+                exact=float(np.mean(given == gold)),
+                within_one=float(np.mean(np.abs(given - gold) <= 1)),
+                binary_ge1=float(np.mean((given >= 1) == (gold >= 1))),
+                binary_ge2=float(np.mean((given >= 2) == (gold >= 2))),
+                kappa=kappa,
+                flagged=kappa.value is None or kappa.value < floor,
+            )
+        )
+    return result
+
+
+def _gold_kappa(given: np.ndarray, gold: np.ndarray, rounds: int) -> Figure:
+    """Quadratic kappa of ``given`` grades against ``gold``, with a 95% bootstrap interval
+    over the gold items (each item a unit of its own)."""
+    items = pd.DataFrame(
+        {"query_id": np.arange(len(given)).astype(str), "grade_a": gold, "grade_b": given}
+    )
+    return bootstrap(items, pair_statistic("quadratic"), rounds)
+
+
+def missed(checks: pd.DataFrame, annotator: str) -> pd.DataFrame:
+    """The gold items ``annotator`` graded otherwise than gold (or marked unsure)."""
+    mine = checks[checks["annotator"] == annotator]
+    return mine[mine["grade"].isna() | (mine["grade"] != mine["gold"])]
+
+
+@dataclass(frozen=True)
+class OwnFigures:
+    """What an annotator sees of their own gold checks on "My progress": nothing until they
+    have seen ``needed`` gold items (or when the lead turned it off)."""
+
+    shown: bool
+    needed: int
+    standing: Standing | None
+    missed: list[dict]
+
+
+def own_figures(engine: Engine, pool_name: str, user_name: str) -> OwnFigures:
+    """``user_name``'s figures on gold, and the gold items they missed with the grade and
+    the lead's rationale, when the pool shows them."""
+    chosen = settings(engine, pool_name)
+    checks = gold_checks(engine, pool_name)
+    mine = checks[checks["annotator"] == user_name]
+    if not chosen.show or mine["grade"].notna().sum() < chosen.min_seen:
+        return OwnFigures(False, chosen.min_seen, None, [])
+    standing = standings(mine, chosen.floor)[0]
+    rationale = {(g.query_id, g.chunk_id): g.rationale for g in gold_items(engine, pool_name)}
+    wrong = [
+        {
+            "query_id": row.query_id,
+            "chunk_id": row.chunk_id,
+            "grade": None if pd.isna(row.grade) else int(row.grade),
+            "gold": int(row.gold),
+            "rationale": rationale.get((row.query_id, row.chunk_id), ""),
+        }
+        for row in missed(checks, user_name).itertuples()
+    ]
+    return OwnFigures(True, chosen.min_seen, standing, wrong)
