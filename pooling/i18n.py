@@ -285,6 +285,20 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "含有控制字符 {code}，不予接受（NUL 无法存储，其他控制字符会在终端和文件中"
         "暗中起作用；制表符和换行只允许出现在文本中）",
     },
+    "id_with_space": {
+        "en": "id '{value}' holds a space, which is refused: releases write ids into TREC files, "
+        "whose fields are separated by spaces",
+        "zh": "id“{value}”含有空格，不予接受：发布会把 id 写进以空格分隔字段的 TREC 文件",
+    },
+    "typed_control_character": {
+        "en": "the {what} holds the control character {code}, which is refused (NUL cannot be "
+        "stored, the others act unseen on terminals and files)",
+        "zh": "{what}含有控制字符 {code}，不予接受（NUL 无法存储，其他控制字符会在终端和文件中"
+        "暗中起作用）",
+    },
+    "what_note": {"en": "note", "zh": "备注"},
+    "what_rationale": {"en": "rationale", "zh": "裁决理由"},
+    "what_account_name": {"en": "account name", "zh": "账号名"},
     "rank_not_positive": {
         "en": "rank {value} is not a whole number from 1",
         "zh": "名次 {value} 不是从 1 起的整数",

@@ -153,6 +153,16 @@ def _refuse_controls(value: Any, field: str, where: Where) -> None:
             _refuse_controls(item, f"{field}[{index}]", where)
 
 
+def refuse_control(value: str, what: str, *, line_breaks: bool = True) -> str:
+    """``value`` as typed into the app or CLI (a note, a rationale, an account's name), or
+    ``LocalizedError`` naming ``what`` (a message key) when it holds a control character,
+    for the same reasons as in files; ``line_breaks=False`` refuses tab and line breaks too,
+    for names."""
+    if found := (CONTROL if line_breaks else ID_CONTROL).search(value):
+        raise LocalizedError("typed_control_character", what=f"@{what}", code=_code(found))
+    return value
+
+
 # -- fields -----------------------------------------------------------------------------
 
 
@@ -179,6 +189,8 @@ def require_id(record: dict, name: str, where: Where) -> str:
         raise where.error("empty_value", name)
     if found := ID_CONTROL.search(value):
         raise where.error("control_character", name, code=_code(found))
+    if any(c.isspace() for c in value):  # releases write ids into whitespace-separated files
+        raise where.error("id_with_space", name, value=value)
     return value
 
 

@@ -21,6 +21,7 @@ from sqlmodel import Session, select
 
 from pooling.grades import check_grade
 from pooling.i18n import LocalizedError
+from pooling.readers import refuse_control
 from storage.catalog import chunk_keys, query_keys
 from storage.models import (
     Adjudication,
@@ -212,7 +213,7 @@ def adjudicate(
     """Record the final grade of a candidate; an earlier decision stays in the history.
     Raises ``ValueError`` for a grade outside 0–3, a missing rationale, or a non-lead."""
     check_grade(grade)
-    if not rationale.strip():
+    if not refuse_control(rationale, "what_rationale").strip():
         raise LocalizedError("rationale_missing")
     if lead.role != "lead":
         raise LocalizedError("leads_only", name=lead.name, role=f"@role_{lead.role}")

@@ -23,6 +23,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
 from pooling.i18n import LocalizedError, NotFound
+from pooling.readers import refuse_control
 from storage import gold_records, tallies
 from storage.models import (
     Assignment,
@@ -351,6 +352,7 @@ def record_judgment(
     """Write a grade on an assignment the user still holds (or judged before: a change).
     None when the assignment moved on: a repeated submission of the same revision, or a
     hold that expired and went to someone else."""
+    refuse_control(note, "what_note")
     now = utcnow()
     moved = session.execute(
         update(Assignment)

@@ -14,6 +14,7 @@ from annotator import assignment, labeling, ui
 from annotator.rubric import load_rubric
 from annotator.search import ManualSearch
 from pooling.grades import GRADES
+from pooling.i18n import LocalizedError
 
 POSITION, SHOWN, FLASH = "label_position", "label_shown", "label_flash"
 
@@ -23,8 +24,10 @@ def manual_search(pool_name: str) -> ManualSearch:
     return ManualSearch(ui.engine(), pool_name)
 
 
-def flash(key: str) -> None:
-    st.session_state[FLASH] = key
+def flash(message: str | LocalizedError) -> None:
+    """Say ``message`` (a message key, or an error the annotator can act on) on the next
+    run of the fragment: a callback cannot draw into it."""
+    st.session_state[FLASH] = message
 
 
 def note_key(item: assignment.Item) -> str:
@@ -47,16 +50,20 @@ def grade(item: assignment.Item, user_id: int, value: int | None) -> None:
     if value is None and not note.strip():
         flash("unsure_needs_note")
         return
-    saved = ui.as_user(
-        assignment.submit,
-        ui.engine(),
-        item,
-        user_id,
-        grade=value,
-        unsure=value is None,
-        note=note,
-        seconds=seconds_on(item),
-    )
+    try:
+        saved = ui.as_user(
+            assignment.submit,
+            ui.engine(),
+            item,
+            user_id,
+            grade=value,
+            unsure=value is None,
+            note=note,
+            seconds=seconds_on(item),
+        )
+    except LocalizedError as error:  # e.g. a control character in the note, which stays
+        flash(error)
+        return
     if saved is False:
         flash("not_saved")
     st.session_state[POSITION] = None
@@ -187,7 +194,9 @@ def labeling_panel(pool_name: str, user_id: int) -> None:
     if view.reviewing:
         st.info(ui.t("reviewing", index=view.position + 1, total=view.judged))
     message = st.session_state.pop(FLASH, None)
-    if message:
+    if isinstance(message, LocalizedError):
+        ui.plain(message, "error")
+    elif message:
         (st.success if message == "added_to_pool" else st.warning)(ui.t(message))
     if item is None:
         st.success(ui.t("all_done"))

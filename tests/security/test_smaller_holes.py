@@ -225,3 +225,35 @@ def test_the_index_cache_is_loaded_only_from_a_folder_of_ones_own(tmp_path, monk
     if os.getuid() == 0:  # only root can give a file away
         os.chown(model, 65534, 65534)
         refused(r"model\.joblib: it belongs to user id 65534, not to you \(0\)")
+
+
+def test_an_id_with_a_space_is_refused_as_releases_could_not_write_it(seeded, tmp_path):
+    before = snapshot(seeded)
+    with pytest.raises(InputError) as caught, session_scope(seeded) as session:
+        corpus_import(write(tmp_path, "c.jsonl", '{"_id": "d 1", "text": "x"}\n'), session=session)
+    assert "c.jsonl, line 1, field '_id': id 'd 1' holds a space" in caught.value.message("en")
+    assert snapshot(seeded) == before
+
+
+def test_control_characters_typed_into_the_app_are_refused_with_a_message(
+    pooled, db_url, monkeypatch
+):
+    from annotator import adjudication
+    from annotator.auth import add_user
+
+    at = app_as(db_url, "ann1", monkeypatch).run()
+    before = snapshot(pooled)
+    at.text_area[0].input("see\x00below")
+    at.button(key="grade_2").click().run()
+    assert not at.exception
+    assert "the note holds the control character U+0000" in " ".join(e.value for e in at.error)
+    assert at.text_area[0].value == "see\x00below"  # what was typed stays, to be mended
+    with session_scope(pooled) as session:
+        boss = accounts.get_user("boss", session=session).id
+        with pytest.raises(LocalizedError, match="account name holds the control character"):
+            add_user("eve\x1b[2J", "annotator", "password-1", session=session)
+    with pytest.raises(LocalizedError, match="rationale holds the control character U\\+0008"):
+        adjudication.record_decision(pooled, "p", ("q1", "a#1"), 2, "ok\x08", boss, "threshold")
+    after = snapshot(pooled)
+    after.pop("assignment"), before.pop("assignment")  # the hold is renewed as she works
+    assert after == before
