@@ -11,6 +11,7 @@ import os
 import threading
 import uuid
 from collections.abc import Callable, Iterable, Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -151,3 +152,28 @@ def datasets() -> Path:
     if not DATASETS.is_dir():
         pytest.skip(f"real collections not found at {DATASETS}")
     return DATASETS
+
+
+class Clock:
+    """The time the app's writes see (``storage.slots``: holds and judgments), set by a
+    test: judgments made through the domain functions land at chosen times."""
+
+    def __init__(self, now: datetime) -> None:
+        self.now = now
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, **delta: float) -> datetime:
+        self.now += timedelta(**delta)
+        return self.now
+
+
+@pytest.fixture
+def clock(monkeypatch) -> Clock:
+    """A ``Clock`` at 2026-03-02 09:00 UTC (a Monday) that ``storage.slots`` reads."""
+    import storage.slots
+
+    clock = Clock(datetime(2026, 3, 2, 9, tzinfo=UTC))
+    monkeypatch.setattr(storage.slots, "utcnow", clock)
+    return clock

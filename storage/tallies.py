@@ -1,0 +1,307 @@
+"""Grouped counts behind the lead's charts, each one or two SQL statements.
+
+A lead page must stay quick on a pool with a million judgments, so nothing here reads
+judgments one by one into Python: the database groups and counts, and returns a row per
+group (per annotator, hour and grade; per system; per combination of systems). Times are
+grouped by the hour, in UTC, as whole seconds since 1970 (``hour_start``); callers turn
+them into dates and group hours into days as they need. Every function takes a
+keyword-only ``session`` and only reads.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import BigInteger, ColumnElement, String, case, func
+from sqlalchemy.ext.compiler import compiles
+from sqlalchemy.sql.functions import FunctionElement
+from sqlmodel import Session, select
+
+from pooling.grades import RELEVANT
+from storage.history import latest_judgments
+from storage.models import (
+    Adjudication,
+    CandidateSource,
+    Judgment,
+    Pool,
+    PoolCandidate,
+    Query,
+    User,
+)
+
+HOUR = 3600
+SEPARATOR = "\x1f"  # between system names aggregated into one text; no name holds it
+
+
+class epoch_seconds(FunctionElement):  # noqa: N801 (used like a SQL function)
+    """Whole seconds since 1970-01-01 UTC of a timestamp column, on either backend."""
+
+    type = BigInteger()
+    inherit_cache = True
+
+
+@compiles(epoch_seconds)
+def _epoch_sqlite(element, compiler, **kw) -> str:
+    # SQLite holds timestamps as UTC text; strftime('%s') reads them as such.
+    return f"CAST(strftime('%s', {compiler.process(element.clauses, **kw)}) AS INTEGER)"
+
+
+@compiles(epoch_seconds, "postgresql")
+def _epoch_postgresql(element, compiler, **kw) -> str:
+    return f"CAST(FLOOR(EXTRACT(EPOCH FROM {compiler.process(element.clauses, **kw)})) AS BIGINT)"
+
+
+class joined_names(FunctionElement):  # noqa: N801
+    """The texts of a group joined by ``SEPARATOR``, in no particular order."""
+
+    type = String()
+    inherit_cache = True
+
+
+@compiles(joined_names)
+def _joined_sqlite(element, compiler, **kw) -> str:
+    return f"group_concat({compiler.process(element.clauses, **kw)}, char(31))"
+
+
+@compiles(joined_names, "postgresql")
+def _joined_postgresql(element, compiler, **kw) -> str:
+    return f"string_agg({compiler.process(element.clauses, **kw)}, chr(31))"
+
+
+def hour_start(column) -> ColumnElement:
+    """The start of the hour ``column`` falls in, as whole seconds since 1970 (UTC)."""
+    return epoch_seconds(column) // HOUR * HOUR
+
+
+# -- judging: each annotator's current grade on each item judged in the pool's app --------
+
+DIMENSIONS = ("annotator", "query", "hour", "grade")
+
+
+def current_counts(
+    pool: Pool, by: tuple[str, ...], *, session: Session, annotator: str | None = None
+) -> list[tuple]:
+    """How many items annotators judged in the pool's app, grouped by ``by`` (names from
+    ``DIMENSIONS``: ``annotator``, ``query`` id, ``hour`` (``hour_start`` of when the
+    current grade was given) and ``grade`` (None for unsure)), each row the values of
+    ``by`` then the count; only ``annotator``'s items when given. An item counts once,
+    with its current grade (a grade changed later counts at its new grade and hour)."""
+    columns = {
+        "annotator": User.name,
+        "query": Query.query_id,
+        "hour": hour_start(Judgment.created_at),
+        "grade": Judgment.grade,
+    }
+    keys = [columns[name].label(name) for name in by]
+    current = _current(pool, annotator)
+    statement = (
+        select(*keys, func.count()).select_from(Judgment).join(current, current.c.id == Judgment.id)
+    )
+    return [tuple(row) for row in session.exec(_joined(statement, by).group_by(*keys)).all()]
+
+
+def _current(pool: Pool, annotator: str | None):
+    where = [Judgment.pool_id == pool.id, Judgment.assignment_id.is_not(None)]
+    if annotator is not None:
+        where.append(User.name == annotator)
+    return latest_judgments(*where)
+
+
+def _joined(statement, by: tuple[str, ...]):
+    statement = statement.join(User, User.id == Judgment.user_id)
+    return statement.join(Query, Query.id == Judgment.query_id) if "query" in by else statement
+
+
+def median_seconds(pool: Pool, *, session: Session) -> dict[str, float]:
+    """Annotator -> the median seconds their current judgments in the pool's app took
+    (judgments without a time left out). The median of an even count is the mean of the
+    middle two, as ``statistics.median`` has it."""
+    current = _current(pool, None)
+    ranked = (
+        select(
+            User.name.label("annotator"),
+            Judgment.seconds.label("seconds"),
+            func.row_number()
+            .over(partition_by=User.name, order_by=Judgment.seconds)
+            .label("position"),
+            func.count().over(partition_by=User.name).label("total"),
+        )
+        .select_from(Judgment)
+        .join(current, current.c.id == Judgment.id)
+        .join(User, User.id == Judgment.user_id)
+        .where(Judgment.seconds.is_not(None))
+        .subquery()
+    )
+    middle = ranked.c.position.in_([(ranked.c.total + 1) // 2, (ranked.c.total + 2) // 2])
+    rows = session.exec(
+        select(ranked.c.annotator, func.avg(ranked.c.seconds))
+        .where(middle)
+        .group_by(ranked.c.annotator)
+    ).all()
+    return {name: float(value) for name, value in rows}
+
+
+def completions_by_hour(pool: Pool, *, session: Session) -> list[tuple[int, int]]:
+    """``(hour_start, candidates)``: how many of the pool's candidates got their
+    ``overlap``-th judgment from a distinct human annotator in each hour, oldest first.
+    Judgments count from anywhere (app or import), as in ``catalog.pool_summary``, so the
+    counts add up to its ``complete``; an active pool's candidates not chosen yet are left
+    out."""
+    firsts = (
+        select(
+            PoolCandidate.id.label("candidate"),
+            Judgment.user_id.label("user"),
+            func.min(Judgment.created_at).label("at"),
+        )
+        .join(
+            Judgment,
+            (Judgment.query_id == PoolCandidate.query_id)
+            & (Judgment.chunk_id == PoolCandidate.chunk_id),
+        )
+        .join(User, User.id == Judgment.user_id)
+        .where(
+            PoolCandidate.pool_id == pool.id,
+            func.coalesce(PoolCandidate.required, 1) != 0,
+            User.kind == "human",
+        )
+        .group_by(PoolCandidate.id, Judgment.user_id)
+        .subquery()
+    )
+    ranked = select(
+        firsts.c.at,
+        func.row_number()
+        .over(partition_by=firsts.c.candidate, order_by=(firsts.c.at, firsts.c.user))
+        .label("judge"),
+    ).subquery()
+    hour = hour_start(ranked.c.at).label("hour")
+    rows = session.exec(
+        select(hour, func.count())
+        .where(ranked.c.judge == pool.overlap)
+        .group_by(hour)
+        .order_by(hour)
+    ).all()
+    return [tuple(row) for row in rows]
+
+
+# -- pools: systems and what they found ----------------------------------------------------
+
+
+def system_combinations(pool: Pool, *, session: Session) -> dict[tuple[str, ...], int]:
+    """Each set of systems that found the same candidates (names sorted) -> how many of
+    the pool's candidates exactly that set found: the intersections of an UpSet chart,
+    from which every system's total, unique and shared counts follow."""
+    per_candidate = (
+        select(joined_names(CandidateSource.system).label("systems"))
+        .join(PoolCandidate, PoolCandidate.id == CandidateSource.candidate_id)
+        .where(PoolCandidate.pool_id == pool.id)
+        .group_by(CandidateSource.candidate_id)
+        .subquery()
+    )
+    combinations: dict[tuple[str, ...], int] = {}
+    for systems, count in session.exec(
+        select(per_candidate.c.systems, func.count()).group_by(per_candidate.c.systems)
+    ).all():
+        key = tuple(sorted(systems.split(SEPARATOR)))  # the order within a group is arbitrary
+        combinations[key] = combinations.get(key, 0) + count
+    return combinations
+
+
+def system_relevance(
+    pool: Pool, *, session: Session, threshold: int = RELEVANT
+) -> tuple[dict[str, tuple[int, int]], tuple[int, int]]:
+    """Per system, ``(judged, relevant)``: how many of the candidates it put in the pool
+    are judged, and how many of those are relevant (grade >= ``threshold``); and the same
+    two counts over the whole pool. A candidate's grade is the lead's latest adjudication,
+    else the median (rounded down) of the humans' current grades, which is what a release
+    resolves an agreed candidate to: relevant when fewer than half of them are below
+    ``threshold``. Unsure judgments carry no grade and are left out."""
+    graded = _graded_candidates(pool, threshold)
+    judged = (graded.c.adjudicated.is_not(None)) | (graded.c.grades > 0)
+    relevant = case(
+        (graded.c.adjudicated.is_not(None), graded.c.adjudicated >= threshold),
+        else_=2 * graded.c.low < graded.c.grades,
+    )
+    judged_n = func.sum(case((judged, 1), else_=0))
+    relevant_n = func.sum(case((judged & relevant, 1), else_=0))
+    per_system = session.exec(
+        select(CandidateSource.system, judged_n, relevant_n)
+        .join(graded, graded.c.candidate == CandidateSource.candidate_id)
+        .group_by(CandidateSource.system)
+        .order_by(CandidateSource.system)
+    ).all()
+    total = session.exec(select(judged_n, relevant_n).select_from(graded)).one()
+    return (
+        {system: (int(j or 0), int(r or 0)) for system, j, r in per_system},
+        (int(total[0] or 0), int(total[1] or 0)),
+    )
+
+
+def _graded_candidates(pool: Pool, threshold: int):
+    """Per candidate of the pool: ``grades`` (human grades given), ``low`` (of them below
+    ``threshold``) and ``adjudicated`` (the latest decision's grade, or NULL)."""
+    on_candidate = (PoolCandidate.query_id == Judgment.query_id) & (
+        PoolCandidate.chunk_id == Judgment.chunk_id
+    )
+    current = latest_judgments(
+        User.kind == "human", PoolCandidate.pool_id == pool.id, join=(PoolCandidate, on_candidate)
+    )
+    grades = (
+        select(
+            Judgment.query_id,
+            Judgment.chunk_id,
+            func.count(Judgment.grade).label("grades"),
+            func.sum(case((Judgment.grade < threshold, 1), else_=0)).label("low"),
+        )
+        .join(current, current.c.id == Judgment.id)
+        .group_by(Judgment.query_id, Judgment.chunk_id)
+        .subquery()
+    )
+    latest = (
+        select(func.max(Adjudication.id).label("id"))
+        .where(Adjudication.pool_id == pool.id)
+        .group_by(Adjudication.query_id, Adjudication.chunk_id)
+        .subquery()
+    )
+    decisions = (
+        select(Adjudication.query_id, Adjudication.chunk_id, Adjudication.grade)
+        .join(latest, latest.c.id == Adjudication.id)
+        .subquery()
+    )
+    return (
+        select(
+            PoolCandidate.id.label("candidate"),
+            func.coalesce(grades.c.grades, 0).label("grades"),
+            func.coalesce(grades.c.low, 0).label("low"),
+            decisions.c.grade.label("adjudicated"),
+        )
+        .join(
+            grades,
+            (grades.c.query_id == PoolCandidate.query_id)
+            & (grades.c.chunk_id == PoolCandidate.chunk_id),
+            isouter=True,
+        )
+        .join(
+            decisions,
+            (decisions.c.query_id == PoolCandidate.query_id)
+            & (decisions.c.chunk_id == PoolCandidate.chunk_id),
+            isouter=True,
+        )
+        .where(PoolCandidate.pool_id == pool.id)
+        .subquery()
+    )
+
+
+def query_sizes(pool: Pool, *, session: Session) -> dict[str, int]:
+    """Query id -> the pool's candidates for it; every query of the pool's set, 0 where it
+    has none."""
+    counted = (
+        select(PoolCandidate.query_id, func.count().label("n"))
+        .where(PoolCandidate.pool_id == pool.id)
+        .group_by(PoolCandidate.query_id)
+        .subquery()
+    )
+    rows = session.exec(
+        select(Query.query_id, func.coalesce(counted.c.n, 0))
+        .join(counted, counted.c.query_id == Query.id, isouter=True)
+        .where(Query.query_set_id == pool.query_set_id)
+        .order_by(Query.id)
+    ).all()
+    return dict(rows)
