@@ -21,6 +21,7 @@ from pooling.retrievers import Corpus, indexed_text
 from pooling.run import Run
 from storage.active_records import NOT_CHOSEN
 from storage.catalog import chunk_keys, query_keys
+from storage.counts import query_sizes, system_combinations
 from storage.models import (
     CandidateSource,
     Chunk,
@@ -36,7 +37,6 @@ from storage.models import (
     User,
     utcnow,
 )
-from storage.tallies import query_sizes, system_combinations
 
 MANUAL_PREFIX = "manual:"
 

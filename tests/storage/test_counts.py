@@ -10,67 +10,32 @@ from datetime import UTC, datetime
 import pytest
 
 from annotator import assignment
-from annotator.auth import add_user
-from annotator.pool_building import build_pool
-from storage import tallies
+from storage import counts
 from storage.accounts import get_user
 from storage.catalog import pool_summary
 from storage.db import session_scope
 from storage.history import adjudicate
-from storage.imports import import_corpus, import_judgments, import_queries, import_run
+from storage.imports import import_judgments
 from storage.pool_records import get_pool, pool_report
-from tests.conftest import write
+from tests.conftest import judge, write
 from tests.storage.test_imports import jsonl
-
-# Two runs over six chunks: q0's c2 is found by both, the rest by one.
-RUN_A = "q0 Q0 c0 1 3 a\nq0 Q0 c1 2 2 a\nq0 Q0 c2 3 1 a\nq1 Q0 c0 1 1 a\n"
-RUN_B = "q0 Q0 c2 1 2 b\nq0 Q0 c3 2 1 b\nq1 Q0 c4 1 1 b\n"
-
-
-@pytest.fixture
-def pool(engine, tmp_path, monkeypatch):
-    """Pool ``p`` (overlap 2) of runs a and b; annotators x and y, lead boss. Returns the
-    annotators' user ids."""
-    monkeypatch.setenv("QRELS_LANG", "en")
-    corpus = [{"_id": f"c{i}", "text": f"chunk number {i}"} for i in range(6)]
-    queries = [{"_id": f"q{i}", "text": f"query {i}"} for i in range(2)]
-    with session_scope(engine) as session:
-        import_corpus(write(tmp_path, "c.jsonl", jsonl(corpus)), session=session, version="c")
-        import_queries(write(tmp_path, "q.jsonl", jsonl(queries)), session=session, name="q")
-        import_run(write(tmp_path, "a.trec", RUN_A), session=session, system="a")
-        import_run(write(tmp_path, "b.trec", RUN_B), session=session, system="b")
-        ids = {n: add_user(n, "annotator", "password-1", session=session).id for n in "xy"}
-        add_user("boss", "lead", "password-1", session=session)
-    build_pool(engine, "p", systems="run:a,run:b", depth=5, overlap=2)
-    return ids
-
-
-def judge(engine, user_id: int, grade: int | None, seconds: float = 10.0):
-    """The next item of ``user_id`` in pool p, graded (None: unsure) at the clock's time."""
-    item = assignment.next_item(engine, "p", user_id)
-    unsure = grade is None
-    note = "two readings" if unsure else ""
-    assert assignment.submit(
-        engine, item, user_id, grade=grade, unsure=unsure, note=note, seconds=seconds
-    )
-    return item
 
 
 def epoch(*moment: int) -> int:
     return int(datetime(*moment, tzinfo=UTC).timestamp())
 
 
-def counts(engine, by, annotator=None) -> list[tuple]:
+def counted(engine, by, annotator=None) -> list[tuple]:
     with session_scope(engine) as session:
         pool = get_pool("p", session=session)
         return sorted(
-            tallies.current_counts(pool, by, session=session, annotator=annotator),
+            counts.current_counts(pool, by, session=session, annotator=annotator),
             key=lambda row: tuple((v is None, v) for v in row),
         )
 
 
-def test_items_are_counted_by_the_utc_hour_of_their_current_grade(engine, pool, clock):
-    x, y = pool["x"], pool["y"]
+def test_items_are_counted_by_the_utc_hour_of_their_current_grade(engine, two_runs, clock):
+    x, y = two_runs["x"], two_runs["y"]
     clock.now = datetime(2026, 3, 2, 9, 0, 1, tzinfo=UTC)
     first = judge(engine, x, 2)
     clock.now = datetime(2026, 3, 2, 9, 59, 59, tzinfo=UTC)
@@ -84,20 +49,20 @@ def test_items_are_counted_by_the_utc_hour_of_their_current_grade(engine, pool, 
     assert assignment.submit(engine, again, x, grade=1, seconds=4.0)
 
     nine, ten, eleven = epoch(2026, 3, 2, 9), epoch(2026, 3, 2, 10), epoch(2026, 3, 2, 11)
-    assert counts(engine, ("annotator", "hour", "grade")) == [
+    assert counted(engine, ("annotator", "hour", "grade")) == [
         ("x", nine, 0, 1),
         ("x", ten, None, 1),
         ("x", eleven, 1, 1),
         ("y", ten, 3, 1),
     ]
-    assert counts(engine, ("annotator",)) == [("x", 3), ("y", 1)]
-    assert counts(engine, ("grade",), annotator="y") == [(3, 1)]
-    by_query = counts(engine, ("query", "grade"), annotator="x")
+    assert counted(engine, ("annotator",)) == [("x", 3), ("y", 1)]
+    assert counted(engine, ("grade",), annotator="y") == [(3, 1)]
+    by_query = counted(engine, ("query", "grade"), annotator="x")
     assert sum(n for _, _, n in by_query) == 3
     assert {q for q, _, _ in by_query} <= {"q0", "q1"}
 
 
-def test_imported_judgments_are_not_work_done_in_the_app(engine, pool, tmp_path):
+def test_imported_judgments_are_not_work_done_in_the_app(engine, two_runs, tmp_path):
     with session_scope(engine) as session:
         import_judgments(
             write(tmp_path, "j.trec", "q0 0 c0 2\n"),
@@ -105,21 +70,21 @@ def test_imported_judgments_are_not_work_done_in_the_app(engine, pool, tmp_path)
             annotator="x",
             rubric_version="v1",
         )
-    assert counts(engine, ("annotator",)) == []
+    assert counted(engine, ("annotator",)) == []
 
 
 @pytest.mark.parametrize("seconds", [[7.0, 1.0, 30.0], [7.0, 1.0, 30.0, 2.0]])
-def test_median_seconds_is_the_statistics_median(engine, pool, seconds):
+def test_median_seconds_is_the_statistics_median(engine, two_runs, seconds):
     for value in seconds:
-        judge(engine, pool["x"], 1, seconds=value)
-    judge(engine, pool["y"], 1, seconds=5.0)
+        judge(engine, two_runs["x"], 1, seconds=value)
+    judge(engine, two_runs["y"], 1, seconds=5.0)
     with session_scope(engine) as session:
-        medians = tallies.median_seconds(get_pool("p", session=session), session=session)
+        medians = counts.median_seconds(get_pool("p", session=session), session=session)
     assert medians == {"x": pytest.approx(statistics.median(seconds)), "y": 5.0}
 
 
-def test_a_candidate_completes_in_the_hour_of_its_last_judge(engine, pool, clock):
-    x, y = pool["x"], pool["y"]
+def test_a_candidate_completes_in_the_hour_of_its_last_judge(engine, two_runs, clock):
+    x, y = two_runs["x"], two_runs["y"]
     done = {}
     for hour in range(9, 15):  # six hours, six candidates: each judges every candidate
         clock.now = datetime(2026, 3, 2, hour, 15, tzinfo=UTC)
@@ -132,9 +97,9 @@ def test_a_candidate_completes_in_the_hour_of_its_last_judge(engine, pool, clock
             hour = epoch(2026, 3, 2, max(hours))
             expected[hour] = expected.get(hour, 0) + 1
     with session_scope(engine) as session:
-        pool_ = get_pool("p", session=session)
-        rows = tallies.completions_by_hour(pool_, session=session)
-        summary = pool_summary(pool_, session)
+        pool = get_pool("p", session=session)
+        rows = counts.completions_by_hour(pool, session=session)
+        summary = pool_summary(pool, session)
     assert rows == sorted(expected.items())
     assert sum(n for _, n in rows) == summary.complete == 6
 
@@ -149,7 +114,7 @@ def grade_by_file(engine, tmp_path, annotator: str, lines: list[dict]) -> None:
         )
 
 
-def test_what_each_system_found_and_how_much_of_it_is_relevant(engine, pool, tmp_path):
+def test_what_each_system_found_and_how_much_of_it_is_relevant(engine, two_runs, tmp_path):
     def line(query, chunk, grade):
         if grade is None:
             return {"query_id": query, "chunk_id": chunk, "unsure": True, "note": "?"}
@@ -166,17 +131,17 @@ def test_what_each_system_found_and_how_much_of_it_is_relevant(engine, pool, tmp
         engine, tmp_path, "y", [line("q0", "c0", 2), line("q0", "c1", 2), line("q1", "c0", 2)]
     )
     with session_scope(engine) as session:
-        pool_, boss = get_pool("p", session=session), get_user("boss", session=session)
-        adjudicate(pool_, "q0", "c3", 2, "the table answers it", boss, "any", session=session)
-        adjudicate(pool_, "q1", "c0", 3, "first thought", boss, "any", session=session)
-        adjudicate(pool_, "q1", "c0", 0, "on reflection, no", boss, "any", session=session)
+        pool, boss = get_pool("p", session=session), get_user("boss", session=session)
+        adjudicate(pool, "q0", "c3", 2, "the table answers it", boss, "any", session=session)
+        adjudicate(pool, "q1", "c0", 3, "first thought", boss, "any", session=session)
+        adjudicate(pool, "q1", "c0", 0, "on reflection, no", boss, "any", session=session)
     # By hand: q0 c0 grades 0,2 (median down 0: not relevant); q0 c1 1,2 (relevant);
     # q0 c2 3 (relevant); q0 c3 0 then decided 2 (relevant); q1 c0 2 then decided 3, then
     # 0 (not relevant); q1 c4 only unsure (not judged).
     with session_scope(engine) as session:
-        pool_ = get_pool("p", session=session)
-        per_system, total = tallies.system_relevance(pool_, session=session)
-        report = pool_report(pool_, session=session)
+        pool = get_pool("p", session=session)
+        per_system, total = counts.system_relevance(pool, session=session)
+        report = pool_report(pool, session=session)
     assert per_system == {"run:a": (4, 2), "run:b": (2, 2)}
     assert total == (5, 3)
     assert report.combinations == {("run:a",): 3, ("run:a", "run:b"): 1, ("run:b",): 2}
@@ -186,13 +151,13 @@ def test_what_each_system_found_and_how_much_of_it_is_relevant(engine, pool, tmp
     assert report.sizes == {"q0": 4, "q1": 2}
 
 
-def test_a_higher_threshold_counts_fewer_relevant(engine, pool, tmp_path):
+def test_a_higher_threshold_counts_fewer_relevant(engine, two_runs, tmp_path):
     grade_by_file(
         engine, tmp_path, "x", [{"query_id": "q0", "chunk_id": c, "grade": 1} for c in ("c0", "c2")]
     )
     with session_scope(engine) as session:
-        pool_ = get_pool("p", session=session)
-        at_one = tallies.system_relevance(pool_, session=session)
-        at_two = tallies.system_relevance(pool_, session=session, threshold=2)
+        pool = get_pool("p", session=session)
+        at_one = counts.system_relevance(pool, session=session)
+        at_two = counts.system_relevance(pool, session=session, threshold=2)
     assert at_one == ({"run:a": (2, 2), "run:b": (1, 1)}, (2, 2))
     assert at_two == ({"run:a": (2, 0), "run:b": (1, 0)}, (2, 0))
