@@ -217,6 +217,36 @@ def report(frame: pd.DataFrame, group: str = "all", rounds: int = 500) -> Agreem
     )
 
 
+MEASURES = ("alpha", "percent", *KAPPAS)
+
+
+def figures_frame(
+    reports: list[AgreementReport], measure: str, lang: str | None = None
+) -> pd.DataFrame:
+    """One figure of each report, as a frame to chart: one row per group for ``alpha``,
+    per group and pair of annotators for ``percent`` or a kappa. Columns ``group``,
+    ``pair`` (``"a × b"``; missing for alpha), ``value``, ``low`` and ``high`` (the
+    bootstrap interval where one was computed) and ``undefined`` (why there is no value,
+    in ``lang``). Raises ``LocalizedError`` for an unknown ``measure``."""
+    check_name(measure, MEASURES, "what_measure")
+    rows = []
+    for result in reports:
+        if measure == "alpha":
+            figures = [(None, result.alpha)]
+        else:
+            figures = [
+                (" × ".join(p.annotators), p.percent if measure == "percent" else p.kappas[measure])
+                for p in result.pairs
+            ]
+        for pair, figure in figures:
+            why = figure.text(lang) if figure.value is None else None
+            rows.append((result.group, pair, figure.value, figure.low, figure.high, why))
+    columns = ["group", "pair", "value", "low", "high", "undefined"]
+    return pd.DataFrame(rows, columns=columns).astype(
+        {"value": "Float64", "low": "Float64", "high": "Float64"}
+    )
+
+
 def groups(frame: pd.DataFrame, by: str | None) -> dict[str, pd.DataFrame]:
     """The frame whole, or split by ``slice`` (an item counts in each of its query's
     slices) or by ``split``."""

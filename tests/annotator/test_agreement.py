@@ -13,6 +13,7 @@ from sklearn.metrics import cohen_kappa_score
 
 from annotator.agreement import (
     bootstrap,
+    figures_frame,
     groups,
     kappa,
     krippendorff_alpha,
@@ -153,3 +154,35 @@ def test_pair_figures_carry_bootstrap_intervals():
     plain = report(frame, rounds=0).pairs[0]
     assert plain.kappas["quadratic"].value == pair.kappas["quadratic"].value
     assert plain.kappas["quadratic"].low is None
+
+
+def test_figures_frame_one_row_per_group_and_pair_as_the_reports_say():
+    frame = frame_from(random_grades(5, annotators=3, items=30), splits={0: "dev", 1: "dev"})
+    reports = [report(part, name, rounds=20) for name, part in groups(frame, "split").items()]
+    alpha = figures_frame(reports, "alpha")
+    assert alpha["group"].tolist() == ["split:dev", "split:test"]
+    assert alpha["pair"].isna().all()
+    assert alpha["value"].tolist() == [r.alpha.value for r in reports]
+    assert alpha["low"].tolist() == [r.alpha.low for r in reports]
+    pairs = figures_frame(reports, "quadratic")
+    assert pairs["pair"].tolist() == ["a0 × a1", "a0 × a2", "a1 × a2"] * 2
+    expected = [p.kappas["quadratic"] for r in reports for p in r.pairs]
+    assert pairs["high"].tolist() == [f.high for f in expected]
+    assert figures_frame(reports, "percent")["value"].tolist() == [
+        p.percent.value for r in reports for p in r.pairs
+    ]
+
+
+def test_figures_frame_says_why_a_figure_is_undefined_in_the_language_asked():
+    frame = frame_from({"a": [1, 2, None], "b": [None, 2, 1]})
+    rows = figures_frame([report(frame, rounds=0)], "linear", lang="zh")
+    assert rows["value"].isna().all()
+    assert rows["undefined"].tolist() == [agreement_figure_text("reason_few_shared", "zh")]
+    with pytest.raises(ValueError, match="unknown agreement measure 'kendall'"):
+        figures_frame([], "kendall")
+
+
+def agreement_figure_text(reason: str, lang: str) -> str:
+    from pooling.i18n import t
+
+    return t("figure_undefined", lang, reason=t(reason, lang))

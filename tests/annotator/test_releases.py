@@ -241,3 +241,19 @@ def test_model_judges_never_reach_a_release(judged, tmp_path):
     folder = releases.create_release(judged, "v1", "p", tmp_path / "m").folder
     assert "q1 0 c#0" not in (folder / "qrels.trec").read_text()
     assert "q1 0 a#1 2" in (folder / "qrels.trec").read_text()
+
+
+def test_release_history_reads_each_manifests_counts_and_alpha(released, judged, tmp_path):
+    decide(judged, "q2", "c#0", 1, "on topic after all")
+    second = releases.create_release(judged, "v2", "p", tmp_path / "v2")
+    history = releases.release_history(releases.list_releases(judged))
+    assert history["version"].tolist() == ["v1", "v2"]
+    assert history["pool"].tolist() == ["p", "p"]
+    grades = ["grade_0", "grade_1", "grade_2", "grade_3"]
+    # v1 by hand (test_release_files): grades 3, 2, 0, 2, 0; v2 decides q2 c#0 as 1.
+    assert history[grades].values.tolist() == [[2, 0, 2, 1], [1, 1, 2, 1]]
+    assert history["graded"].tolist() == [5, 5]
+    alpha = second.manifest["agreement"]["krippendorff_alpha_ordinal"]
+    assert history["alpha"].tolist() == [pytest.approx(alpha)] * 2  # the same judgments
+    assert history["created"].dt.tz is not None
+    assert history["created"].is_monotonic_increasing
