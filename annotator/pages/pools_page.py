@@ -7,8 +7,9 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from annotator import pool_building, ui
+from annotator import charts, pool_building, ui
 from annotator.active_pooling import is_active, pool_status
+from annotator.pool_figures import active_frame, pool_figures
 
 
 def build_form() -> None:
@@ -63,9 +64,9 @@ ui.sidebar(user)
 build_form()
 pool_name = ui.choose_pool()
 topup_form(pool_name)
-report = pool_building.pool_report(ui.engine(), pool_name)
-st.subheader(pool_name)
-st.caption(
+figures = pool_figures(ui.engine(), pool_name)
+report = figures.report
+st.text(  # the pool's and systems' names were typed by people: plain text
     ui.t(
         "pool_show_head",
         name=pool_name,
@@ -75,33 +76,11 @@ st.caption(
         overlap=report.overlap,
     )
 )
-systems = pd.DataFrame(
-    {
-        ui.t("col_system"): list(report.found),
-        ui.t("col_found"): list(report.found.values()),
-        ui.t("col_unique"): [report.unique[name] for name in report.found],
-    }
-)
-st.dataframe(systems, hide_index=True)
-sizes = pd.DataFrame(
-    {ui.t("col_query"): list(report.sizes), ui.t("col_candidates"): list(report.sizes.values())}
-)
-st.dataframe(sizes, hide_index=True)
+charts.show("systems", charts.systems, figures.systems, ui.t("chart_systems"))
+charts.show("combinations", charts.upset, figures.combinations, ui.t("chart_combinations"))
+sizes = pd.DataFrame({"query": list(report.sizes), "candidates": list(report.sizes.values())})
+st.dataframe(charts.labelled(sizes), hide_index=True)
 if is_active(report.config):
     # Where each query stands against the stopping rule: the lead decides when to top up.
-    st.subheader(ui.t("active_title"))
-    budget = report.config["active"]["budget"]
-    status = pool_status(ui.engine(), pool_name)
-    st.dataframe(
-        pd.DataFrame(
-            {
-                ui.t("col_query"): [s.query_id for s in status],
-                ui.t("col_chosen"): [f"{s.chosen}/{budget}" for s in status],
-                ui.t("col_judged"): [s.judged for s in status],
-                ui.t("col_relevant"): [s.relevant for s in status],
-                ui.t("col_estimate"): [s.estimate for s in status],
-                ui.t("col_state"): [ui.t(f"active_{s.state}") for s in status],
-            }
-        ),
-        hide_index=True,
-    )
+    status = active_frame(pool_status(ui.engine(), pool_name), report.config["active"]["budget"])
+    charts.show("active", charts.active, status, ui.t("active_title"))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+import streamlit as st
 from click.testing import CliRunner
 
 from annotator.cli import cli
@@ -20,3 +21,11 @@ def demo_url(tmp_path, monkeypatch) -> str:
     url = f"sqlite:///{(tmp_path / 'demo' / 'qrels.db').resolve()}"
     monkeypatch.setenv("QRELS_DATABASE_URL", url)
     return url
+
+
+@pytest.fixture(autouse=True)
+def fresh_caches():
+    """Streamlit's cached engine is per process: one per test's database."""
+    st.cache_resource.clear()
+    yield
+    st.cache_resource.clear()
