@@ -23,6 +23,7 @@ from pooling.grades import GRADES
 from pooling.i18n import check_name, t
 
 KAPPAS = ("unweighted", "linear", "quadratic", "binary_ge1", "binary_ge2")
+PAGE_ROUNDS = 200  # bootstrap resamplings on the lead's Agreement page (the CLI: 500)
 GROUPINGS = ("slice", "split")
 
 
@@ -157,6 +158,13 @@ def pair_agreement(frame: pd.DataFrame, first: str, second: str, rounds: int = 0
         kappas=figures,
         confusion=confusion(a, b),
     )
+
+
+def confusion_frame(pair: PairAgreement) -> pd.DataFrame:
+    """A pair's confusion matrix as rows: ``first`` (the first annotator's grade),
+    ``second`` (the second's) and ``count``, for every pair of grades."""
+    cells = [(a, b, pair.confusion[a][b]) for a in GRADES for b in GRADES]
+    return pd.DataFrame(cells, columns=["first", "second", "count"])
 
 
 def pairwise(frame: pd.DataFrame, rounds: int = 0) -> list[PairAgreement]:

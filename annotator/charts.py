@@ -26,7 +26,6 @@ from pooling.i18n import MESSAGES
 TIME_UNITS = {"hour": "utcyearmonthdatehours", "day": "utcyearmonthdate"}
 GRADE_COLORS = ["#d7dde8", "#9ecae1", "#4292c6", "#08519c", "#fdae6b"]  # 0-3, then unsure
 DASHED = [6, 4]
-TIME = "%Y-%m-%d %H:%M"
 CONCATENATED = (alt.HConcatChart, alt.VConcatChart)
 WIDE = 560  # the width of a chart drawn beside or above another (Vega cannot stretch those)
 
@@ -77,13 +76,13 @@ def _tips(*fields: str) -> list[alt.Tooltip]:
     tips = []
     for field in fields:
         name, kind = field.split(":")
-        if kind == "T":
-            tips.append(alt.Tooltip(field, title=title(name), format=TIME, formatType="utc"))
+        if kind == "T":  # read as UTC to the minute (a format of its own would not parse it)
+            tips.append(alt.Tooltip(f"utcyearmonthdatehoursminutes({name}):T", title=title(name)))
         elif kind == "Q":
             number = ".1%" if name == "share" else ".3~f"
             tips.append(alt.Tooltip(field, title=title(name), format=number))
         else:
-            tips.append(alt.Tooltip(field, title=title(name) if name != "label" else " "))
+            tips.append(alt.Tooltip(field, title=title(name)))
     return tips
 
 
@@ -321,7 +320,7 @@ def release_history(frame: pd.DataFrame, grades: list[str]) -> alt.VConcatChart:
             y=alt.Y("value:Q", title=title("graded")),
             color=_grade_color([title(g) for g in grades], field="label"),
             order=alt.Order("column:N"),
-            tooltip=_tips("version:N", "created:T", "label:N", "value:Q"),
+            tooltip=_tips("version:N", "created:T", "value:Q"),
         )
     )
     alpha = (

@@ -8,9 +8,6 @@ import pandas as pd
 import streamlit as st
 
 from annotator import adjudication, agreement, charts, ui
-from pooling.grades import GRADES
-
-ROUNDS = 200  # bootstrap resamplings per figure
 
 user = ui.require("lead")
 ui.sidebar(user)
@@ -19,7 +16,8 @@ policy = ui.choose_policy()
 by = st.radio(ui.t("group_by"), ["all", "slice", "split"], horizontal=True, key="agreement_by")
 table, decisions, frame = adjudication.pool_table(ui.engine(), pool_name, policy)
 parts = agreement.groups(frame, None if by == "all" else by)
-reports = [agreement.report(part, name, rounds=ROUNDS) for name, part in parts.items()]
+rounds = agreement.PAGE_ROUNDS
+reports = [agreement.report(part, name, rounds=rounds) for name, part in parts.items()]
 
 alpha = ui.t("measure_alpha")
 charts.show(
@@ -60,14 +58,10 @@ for result in reports:
     st.dataframe(pd.DataFrame(rows), hide_index=True)
     if by == "all":
         for i, pair in enumerate(result.pairs):
-            cells = pd.DataFrame(
-                [(a, b, pair.confusion[a][b]) for a in GRADES for b in GRADES],
-                columns=["first", "second", "count"],
-            )
             charts.show(
                 f"confusion_{i}",
                 charts.confusion,
-                cells,
+                agreement.confusion_frame(pair),
                 ui.t("confusion_title", a=pair.annotators[0], b=pair.annotators[1]),
             )
 st.subheader(ui.t("versus_final"))

@@ -13,6 +13,7 @@ from sklearn.metrics import cohen_kappa_score
 
 from annotator.agreement import (
     bootstrap,
+    confusion_frame,
     figures_frame,
     groups,
     kappa,
@@ -186,3 +187,11 @@ def agreement_figure_text(reason: str, lang: str) -> str:
     from pooling.i18n import t
 
     return t("figure_undefined", lang, reason=t(reason, lang))
+
+
+def test_confusion_frame_lists_every_pair_of_grades():
+    frame = frame_from({"a": [0, 1, 1, 3], "b": [0, 2, 1, 3]})
+    cells = confusion_frame(pair_agreement(frame, "a", "b"))
+    assert len(cells) == 16 and cells["count"].sum() == 4
+    counted = {(r.first, r.second): r.count for r in cells.itertuples() if r.count}
+    assert counted == {(0, 0): 1, (1, 2): 1, (1, 1): 1, (3, 3): 1}

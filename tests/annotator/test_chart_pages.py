@@ -5,46 +5,19 @@ computes; in English and in Chinese."""
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime, timedelta
 
 import pandas as pd
 import pytest
 from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
 from streamlit.testing.v1 import AppTest
 
-from annotator import agreement, assignment, releases
+from annotator import agreement, releases
 from annotator.adjudication import pool_table
 from annotator.pool_figures import pool_figures
 from annotator.progress import my_progress, team_figures
-from storage.db import make_engine
 from tests.annotator.test_app import PAGES, user_id
 
 TEAM_CHARTS = ["timeline", "completion", "throughput", "distribution", "drift"]
-
-
-@pytest.fixture
-def worked(demo_url, clock):
-    """The demo pool after two annotators judged the same five candidates yesterday,
-    twenty minutes apart (annotator2 grading one of them unsure)."""
-    engine = make_engine(demo_url)
-    clock.now = datetime.now(UTC).replace(minute=0, second=0, microsecond=0) - timedelta(days=1)
-    first = []
-    for name, grades in (("annotator1", [0, 1, 2, 3, 2]), ("annotator2", [1, 1, 3, None, 0])):
-        uid = user_id(demo_url, name)
-        while grades:
-            item = assignment.next_item(engine, "demo-pool", uid)
-            if first and len(first) == 5 and (item.query_id, item.chunk_id) not in first:
-                assignment.skip(engine, item)  # annotator2 looks for annotator1's five
-                continue
-            clock.advance(minutes=20)
-            grade = grades.pop(0)
-            note = "which one?" if grade is None else ""
-            assignment.submit(
-                engine, item, uid, grade=grade, unsure=grade is None, note=note, seconds=9
-            )
-            if name == "annotator1":
-                first.append((item.query_id, item.chunk_id))
-    return engine
 
 
 def opened(name: str, url: str, charts: list[str], user: str = "lead", lang: str = "en"):
@@ -138,7 +111,7 @@ def test_pools_charts_draw_what_pool_figures_computes(worked, demo_url):
 def test_agreement_charts_draw_what_the_reports_say(worked, demo_url):
     at = opened("agreement_page.py", demo_url, ["alpha", "pairs"])
     _, _, frame = pool_table(worked, "demo-pool", "threshold")
-    reports = [agreement.report(frame, "all", rounds=200)]
+    reports = [agreement.report(frame, "all", rounds=agreement.PAGE_ROUNDS)]
     for key, measure in (("alpha", "alpha"), ("pairs", "quadratic")):
         computed = agreement.figures_frame(reports, measure, "en")
         drawn, shown = figure(at, key)
