@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import pandas as pd
 from sqlalchemy.engine import Engine
 
-from annotator.active_pooling import QueryStatus
+from annotator.active_pooling import QueryStatus, pool_status, stopping_rule
 from storage import pool_records
 from storage.counts import system_relevance
 from storage.db import session_scope
@@ -70,6 +70,13 @@ def _combinations(combinations: dict[tuple[str, ...], int]) -> pd.DataFrame:
 
 def _set_name(system: str) -> str:
     return MANUAL if system.startswith(pool_records.MANUAL_PREFIX) else system
+
+
+def active_queries(engine: Engine, pool_name: str) -> pd.DataFrame:
+    """Where each query of active pool ``pool_name`` stands: ``active_frame``."""
+    with session_scope(engine) as session:
+        budget = stopping_rule(pool_records.get_pool(pool_name, session=session)).budget
+    return active_frame(pool_status(engine, pool_name), budget)
 
 
 def active_frame(status: list[QueryStatus], budget: int) -> pd.DataFrame:

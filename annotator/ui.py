@@ -8,11 +8,17 @@ effect at the next click, in every app process serving the database.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
+
 import streamlit as st
 from sqlalchemy.engine import Engine
 
 from annotator.auth import Account, account
 from annotator.pool_building import pool_names
+from annotator.pool_figures import active_queries, pool_figures
+from annotator.progress import team_figures
 from pooling.grades import DEFAULT_POLICY, POLICIES
 from pooling.i18n import current_language
 from pooling.i18n import t as translate
@@ -25,6 +31,32 @@ USER_KEY, LANG_KEY, POOL_KEY = "user_id", "lang", "pool"
 def engine() -> Engine:
     """One engine per app process, on ``$QRELS_DATABASE_URL`` (set by ``qrels serve``)."""
     return make_engine()
+
+
+# The figures behind the lead's charts, by name: counted from the whole pool, they take
+# seconds at a million judgments, so a page keeps them a minute (FIGURES_KEPT).
+FIGURES: dict[str, Callable[..., Any]] = {
+    "team": team_figures,
+    "pools": pool_figures,
+    "active": active_queries,
+}
+FIGURES_KEPT = 60
+
+
+def figures(name: str, *args: object) -> tuple[datetime, Any]:
+    """``FIGURES[name](engine, *args)`` and when it was counted: counted again when more
+    than ``FIGURES_KEPT`` seconds old, shared by everyone looking at the same figures."""
+    return _counted(engine().url.render_as_string(hide_password=True), name, *args)
+
+
+@st.cache_data(ttl=FIGURES_KEPT, show_spinner=False, max_entries=64)
+def _counted(database: str, name: str, *args: object) -> tuple[datetime, Any]:
+    return datetime.now(UTC), FIGURES[name](engine(), *args)
+
+
+def counted_at(moment: datetime) -> None:
+    """Say when the figures on the page were counted."""
+    st.caption(t("counted_at", time=f"{moment:%H:%M:%S}", seconds=FIGURES_KEPT))
 
 
 def lang() -> str:
@@ -118,7 +150,9 @@ def show_pair(query_text: str, query_notes: str, title: str, text: str) -> None:
 
 
 def pool_changed(result, overlap: int | None = None) -> None:
-    """Say what a build (with ``overlap``) or a top-up did to a pool."""
+    """Say what a build (with ``overlap``) or a top-up did to a pool, whose figures are
+    then counted afresh."""
+    _counted.clear()
     counts = {k: v for k, v in vars(result).items() if k != "name"}
     if overlap is None:
         st.success(t("pool_topped_up", name=result.name, **counts))

@@ -271,6 +271,10 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     # -- the app
     # -- charts and quality control
+    "counted_at": {
+        "en": "Counted at {time} UTC, and counted again when more than {seconds} s old.",
+        "zh": "统计于 {time}（UTC），超过 {seconds} 秒后会重新统计。",
+    },
     "show_table": {"en": "Show the table behind this chart", "zh": "显示此图背后的数据表"},
     "section_team": {"en": "The team", "zh": "团队"},
     "section_annotators": {"en": "Per annotator", "zh": "各标注者"},

@@ -8,8 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from annotator import charts, pool_building, ui
-from annotator.active_pooling import is_active, pool_status
-from annotator.pool_figures import active_frame, pool_figures
+from annotator.active_pooling import is_active
 
 
 def build_form() -> None:
@@ -64,7 +63,7 @@ ui.sidebar(user)
 build_form()
 pool_name = ui.choose_pool()
 topup_form(pool_name)
-figures = pool_figures(ui.engine(), pool_name)
+moment, figures = ui.figures("pools", pool_name)
 report = figures.report
 st.text(  # the pool's and systems' names were typed by people: plain text
     ui.t(
@@ -76,11 +75,12 @@ st.text(  # the pool's and systems' names were typed by people: plain text
         overlap=report.overlap,
     )
 )
+ui.counted_at(moment)
 charts.show("systems", charts.systems, figures.systems, ui.t("chart_systems"))
 charts.show("combinations", charts.upset, figures.combinations, ui.t("chart_combinations"))
 sizes = pd.DataFrame({"query": list(report.sizes), "candidates": list(report.sizes.values())})
 st.dataframe(charts.labelled(sizes), hide_index=True)
 if is_active(report.config):
     # Where each query stands against the stopping rule: the lead decides when to top up.
-    status = active_frame(pool_status(ui.engine(), pool_name), report.config["active"]["budget"])
+    _, status = ui.figures("active", pool_name)
     charts.show("active", charts.active, status, ui.t("active_title"))

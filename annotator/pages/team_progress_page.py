@@ -7,7 +7,7 @@ from __future__ import annotations
 import streamlit as st
 
 from annotator import charts, ui
-from annotator.progress import PERIODS, team_figures
+from annotator.progress import PERIODS
 
 user = ui.require("lead")
 ui.sidebar(user)
@@ -19,7 +19,7 @@ per = st.radio(
     horizontal=True,
     key="team_per",
 )
-figures = team_figures(ui.engine(), pool_name, per)
+moment, figures = ui.figures("team", pool_name, per)
 summary = figures.summary
 st.progress(
     summary.complete / max(summary.candidates, 1),
@@ -37,6 +37,7 @@ elif figures.finish is None:
 else:
     finish, pace = f"{figures.finish:%Y-%m-%d %H:%M}", f"{figures.pace:.1f}"
     st.text(ui.t("projected_finish", finish=finish, pace=pace))
+ui.counted_at(moment)
 period = ui.t(f"period_{per}")
 
 st.subheader(ui.t("section_team"))

@@ -28,10 +28,12 @@ def demo_url(tmp_path, monkeypatch) -> str:
 
 @pytest.fixture(autouse=True)
 def fresh_caches():
-    """Streamlit's cached engine is per process: one per test's database."""
+    """Streamlit's cached engine and figures are per process: one per test's database."""
     st.cache_resource.clear()
+    st.cache_data.clear()
     yield
     st.cache_resource.clear()
+    st.cache_data.clear()
 
 
 @pytest.fixture

@@ -10,10 +10,9 @@ import pandas as pd
 import pytest
 
 from annotator import agreement, assignment, releases
-from annotator.active_pooling import pool_status
 from annotator.adjudication import pool_table
 from annotator.pool_building import build_pool
-from annotator.pool_figures import active_frame, pool_figures
+from annotator.pool_figures import active_queries, pool_figures
 from annotator.progress import team_figures
 from pooling.i18n import t
 from storage.accounts import get_user
@@ -163,7 +162,8 @@ def test_every_lead_chart_is_drawn_and_its_table_shows_what_the_module_computes(
     check(page, "combinations", pools.combinations, {"candidates": ["candidates"]})
     choose_pool(page, "active")
     page.get_by_text("Active pooling: where each query stands").wait_for(timeout=60_000)
-    status = active_frame(pool_status(engine, "active"), ACTIVE_BUDGET)
+    status = active_queries(engine, "active")
+    assert status["chosen"].str.endswith(f"/{ACTIVE_BUDGET}").all()
     assert status["judged"].sum() == 2
     check(page, "active", status, {"judged": ["judged"], "relevant found": ["relevant"]})
     choose_pool(page, "demo-pool")

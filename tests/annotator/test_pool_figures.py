@@ -4,7 +4,8 @@ the combinations of systems (every annotator's search as one), an active pool's 
 from __future__ import annotations
 
 from annotator.active_pooling import QueryStatus
-from annotator.pool_figures import active_frame, pool_figures
+from annotator.pool_building import build_pool
+from annotator.pool_figures import active_frame, active_queries, pool_figures
 from storage.db import session_scope
 from storage.imports import import_judgments
 from storage.pool_records import add_manual_candidate, get_pool
@@ -57,3 +58,10 @@ def test_active_frame_one_row_per_query():
         {"query": "q2", "chosen": "2/7", "judged": 1, "relevant": 0, "state": "open"},
     ]
     assert frame["estimate"].iloc[0] == 0.4 and frame["estimate"].isna().tolist() == [False, True]
+
+
+def test_an_active_pools_queries_against_its_budget(engine, two_runs):
+    build_pool(engine, "act", systems="run:a,run:b", budget=2, active=True)
+    frame = active_queries(engine, "act")
+    assert frame["query"].tolist() == ["q0", "q1"]
+    assert frame["chosen"].tolist() == ["0/2", "0/2"] and set(frame["state"]) == {"open"}
