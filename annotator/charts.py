@@ -6,11 +6,12 @@ toggle is what the chart shows.
 
 Column names are the frames' own; their titles come from the translation table as
 ``col_<name>``. Values that are names of things (a grade's "unsure", a query's state, the
-team) are translated by the page before drawing.
+team) are translated by ``show`` before drawing (``shown``).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 
 import altair as alt
@@ -89,7 +90,8 @@ def _tips(*fields: str) -> list[alt.Tooltip]:
 def _folded(chart: alt.Chart, columns: list[str]) -> alt.Chart:
     """``chart`` with ``columns`` folded into rows: ``column`` (the name), ``value``, and
     ``label`` (the column's title in the page's language)."""
-    cases = " : ".join(f"datum.column == '{c}' ? '{title(c)}'" for c in columns)
+    # JSON strings are Vega expression strings, whatever quotes a translation holds.
+    cases = " : ".join(f"datum.column == {json.dumps(c)} ? {json.dumps(title(c))}" for c in columns)
     return chart.transform_fold(columns, as_=["column", "value"]).transform_calculate(
         label=f"{cases} : ''"
     )
