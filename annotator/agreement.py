@@ -293,3 +293,25 @@ def judgments_frame(engine, pool_name: str) -> pd.DataFrame:
 
     with session_scope(engine) as session:
         return frame_of(candidate_judgments(get_pool(pool_name, session=session), session=session))
+
+
+@dataclass(frozen=True)
+class PoolAgreement:
+    """What the lead's Agreement page shows of a pool: a report per group, and each
+    annotator against the final grades (``annotator.adjudication.versus_final``)."""
+
+    reports: list[AgreementReport]
+    versus_final: pd.DataFrame
+
+
+def pool_agreement(
+    engine, pool_name: str, policy: str, by: str | None = None, rounds: int = PAGE_ROUNDS
+) -> PoolAgreement:
+    """Agreement on pool ``pool_name``, whole or ``by`` slice or split (``groups``), final
+    grades resolved under ``policy``. Raises ``NotFound`` for an unknown pool and
+    ``LocalizedError`` for an unknown policy or grouping."""
+    from annotator.adjudication import pool_table, versus_final
+
+    table, decisions, frame = pool_table(engine, pool_name, policy)
+    reports = [report(part, name, rounds) for name, part in groups(frame, by).items()]
+    return PoolAgreement(reports, versus_final(frame, table, decisions))

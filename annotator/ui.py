@@ -15,6 +15,7 @@ from typing import Any
 import streamlit as st
 from sqlalchemy.engine import Engine
 
+from annotator.agreement import pool_agreement
 from annotator.auth import Account, account
 from annotator.pool_building import pool_names
 from annotator.pool_figures import active_queries, pool_figures
@@ -33,9 +34,10 @@ def engine() -> Engine:
     return make_engine()
 
 
-# The figures behind the lead's charts, by name: counted from the whole pool, they take
-# seconds at a million judgments, so a page keeps them a minute (FIGURES_KEPT).
+# The figures behind the lead's charts, by name: counted from the whole pool (agreement
+# with its bootstrap), they take seconds, so a page keeps them a minute (FIGURES_KEPT).
 FIGURES: dict[str, Callable[..., Any]] = {
+    "agreement": pool_agreement,
     "team": team_figures,
     "pools": pool_figures,
     "active": active_queries,
@@ -47,6 +49,11 @@ def figures(name: str, *args: object) -> tuple[datetime, Any]:
     """``FIGURES[name](engine, *args)`` and when it was counted: counted again when more
     than ``FIGURES_KEPT`` seconds old, shared by everyone looking at the same figures."""
     return _counted(engine().url.render_as_string(hide_password=True), name, *args)
+
+
+def count_afresh() -> None:
+    """Forget the kept figures: a lead changed what they count (a pool, a decision)."""
+    _counted.clear()
 
 
 @st.cache_data(ttl=FIGURES_KEPT, show_spinner=False, max_entries=64)
@@ -152,7 +159,7 @@ def show_pair(query_text: str, query_notes: str, title: str, text: str) -> None:
 def pool_changed(result, overlap: int | None = None) -> None:
     """Say what a build (with ``overlap``) or a top-up did to a pool, whose figures are
     then counted afresh."""
-    _counted.clear()
+    count_afresh()
     counts = {k: v for k, v in vars(result).items() if k != "name"}
     if overlap is None:
         st.success(t("pool_topped_up", name=result.name, **counts))

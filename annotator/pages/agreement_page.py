@@ -1,23 +1,23 @@
 """Leads: how far annotators agree, per pair, per slice or split, and against the final
 grades before and after adjudication. Alpha and a kappa of one's choice are drawn per
-group as bars with their bootstrap intervals; each group's figures follow as tables."""
+group as bars with their bootstrap intervals; each group's figures follow as tables. The
+bootstrap takes seconds: the figures are kept a minute (``ui.figures``)."""
 
 from __future__ import annotations
 
 import pandas as pd
 import streamlit as st
 
-from annotator import adjudication, agreement, charts, ui
+from annotator import agreement, charts, ui
 
 user = ui.require("lead")
 ui.sidebar(user)
 pool_name = ui.choose_pool()
 policy = ui.choose_policy()
 by = st.radio(ui.t("group_by"), ["all", "slice", "split"], horizontal=True, key="agreement_by")
-table, decisions, frame = adjudication.pool_table(ui.engine(), pool_name, policy)
-parts = agreement.groups(frame, None if by == "all" else by)
-rounds = agreement.PAGE_ROUNDS
-reports = [agreement.report(part, name, rounds=rounds) for name, part in parts.items()]
+moment, view = ui.figures("agreement", pool_name, policy, None if by == "all" else by)
+reports = view.reports
+ui.counted_at(moment)
 
 alpha = ui.t("measure_alpha")
 charts.show(
@@ -66,8 +66,6 @@ for result in reports:
             )
 st.subheader(ui.t("versus_final"))
 st.dataframe(
-    adjudication.versus_final(frame, table, decisions).rename(
-        columns={"before": ui.t("col_before"), "after": ui.t("col_after")}
-    ),
+    view.versus_final.rename(columns={"before": ui.t("col_before"), "after": ui.t("col_after")}),
     hide_index=True,
 )

@@ -10,7 +10,6 @@ import pandas as pd
 import pytest
 
 from annotator import agreement, assignment, releases
-from annotator.adjudication import pool_table
 from annotator.pool_building import build_pool
 from annotator.pool_figures import active_queries, pool_figures
 from annotator.progress import team_figures
@@ -169,8 +168,7 @@ def test_every_lead_chart_is_drawn_and_its_table_shows_what_the_module_computes(
     choose_pool(page, "demo-pool")
 
     page.get_by_role("link", name="Agreement").click()
-    _, _, frame = pool_table(engine, "demo-pool", "threshold")
-    reports = [agreement.report(frame, "all", rounds=agreement.PAGE_ROUNDS)]
+    reports = agreement.pool_agreement(engine, "demo-pool", "threshold").reports
     check(page, "alpha", agreement.figures_frame(reports, "alpha", "en"), {"value": ["value"]})
     pairs = agreement.figures_frame(reports, "quadratic", "en")
     check(page, "pairs", pairs, {"value": ["value"], "95% high": ["high"]})

@@ -12,7 +12,6 @@ from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
 from streamlit.testing.v1 import AppTest
 
 from annotator import agreement, releases
-from annotator.adjudication import pool_table
 from annotator.pool_figures import pool_figures
 from annotator.progress import my_progress, team_figures
 from tests.annotator.test_app import PAGES, user_id
@@ -110,8 +109,7 @@ def test_pools_charts_draw_what_pool_figures_computes(worked, demo_url):
 
 def test_agreement_charts_draw_what_the_reports_say(worked, demo_url):
     at = opened("agreement_page.py", demo_url, ["alpha", "pairs"])
-    _, _, frame = pool_table(worked, "demo-pool", "threshold")
-    reports = [agreement.report(frame, "all", rounds=agreement.PAGE_ROUNDS)]
+    reports = agreement.pool_agreement(worked, "demo-pool", "threshold").reports
     for key, measure in (("alpha", "alpha"), ("pairs", "quadratic")):
         computed = agreement.figures_frame(reports, measure, "en")
         drawn, shown = figure(at, key)

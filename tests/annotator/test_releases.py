@@ -257,3 +257,15 @@ def test_release_history_reads_each_manifests_counts_and_alpha(released, judged,
     assert history["alpha"].tolist() == [pytest.approx(alpha)] * 2  # the same judgments
     assert history["created"].dt.tz is not None
     assert history["created"].is_monotonic_increasing
+
+
+def test_pool_agreement_is_the_reports_and_the_versus_final_of_the_pool(judged):
+    decide(judged, "q1", "a#1", 2)
+    view = agreement.pool_agreement(judged, "p", "threshold", by="split", rounds=0)
+    frame = agreement.judgments_frame(judged, "p")
+    assert [r.group for r in view.reports] == ["split:dev", "split:test"]
+    test = agreement.report(frame[frame["split"] == "test"], "split:test", rounds=0)
+    assert view.reports[1].alpha == test.alpha and view.reports[1].items == test.items == 3
+    table, decisions, _ = adjudication.pool_table(judged, "p", "threshold")
+    expected = adjudication.versus_final(frame, table, decisions)
+    assert view.versus_final.equals(expected)
