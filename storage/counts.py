@@ -32,39 +32,30 @@ HOUR = 3600
 SEPARATOR = "\x1f"  # between system names aggregated into one text; no name holds it
 
 
-class epoch_seconds(FunctionElement):  # noqa: N801 (used like a SQL function)
-    """Whole seconds since 1970-01-01 UTC of a timestamp column, on either backend."""
+def _sql_function(name: str, type_, sqlite: str, postgresql: str) -> type[FunctionElement]:
+    """A SQL function of one argument written ``sqlite`` on SQLite and ``postgresql`` on
+    PostgreSQL (``{}`` stands for the argument)."""
+    function = type(name, (FunctionElement,), {"type": type_, "inherit_cache": True})
+    for dialect, template in (("default", sqlite), ("postgresql", postgresql)):
 
-    type = BigInteger()
-    inherit_cache = True
+        def compile_(element, compiler, template=template, **kw) -> str:
+            return template.format(compiler.process(element.clauses, **kw))
 
-
-@compiles(epoch_seconds)
-def _epoch_sqlite(element, compiler, **kw) -> str:
-    # SQLite holds timestamps as UTC text; strftime('%s') reads them as such.
-    return f"CAST(strftime('%s', {compiler.process(element.clauses, **kw)}) AS INTEGER)"
-
-
-@compiles(epoch_seconds, "postgresql")
-def _epoch_postgresql(element, compiler, **kw) -> str:
-    return f"CAST(FLOOR(EXTRACT(EPOCH FROM {compiler.process(element.clauses, **kw)})) AS BIGINT)"
+        compiles(function, *([] if dialect == "default" else [dialect]))(compile_)
+    return function
 
 
-class joined_names(FunctionElement):  # noqa: N801
-    """The texts of a group joined by ``SEPARATOR``, in no particular order."""
-
-    type = String()
-    inherit_cache = True
-
-
-@compiles(joined_names)
-def _joined_sqlite(element, compiler, **kw) -> str:
-    return f"group_concat({compiler.process(element.clauses, **kw)}, char(31))"
-
-
-@compiles(joined_names, "postgresql")
-def _joined_postgresql(element, compiler, **kw) -> str:
-    return f"string_agg({compiler.process(element.clauses, **kw)}, chr(31))"
+# Whole seconds since 1970-01-01 UTC of a timestamp (SQLite holds them as UTC text).
+epoch_seconds = _sql_function(
+    "epoch_seconds",
+    BigInteger(),
+    "CAST(strftime('%s', {}) AS INTEGER)",
+    "CAST(FLOOR(EXTRACT(EPOCH FROM {})) AS BIGINT)",
+)
+# The texts of a group joined by SEPARATOR (character 31), in no particular order.
+joined_names = _sql_function(
+    "joined_names", String(), "group_concat({}, char(31))", "string_agg({}, chr(31))"
+)
 
 
 def hour_start(column) -> ColumnElement:

@@ -213,6 +213,17 @@ def judge(engine: Engine, user_id: int, grade: int | None, seconds: float = 10.0
     return item
 
 
+def import_grades(engine: Engine, tmp_path: Path, annotator: str, lines: list[dict]) -> None:
+    """Import judgments by ``annotator`` from JSONL ``lines`` (``query_id``, ``chunk_id``,
+    ``grade`` or ``unsure`` and ``note``), through ``storage.imports``."""
+    from storage.imports import import_judgments
+    from tests.storage.test_imports import jsonl
+
+    path = write(tmp_path, f"{annotator}-grades.jsonl", jsonl(lines))
+    with session_scope(engine) as session:
+        import_judgments(path, session=session, annotator=annotator, rubric_version="v1")
+
+
 @pytest.fixture
 def datasets() -> Path:
     """``../shared/datasets``; the test skips when it is absent (a fresh clone elsewhere)."""

@@ -7,18 +7,19 @@ from annotator.active_pooling import QueryStatus
 from annotator.pool_building import build_pool
 from annotator.pool_figures import active_frame, active_queries, pool_figures
 from storage.db import session_scope
-from storage.imports import import_judgments
 from storage.pool_records import add_manual_candidate, get_pool
-from tests.conftest import write
+from tests.conftest import import_grades
 
 
 def test_systems_found_unique_judged_relevant_and_share(engine, two_runs, tmp_path):
     # x grades q0's c0 and c2 relevant and c1 not: run:a found all three, run:b only c2.
-    trec = "q0 0 c0 2\nq0 0 c1 0\nq0 0 c2 3\n"
-    with session_scope(engine) as session:
-        import_judgments(
-            write(tmp_path, "x.trec", trec), session=session, annotator="x", rubric_version="v1"
-        )
+    grades = {"c0": 2, "c1": 0, "c2": 3}
+    import_grades(
+        engine,
+        tmp_path,
+        "x",
+        [{"query_id": "q0", "chunk_id": c, "grade": g} for c, g in grades.items()],
+    )
     systems = pool_figures(engine, "p").systems
     assert systems.to_dict("records") == [
         {"system": "run:a", "found": 4, "unique": 3, "judged": 3, "relevant": 2, "share": 1.0},

@@ -15,10 +15,8 @@ from storage.accounts import get_user
 from storage.catalog import pool_summary
 from storage.db import session_scope
 from storage.history import adjudicate
-from storage.imports import import_judgments
 from storage.pool_records import get_pool, pool_report
-from tests.conftest import judge, write
-from tests.storage.test_imports import jsonl
+from tests.conftest import import_grades, judge
 
 
 def epoch(*moment: int) -> int:
@@ -63,13 +61,7 @@ def test_items_are_counted_by_the_utc_hour_of_their_current_grade(engine, two_ru
 
 
 def test_imported_judgments_are_not_work_done_in_the_app(engine, two_runs, tmp_path):
-    with session_scope(engine) as session:
-        import_judgments(
-            write(tmp_path, "j.trec", "q0 0 c0 2\n"),
-            session=session,
-            annotator="x",
-            rubric_version="v1",
-        )
+    import_grades(engine, tmp_path, "x", [{"query_id": "q0", "chunk_id": "c0", "grade": 2}])
     assert counted(engine, ("annotator",)) == []
 
 
@@ -104,30 +96,20 @@ def test_a_candidate_completes_in_the_hour_of_its_last_judge(engine, two_runs, c
     assert sum(n for _, n in rows) == summary.complete == 6
 
 
-def grade_by_file(engine, tmp_path, annotator: str, lines: list[dict]) -> None:
-    with session_scope(engine) as session:
-        import_judgments(
-            write(tmp_path, f"{annotator}.jsonl", jsonl(lines)),
-            session=session,
-            annotator=annotator,
-            rubric_version="v1",
-        )
-
-
 def test_what_each_system_found_and_how_much_of_it_is_relevant(engine, two_runs, tmp_path):
     def line(query, chunk, grade):
         if grade is None:
             return {"query_id": query, "chunk_id": chunk, "unsure": True, "note": "?"}
         return {"query_id": query, "chunk_id": chunk, "grade": grade}
 
-    grade_by_file(
+    import_grades(
         engine,
         tmp_path,
         "x",
         [line("q0", "c0", 0), line("q0", "c1", 1), line("q0", "c2", 3), line("q0", "c3", 0)]
         + [line("q1", "c4", None)],
     )
-    grade_by_file(
+    import_grades(
         engine, tmp_path, "y", [line("q0", "c0", 2), line("q0", "c1", 2), line("q1", "c0", 2)]
     )
     with session_scope(engine) as session:
@@ -152,7 +134,7 @@ def test_what_each_system_found_and_how_much_of_it_is_relevant(engine, two_runs,
 
 
 def test_a_higher_threshold_counts_fewer_relevant(engine, two_runs, tmp_path):
-    grade_by_file(
+    import_grades(
         engine, tmp_path, "x", [{"query_id": "q0", "chunk_id": c, "grade": 1} for c in ("c0", "c2")]
     )
     with session_scope(engine) as session:
