@@ -12,7 +12,7 @@ from sqlalchemy.engine import Engine
 
 from annotator.active_pooling import QueryStatus, pool_status, stopping_rule
 from storage import pool_records
-from storage.counts import system_relevance
+from storage.counts import combination_relevance
 from storage.db import session_scope
 
 MANUAL = f"{pool_records.MANUAL_PREFIX}*"  # every annotator's finds, as one set in a chart
@@ -25,7 +25,7 @@ class PoolFigures:
 
     - ``systems``, one row per system: ``system``, ``found`` (candidates it put in the
       pool), ``unique`` (found by no other system), ``judged`` (of its candidates),
-      ``relevant`` (of those: grade 1 or more, see ``storage.counts.system_relevance``),
+      ``relevant`` (of those: grade 1 or more, see ``storage.counts.combination_relevance``),
       ``share`` (of all the pool's relevant candidates, the part it found; 0 while none is
       known).
     - ``combinations``, one row per set of systems that found the same candidates, most
@@ -44,16 +44,27 @@ def pool_figures(engine: Engine, pool_name: str) -> PoolFigures:
     with session_scope(engine) as session:
         pool = pool_records.get_pool(pool_name, session=session)
         report = pool_records.pool_report(pool, session=session)
-        per_system, (_, relevant_total) = system_relevance(pool, session=session)
+        relevance = combination_relevance(pool, session=session)
+    relevant_total = sum(relevant for _, _, relevant in relevance.values())
     systems = pd.DataFrame(
         [
-            (name, found, report.unique[name], *per_system.get(name, (0, 0)))
+            (name, found, report.unique[name], *_judged_relevant(relevance, name))
             for name, found in report.found.items()
         ],
         columns=["system", "found", "unique", "judged", "relevant"],
     )
     systems["share"] = systems["relevant"] / relevant_total if relevant_total else 0.0
     return PoolFigures(report, systems, _combinations(report.combinations))
+
+
+def _judged_relevant(
+    relevance: dict[tuple[str, ...], tuple[int, int, int]], system: str
+) -> tuple[int, int]:
+    """A system's judged and relevant candidates: those of every combination it is in."""
+    counts = [
+        (judged, relevant) for key, (_, judged, relevant) in relevance.items() if system in key
+    ]
+    return sum(j for j, _ in counts), sum(r for _, r in counts)
 
 
 def _combinations(combinations: dict[tuple[str, ...], int]) -> pd.DataFrame:

@@ -10,13 +10,12 @@ keyword-only ``session`` and only reads.
 
 from __future__ import annotations
 
-from sqlalchemy import BigInteger, ColumnElement, String, case, func
+from sqlalchemy import BigInteger, ColumnElement, Integer, String, case, cast, func, null, union_all
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.functions import FunctionElement
 from sqlmodel import Session, select
 
-from pooling.grades import RELEVANT
-from storage.history import latest_judgments
+from pooling.grades import GRADES, RELEVANT
 from storage.models import (
     Adjudication,
     Assignment,
@@ -203,97 +202,127 @@ def system_combinations(pool: Pool, *, session: Session) -> dict[tuple[str, ...]
     """Each set of systems that found the same candidates (names sorted) -> how many of
     the pool's candidates exactly that set found: the intersections of an UpSet chart,
     from which every system's total, unique and shared counts follow."""
-    per_candidate = (
-        select(joined_names(CandidateSource.system).label("systems"))
+    sources = _sources(pool)
+    rows = session.exec(select(sources.c.systems, func.count()).group_by(sources.c.systems))
+    return {systems: n for systems, (n,) in _combined(rows.all()).items()}
+
+
+def _sources(pool: Pool):
+    """Per candidate of the pool (``candidate``): the names of the systems that found it,
+    joined (``systems``)."""
+    return (
+        select(
+            CandidateSource.candidate_id.label("candidate"),
+            joined_names(CandidateSource.system).label("systems"),
+        )
         .join(PoolCandidate, PoolCandidate.id == CandidateSource.candidate_id)
         .where(PoolCandidate.pool_id == pool.id)
         .group_by(CandidateSource.candidate_id)
         .subquery()
     )
-    combinations: dict[tuple[str, ...], int] = {}
-    for systems, count in session.exec(
-        select(per_candidate.c.systems, func.count()).group_by(per_candidate.c.systems)
-    ).all():
-        key = tuple(sorted(systems.split(SEPARATOR)))  # the order within a group is arbitrary
-        combinations[key] = combinations.get(key, 0) + count
-    return combinations
 
 
-def system_relevance(
+def _combined(rows) -> dict[tuple[str, ...], tuple[int, ...]]:
+    """Rows of joined system names and counts, by set of systems (names sorted; the order
+    within a joined group is arbitrary), the counts of one set added up."""
+    combined: dict[tuple[str, ...], tuple[int, ...]] = {}
+    for systems, *counts in rows:
+        key = tuple(sorted(systems.split(SEPARATOR)))
+        before = combined.get(key, (0,) * len(counts))
+        combined[key] = tuple(a + int(b or 0) for a, b in zip(before, counts, strict=True))
+    return combined
+
+
+def combination_relevance(
     pool: Pool, *, session: Session, threshold: int = RELEVANT
-) -> tuple[dict[str, tuple[int, int]], tuple[int, int]]:
-    """Per system, ``(judged, relevant)``: how many of the candidates it put in the pool
-    are judged, and how many of those are relevant (grade >= ``threshold``); and the same
-    two counts over the whole pool. A candidate's grade is the lead's latest adjudication,
-    else the median (rounded down) of the humans' current grades, which is what a release
-    resolves an agreed candidate to: relevant when fewer than half of them are below
-    ``threshold``. Unsure judgments carry no grade and are left out."""
-    graded = _graded_candidates(pool, threshold)
-    judged = (graded.c.adjudicated.is_not(None)) | (graded.c.grades > 0)
+) -> dict[tuple[str, ...], tuple[int, int, int]]:
+    """Each set of systems that found the same candidates (as in ``system_combinations``)
+    -> ``(candidates, judged, relevant)``: of the candidates exactly that set found, how
+    many are judged, and how many of those are relevant (grade >= ``threshold``); every
+    system's and the whole pool's figures are sums of these. A candidate's grade is the
+    lead's latest adjudication, else the median (rounded down) of the humans' current
+    grades, which is what a release resolves an agreed candidate to: relevant when fewer
+    than half of them are below ``threshold``. Unsure judgments carry no grade."""
+    sources, graded = _sources(pool), _graded_candidates(pool, threshold)
+    decided = graded.c.decision.is_not(None)
+    judged = decided | (graded.c.grades > 0)
     relevant = case(
-        (graded.c.adjudicated.is_not(None), graded.c.adjudicated >= threshold),
+        (decided, graded.c.decision % DECISION_SCALE >= threshold),
         else_=2 * graded.c.low < graded.c.grades,
     )
-    judged_n = func.sum(case((judged, 1), else_=0))
-    relevant_n = func.sum(case((judged & relevant, 1), else_=0))
-    per_system = session.exec(
-        select(CandidateSource.system, judged_n, relevant_n)
-        .join(graded, graded.c.candidate == CandidateSource.candidate_id)
-        .group_by(CandidateSource.system)
-        .order_by(CandidateSource.system)
+    rows = session.exec(
+        select(
+            sources.c.systems,
+            func.count(),
+            func.sum(case((judged, 1), else_=0)),
+            func.sum(case((judged & relevant, 1), else_=0)),
+        )
+        .join(graded, graded.c.candidate == sources.c.candidate)
+        .group_by(sources.c.systems)
     ).all()
-    total = session.exec(select(judged_n, relevant_n).select_from(graded)).one()
-    return (
-        {system: (int(j or 0), int(r or 0)) for system, j, r in per_system},
-        (int(total[0] or 0), int(total[1] or 0)),
-    )
+    return _combined(rows)
 
 
-def _graded_candidates(pool: Pool, threshold: int):
-    """Per candidate of the pool: ``grades`` (human grades given), ``low`` (of them below
-    ``threshold``) and ``adjudicated`` (the latest decision's grade, or NULL)."""
+# A decision's grade rides on its id (id * 4 + grade), so that the largest tells both the
+# latest decision and its grade in one grouped count (grades are 0-3).
+DECISION_SCALE = len(GRADES)
+
+
+def _graded_candidates(pool: Pool, threshold: int = RELEVANT):
+    """Per candidate of the pool: ``grades`` (human grades given, each human's current
+    one), ``low`` (of them below ``threshold``) and ``decision`` (the latest decision as
+    ``id * DECISION_SCALE + grade``, or NULL). Judgments and decisions are counted in one
+    grouping by (query, chunk), then joined to the candidates once."""
     on_candidate = (PoolCandidate.query_id == Judgment.query_id) & (
         PoolCandidate.chunk_id == Judgment.chunk_id
     )
-    current = latest_judgments(
-        User.kind == "human", PoolCandidate.pool_id == pool.id, join=(PoolCandidate, on_candidate)
+    # Each human's current judgment of each candidate: the newest of theirs, numbered in
+    # one pass (finding the newest ids first, then each judgment by id, took twice as long).
+    newest = func.row_number().over(
+        partition_by=(Judgment.user_id, Judgment.query_id, Judgment.chunk_id),
+        order_by=Judgment.id.desc(),
     )
-    grades = (
-        select(
-            Judgment.query_id,
-            Judgment.chunk_id,
-            func.count(Judgment.grade).label("grades"),
-            func.sum(case((Judgment.grade < threshold, 1), else_=0)).label("low"),
-        )
-        .join(current, current.c.id == Judgment.id)
-        .group_by(Judgment.query_id, Judgment.chunk_id)
+    judgments = (
+        select(Judgment.query_id, Judgment.chunk_id, Judgment.grade, newest.label("newest"))
+        .join(User, User.id == Judgment.user_id)
+        .join(PoolCandidate, on_candidate)
+        .where(User.kind == "human", PoolCandidate.pool_id == pool.id)
         .subquery()
     )
-    # The latest decision, looked up by the index on decisions for each candidate: joined
-    # as a grouped subquery instead, it was scanned whole for every candidate.
-    decision = (
-        select(Adjudication.grade)
-        .where(
-            Adjudication.pool_id == pool.id,
-            Adjudication.query_id == PoolCandidate.query_id,
-            Adjudication.chunk_id == PoolCandidate.chunk_id,
+    nothing = cast(null(), BigInteger)
+    both = union_all(
+        select(
+            judgments.c.query_id, judgments.c.chunk_id, judgments.c.grade, nothing.label("decision")
+        ).where(judgments.c.newest == 1),
+        select(
+            Adjudication.query_id,
+            Adjudication.chunk_id,
+            cast(null(), Integer),
+            cast(Adjudication.id, BigInteger) * DECISION_SCALE + Adjudication.grade,
+        ).where(Adjudication.pool_id == pool.id),
+    ).subquery()
+    per_pair = (
+        select(
+            both.c.query_id,
+            both.c.chunk_id,
+            func.count(both.c.grade).label("grades"),
+            func.sum(case((both.c.grade < threshold, 1), else_=0)).label("low"),
+            func.max(both.c.decision).label("decision"),
         )
-        .order_by(Adjudication.id.desc())
-        .limit(1)
-        .correlate(PoolCandidate)
-        .scalar_subquery()
+        .group_by(both.c.query_id, both.c.chunk_id)
+        .subquery()
     )
     return (
         select(
             PoolCandidate.id.label("candidate"),
-            func.coalesce(grades.c.grades, 0).label("grades"),
-            func.coalesce(grades.c.low, 0).label("low"),
-            decision.label("adjudicated"),
+            func.coalesce(per_pair.c.grades, 0).label("grades"),
+            func.coalesce(per_pair.c.low, 0).label("low"),
+            per_pair.c.decision,
         )
         .join(
-            grades,
-            (grades.c.query_id == PoolCandidate.query_id)
-            & (grades.c.chunk_id == PoolCandidate.chunk_id),
+            per_pair,
+            (per_pair.c.query_id == PoolCandidate.query_id)
+            & (per_pair.c.chunk_id == PoolCandidate.chunk_id),
             isouter=True,
         )
         .where(PoolCandidate.pool_id == pool.id)

@@ -122,10 +122,13 @@ def test_what_each_system_found_and_how_much_of_it_is_relevant(engine, two_runs,
     # 0 (not relevant); q1 c4 only unsure (not judged).
     with session_scope(engine) as session:
         pool = get_pool("p", session=session)
-        per_system, total = counts.system_relevance(pool, session=session)
+        relevance = counts.combination_relevance(pool, session=session)
         report = pool_report(pool, session=session)
-    assert per_system == {"run:a": (4, 2), "run:b": (2, 2)}
-    assert total == (5, 3)
+    assert relevance == {
+        ("run:a",): (3, 3, 1),  # q0 c0 (not relevant), q0 c1 (relevant), q1 c0 (not)
+        ("run:a", "run:b"): (1, 1, 1),  # q0 c2
+        ("run:b",): (2, 1, 1),  # q0 c3 (decided relevant), q1 c4 (only unsure: not judged)
+    }
     assert report.combinations == {("run:a",): 3, ("run:a", "run:b"): 1, ("run:b",): 2}
     assert report.found == {"run:a": 4, "run:b": 3}
     assert report.unique == {"run:a": 3, "run:b": 2}
@@ -139,7 +142,7 @@ def test_a_higher_threshold_counts_fewer_relevant(engine, two_runs, tmp_path):
     )
     with session_scope(engine) as session:
         pool = get_pool("p", session=session)
-        at_one = counts.system_relevance(pool, session=session)
-        at_two = counts.system_relevance(pool, session=session, threshold=2)
-    assert at_one == ({"run:a": (2, 2), "run:b": (1, 1)}, (2, 2))
-    assert at_two == ({"run:a": (2, 0), "run:b": (1, 0)}, (2, 0))
+        at_one = counts.combination_relevance(pool, session=session)
+        at_two = counts.combination_relevance(pool, session=session, threshold=2)
+    assert at_one == {("run:a",): (3, 1, 1), ("run:a", "run:b"): (1, 1, 1), ("run:b",): (2, 0, 0)}
+    assert at_two == {("run:a",): (3, 1, 0), ("run:a", "run:b"): (1, 1, 0), ("run:b",): (2, 0, 0)}
