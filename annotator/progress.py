@@ -72,7 +72,8 @@ def team_figures(
         counts = _counts(current_counts(pool, COUNT_COLUMNS[:3], session=session))
         seconds = median_seconds(pool, session=session)
         completions = completions_by_hour(pool, session=session)
-        summary = catalog.pool_summary(pool, session)
+        complete = sum(n for _, n in completions)
+        summary = catalog.pool_summary(pool, session, complete=complete)
     finish, pace = project_finish(completions, summary.candidates - summary.complete, now)
     return TeamFigures(
         summary=summary,

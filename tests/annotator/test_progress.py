@@ -10,6 +10,9 @@ import pytest
 
 from annotator.progress import my_progress, project_finish, team_figures
 from pooling.i18n import LocalizedError
+from storage.catalog import pool_summary
+from storage.db import session_scope
+from storage.pool_records import get_pool
 from tests.conftest import judge
 
 NOW = datetime(2026, 3, 2, 12, tzinfo=UTC)
@@ -94,6 +97,8 @@ def test_completion_over_time_adds_up_to_the_summary(judged):
     done = figures.completion[~figures.completion["projected"]]
     assert done["complete"].tolist() == done["completed"].cumsum().tolist()
     assert (done["complete"].iloc[-1] if len(done) else 0) == figures.summary.complete
+    with session_scope(judged) as session:  # counted by the summary's own definition
+        assert pool_summary(get_pool("p", session=session), session) == figures.summary
 
 
 def test_an_unknown_period_is_refused(judged):
