@@ -18,6 +18,7 @@ from datetime import UTC, datetime, timedelta
 import pandas as pd
 from sqlalchemy.engine import Engine
 
+from annotator.active_pooling import is_active
 from pooling.grades import GRADES
 from pooling.i18n import check_name
 from storage import catalog
@@ -57,6 +58,7 @@ class TeamFigures:
     completion: pd.DataFrame
     finish: datetime | None  # projected; None when no pace to go by, or nothing left
     pace: float  # candidates completed per day over the last PACE_WINDOW
+    active: bool = False  # an active pool: its candidates are chosen as it goes
 
 
 def team_figures(
@@ -69,11 +71,12 @@ def team_figures(
     now = now or datetime.now(UTC)
     with session_scope(engine) as session:
         pool = get_pool(pool_name, session=session)
-        counts = _counts(current_counts(pool, COUNT_COLUMNS[:3], session=session))
+        counts = _counts(current_counts(pool, tuple(COUNT_COLUMNS[:3]), session=session))
         seconds = median_seconds(pool, session=session)
         completions = completions_by_hour(pool, session=session)
         complete = sum(n for _, n in completions)
         summary = catalog.pool_summary(pool, session, complete=complete)
+        active = is_active(pool.config)
     finish, pace = project_finish(completions, summary.candidates - summary.complete, now)
     return TeamFigures(
         summary=summary,
@@ -84,6 +87,7 @@ def team_figures(
         completion=_completion(completions, per, summary, now, finish),
         finish=finish,
         pace=pace,
+        active=active,
     )
 
 

@@ -293,6 +293,11 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "No candidate got its last judgment in the last 7 days: no finish to project.",
         "zh": "最近 7 天没有候选获得最后一份标注：无法预计完成时间。",
     },
+    "projection_active": {
+        "en": "An active pool chooses candidates as it goes: this is the finish of the ones "
+        "chosen so far.",
+        "zh": "主动建池会边标注边选择候选：此处预计的是目前已选候选的完成时间。",
+    },
     "projection_done": {
         "en": "Every candidate has its judgments.",
         "zh": "所有候选都已获得全部标注。",

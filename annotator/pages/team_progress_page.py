@@ -37,6 +37,8 @@ elif figures.finish is None:
 else:
     finish, pace = f"{figures.finish:%Y-%m-%d %H:%M}", f"{figures.pace:.1f}"
     st.text(ui.t("projected_finish", finish=finish, pace=pace))
+    if figures.active:
+        st.caption(ui.t("projection_active"))
 ui.counted_at(moment)
 period = ui.t(f"period_{per}")
 

@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 import pandas as pd
 import pytest
 
+from annotator.pool_building import build_pool
 from annotator.progress import my_progress, project_finish, team_figures
 from pooling.i18n import LocalizedError
 from storage.catalog import pool_summary
@@ -141,3 +142,8 @@ def test_my_progress_counts_only_mine(judged):
     assert set(mine.distribution["annotator"]) == {"x"}
     nobody = my_progress(judged, "p", "boss")
     assert nobody.table.empty and nobody.distribution.empty
+
+
+def test_an_active_pool_says_so(engine, two_runs):
+    build_pool(engine, "act", systems="run:a", budget=2, active=True)
+    assert team_figures(engine, "act").active and not team_figures(engine, "p").active
