@@ -217,9 +217,11 @@ def figure_bars(frame: pd.DataFrame, measure: str) -> alt.LayerChart:
         encoding.update(xOffset="pair:N", color=alt.Color("pair:N", title=title("pair")))
     base = alt.Chart(shown).encode(**encoding)
     bars = base.mark_bar().encode(y=alt.Y("value:Q", title=measure))
-    interval = base.mark_rule(color="black", strokeWidth=2).encode(y="low:Q", y2="high:Q")
+    black = alt.value("black")  # an interval in black, whatever the pair's colour
+    interval = base.mark_rule(strokeWidth=2).encode(y="low:Q", y2="high:Q", color=black)
     ends = [
-        base.mark_tick(color="black", thickness=2).encode(y=f"{end}:Q") for end in ("low", "high")
+        base.mark_tick(thickness=2, size=12).encode(y=f"{end}:Q", color=black)
+        for end in ("low", "high")
     ]
     return alt.layer(bars, interval, *ends).properties(width=alt.Step(56 * max(pairs, 1)))
 
@@ -230,12 +232,13 @@ def confusion(cells: pd.DataFrame) -> alt.LayerChart:
         alt.Chart(cells)
         .mark_rect()
         .encode(
-            x=alt.X("second:O", title=title("second")),
+            x=alt.X("second:O", title=title("second"), axis=alt.Axis(labelAngle=0)),
             y=alt.Y("first:O", title=title("first")),
             color=alt.Color("count:Q", title=title("count")),
         )
     )
-    return heat + alt.Chart(cells).mark_text().encode(x="second:O", y="first:O", text="count:Q")
+    counts = alt.Chart(cells).mark_text().encode(x="second:O", y="first:O", text="count:Q")
+    return (heat + counts).properties(height=alt.Step(32))  # a row of 32 px per grade
 
 
 # -- pools ---------------------------------------------------------------------------------
