@@ -23,6 +23,7 @@ from pooling.grades import GRADES
 from pooling.i18n import check_name, t
 
 KAPPAS = ("unweighted", "linear", "quadratic", "binary_ge1", "binary_ge2")
+PAGE_ROUNDS = 200  # bootstrap resamplings on the lead's Agreement page (the CLI: 500)
 GROUPINGS = ("slice", "split")
 
 
@@ -280,6 +281,13 @@ def pair_agreement(frame: pd.DataFrame, first: str, second: str, rounds: int = 0
     )
 
 
+def confusion_frame(pair: PairAgreement) -> pd.DataFrame:
+    """A pair's confusion matrix as rows: ``first`` (the first annotator's grade),
+    ``second`` (the second's) and ``count``, for every pair of grades."""
+    cells = [(a, b, pair.confusion[a][b]) for a in GRADES for b in GRADES]
+    return pd.DataFrame(cells, columns=["first", "second", "count"])
+
+
 def pairwise(frame: pd.DataFrame, rounds: int = 0) -> list[PairAgreement]:
     """Every pair of annotators, in name order."""
     names = sorted(frame["annotator"].unique())
@@ -345,6 +353,36 @@ def report(frame: pd.DataFrame, group: str = "all", rounds: int = 500) -> Agreem
     )
 
 
+MEASURES = ("alpha", "percent", *KAPPAS)
+
+
+def figures_frame(
+    reports: list[AgreementReport], measure: str, lang: str | None = None
+) -> pd.DataFrame:
+    """One figure of each report, as a frame to chart: one row per group for ``alpha``,
+    per group and pair of annotators for ``percent`` or a kappa. Columns ``group``,
+    ``pair`` (``"a × b"``; missing for alpha), ``value``, ``low`` and ``high`` (the
+    bootstrap interval where one was computed) and ``undefined`` (why there is no value,
+    in ``lang``). Raises ``LocalizedError`` for an unknown ``measure``."""
+    check_name(measure, MEASURES, "what_measure")
+    rows = []
+    for result in reports:
+        if measure == "alpha":
+            figures = [(None, result.alpha)]
+        else:
+            figures = [
+                (" × ".join(p.annotators), p.percent if measure == "percent" else p.kappas[measure])
+                for p in result.pairs
+            ]
+        for pair, figure in figures:
+            why = figure.text(lang) if figure.value is None else None
+            rows.append((result.group, pair, figure.value, figure.low, figure.high, why))
+    columns = ["group", "pair", "value", "low", "high", "undefined"]
+    return pd.DataFrame(rows, columns=columns).astype(
+        {"value": "Float64", "low": "Float64", "high": "Float64"}
+    )
+
+
 def groups(frame: pd.DataFrame, by: str | None) -> dict[str, pd.DataFrame]:
     """The frame whole, or split by ``slice`` (an item counts in each of its query's
     slices) or by ``split``."""
@@ -383,3 +421,25 @@ def judgments_frame(engine, pool_name: str) -> pd.DataFrame:
 
     with session_scope(engine) as session:
         return frame_of(candidate_judgments(get_pool(pool_name, session=session), session=session))
+
+
+@dataclass(frozen=True)
+class PoolAgreement:
+    """What the lead's Agreement page shows of a pool: a report per group, and each
+    annotator against the final grades (``annotator.adjudication.versus_final``)."""
+
+    reports: list[AgreementReport]
+    versus_final: pd.DataFrame
+
+
+def pool_agreement(
+    engine, pool_name: str, policy: str, by: str | None = None, rounds: int = PAGE_ROUNDS
+) -> PoolAgreement:
+    """Agreement on pool ``pool_name``, whole or ``by`` slice or split (``groups``), final
+    grades resolved under ``policy``. Raises ``NotFound`` for an unknown pool and
+    ``LocalizedError`` for an unknown policy or grouping."""
+    from annotator.adjudication import pool_table, versus_final
+
+    table, decisions, frame = pool_table(engine, pool_name, policy)
+    reports = [report(part, name, rounds) for name, part in groups(frame, by).items()]
+    return PoolAgreement(reports, versus_final(frame, table, decisions))

@@ -158,11 +158,3 @@ def version_names(engine: Engine) -> tuple[list[str], list[str]]:
 
     with session_scope(engine) as session:
         return names(session=session)
-
-
-def pool_report(engine: Engine, name: str) -> pool_records.PoolReport:
-    """How pool ``name`` is made up (``storage.pool_records.PoolReport``)."""
-    with session_scope(engine) as session:
-        return pool_records.pool_report(
-            pool_records.get_pool(name, session=session), session=session
-        )

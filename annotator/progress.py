@@ -1,44 +1,250 @@
-"""Progress figures for the progress pages, as data frames. No Streamlit in here."""
+"""Progress figures for the progress pages, as data frames. No Streamlit in here.
+
+Every figure comes from a few grouped counts (``storage.counts``): an annotator's items
+are counted with their current grade, at the hour it was given, so the figures of one
+pool agree with each other (an annotator's items over time add up to their ``judged``,
+and their grade distribution to the same). Times are UTC. A chart and the table behind
+it are drawn from the same frame.
+
+The per-annotator table is keyed by ``annotator``: further per-annotator figures (such as
+accuracy on gold items) join it on that column.
+"""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 
 import pandas as pd
 from sqlalchemy.engine import Engine
 
-from storage import catalog, history
+from annotator.active_pooling import is_active
+from pooling.grades import GRADES
+from pooling.i18n import check_name
+from storage import catalog, counts
+from storage.counts import completions_by_hour, current_counts, median_seconds
 from storage.db import session_scope
 from storage.pool_records import get_pool
 
-COLUMNS = ["annotator", "query", "grade", "unsure", "seconds"]
+PERIODS = {"hour": "h", "day": "D"}  # what a timeline groups by: pandas' frequency
+UNSURE = "unsure"
+GRADE_LABELS = (*(str(g) for g in GRADES), UNSURE)  # a distribution's grades, in order
+PACE_WINDOW = timedelta(days=7)  # the pace of the last week projects the finish
+COUNT_COLUMNS = ["annotator", "hour", "grade", "count"]
 
 
-def _judgments(engine: Engine, pool_name: str) -> tuple[pd.DataFrame, catalog.PoolSummary]:
+@dataclass(frozen=True)
+class TeamFigures:
+    """A pool's progress, per annotator and as a team. Frames and their columns:
+
+    - ``table``, one row per annotator: ``annotator``, ``judged`` (items), ``unsure`` (of
+      them), ``seconds`` (median per judgment), ``per_hour`` (items per hour in which they
+      judged anything).
+    - ``timeline``: ``annotator``, ``time`` (start of the hour or day), ``judged``.
+    - ``distribution``: ``annotator`` (missing for the whole team), ``grade`` (``"0"``-``"3"``
+      or ``"unsure"``), ``count``, ``share`` (of that annotator's items).
+    - ``drift``: ``annotator`` (missing for the team), ``time``, ``graded`` (items graded,
+      unsure ones left out), ``mean_grade``.
+    - ``completion``: ``time``, ``completed`` (candidates that got their last judgment
+      then), ``complete`` (so far), ``projected`` (False; True for the two rows of the
+      projection: now, and ``finish`` when every candidate is complete).
+    """
+
+    summary: catalog.PoolSummary
+    table: pd.DataFrame
+    timeline: pd.DataFrame
+    distribution: pd.DataFrame
+    drift: pd.DataFrame
+    completion: pd.DataFrame
+    finish: datetime | None  # projected; None when no pace to go by, or nothing left
+    pace: float  # candidates completed per day over the last PACE_WINDOW
+    active: bool = False  # an active pool: its candidates are chosen as it goes
+
+
+def team_figures(
+    engine: Engine, pool_name: str, per: str = "hour", now: datetime | None = None
+) -> TeamFigures:
+    """The progress of pool ``pool_name``, its timelines grouped ``per`` hour or day,
+    its finish projected from ``now`` (default: the current time). Raises ``NotFound``
+    for an unknown pool and ``LocalizedError`` for an unknown ``per``."""
+    check_name(per, PERIODS, "what_period")
+    now = now or datetime.now(UTC)
     with session_scope(engine) as session:
         pool = get_pool(pool_name, session=session)
-        rows = history.pool_judgments(pool, session=session)
-        summary = catalog.pool_summary(pool, session)
-    return pd.DataFrame(rows, columns=COLUMNS), summary
-
-
-def my_progress(engine: Engine, pool_name: str, user_name: str) -> pd.DataFrame:
-    """Per query: how many passages ``user_name`` judged, and how many of them unsure."""
-    frame, _ = _judgments(engine, pool_name)
-    mine = frame[frame["annotator"] == user_name]
-    return (
-        mine.groupby("query")
-        .agg(judged=("grade", "size"), unsure=("unsure", "sum"))
-        .astype(int)
-        .reset_index()
+        counts = _counts(current_counts(pool, tuple(COUNT_COLUMNS[:3]), session=session))
+        seconds = median_seconds(pool, session=session)
+        completions = completions_by_hour(pool, session=session)
+        complete = sum(n for _, n in completions)
+        summary = catalog.pool_summary(pool, session, complete=complete)
+        active = is_active(pool.config)
+    finish, pace = project_finish(completions, summary.candidates - summary.complete, now)
+    return TeamFigures(
+        summary=summary,
+        table=_per_annotator(counts, seconds),
+        timeline=_timeline(counts, per),
+        distribution=distribution(counts, team=True),
+        drift=_drift(counts, per),
+        completion=_completion(completions, per, summary, now, finish),
+        finish=finish,
+        pace=pace,
+        active=active,
     )
 
 
-def team_progress(engine: Engine, pool_name: str) -> tuple[pd.DataFrame, catalog.PoolSummary]:
-    """Per annotator: judged, unsure, median seconds per item; and the pool's completeness."""
-    frame, summary = _judgments(engine, pool_name)
+def _counts(rows: list[tuple]) -> pd.DataFrame:
+    """``storage.counts.current_counts`` rows as a frame, hours as UTC times."""
+    frame = pd.DataFrame(rows, columns=COUNT_COLUMNS)
+    return frame.assign(hour=_times(frame["hour"]))
+
+
+def _times(seconds: pd.Series) -> pd.Series:
+    return pd.to_datetime(seconds.astype("int64"), unit="s", utc=True)
+
+
+def _per_annotator(counts: pd.DataFrame, seconds: dict[str, float]) -> pd.DataFrame:
     table = (
-        frame.groupby("annotator")
-        .agg(judged=("grade", "size"), unsure=("unsure", "sum"), seconds=("seconds", "median"))
-        .reset_index()
+        _unsure(counts)
+        .groupby("annotator", as_index=False)
+        .agg(judged=("count", "sum"), unsure=("unsure", "sum"), hours=("hour", "nunique"))
     )
-    table["unsure"] = table["unsure"].astype(int)
-    return table, summary
+    table["seconds"] = table["annotator"].map(seconds).astype(float)
+    table["per_hour"] = table["judged"] / table["hours"]
+    return table[["annotator", "judged", "unsure", "seconds", "per_hour"]].astype(
+        {"judged": int, "unsure": int}
+    )
+
+
+def _unsure(counts: pd.DataFrame) -> pd.DataFrame:
+    """``counts`` with a column ``unsure``: the count where the grade is unsure, else 0."""
+    return counts.assign(unsure=counts["count"].where(counts["grade"].isna(), 0))
+
+
+def _timeline(counts: pd.DataFrame, per: str) -> pd.DataFrame:
+    return (
+        counts.assign(time=counts["hour"].dt.floor(PERIODS[per]))
+        .groupby(["annotator", "time"], as_index=False)
+        .agg(judged=("count", "sum"))
+    )
+
+
+def distribution(counts: pd.DataFrame, team: bool = False) -> pd.DataFrame:
+    """Each annotator's items per grade (every grade listed, 0 included) and their share;
+    with ``team``, the whole team's after them, with the annotator missing. ``counts`` has
+    columns ``annotator``, ``grade`` (None for unsure) and ``count``."""
+    labelled = counts.assign(grade=counts["grade"].map(_label, na_action="ignore"))
+    labelled["grade"] = labelled["grade"].fillna(UNSURE)
+    parts = [labelled]
+    if team:
+        parts.append(labelled.assign(annotator=None))
+    rows = []
+    for part in parts:
+        for annotator, mine in part.groupby("annotator", dropna=False, sort=True):
+            given = mine.groupby("grade")["count"].sum()
+            total = int(given.sum())
+            for grade in GRADE_LABELS:
+                count = int(given.get(grade, 0))
+                rows.append((annotator, grade, count, count / total if total else 0.0))
+    return pd.DataFrame(rows, columns=["annotator", "grade", "count", "share"])
+
+
+def _label(grade: float) -> str:
+    return str(int(grade))
+
+
+def _drift(counts: pd.DataFrame, per: str) -> pd.DataFrame:
+    graded = counts.dropna(subset=["grade"])
+    graded = graded.assign(
+        time=graded["hour"].dt.floor(PERIODS[per]), points=graded["grade"] * graded["count"]
+    )
+    parts = [graded, graded.assign(annotator=None)]
+    frame = pd.concat(
+        [
+            part.groupby(["annotator", "time"], dropna=False, as_index=False).agg(
+                graded=("count", "sum"), points=("points", "sum")
+            )
+            for part in parts
+        ],
+        ignore_index=True,
+    )
+    frame["mean_grade"] = frame["points"] / frame["graded"]
+    return frame[["annotator", "time", "graded", "mean_grade"]].astype({"graded": int})
+
+
+def project_finish(
+    completions: list[tuple[int, int]], remaining: int, now: datetime
+) -> tuple[datetime | None, float]:
+    """When the pool would be complete at the pace of the last ``PACE_WINDOW``: the
+    finish (None when nothing is left, or nothing completed in the window) and the pace
+    in candidates per day. ``completions`` are ``(hour_start, candidates)`` rows of
+    ``storage.counts.completions_by_hour``; the window starts no earlier than the first
+    completion's hour."""
+    if not completions:
+        return None, 0.0
+    start = max(now - PACE_WINDOW, _time(completions[0][0]))
+    recent = sum(n for hour, n in completions if _time(hour) + timedelta(hours=1) > start)
+    span = max(now - start, timedelta(hours=1))
+    pace = recent / (span / timedelta(days=1))
+    if remaining <= 0 or pace == 0:
+        return None, pace
+    return now + timedelta(days=remaining / pace), pace
+
+
+def _time(seconds: int) -> datetime:
+    return datetime.fromtimestamp(seconds, UTC)
+
+
+def _completion(
+    completions: list[tuple[int, int]],
+    per: str,
+    summary: catalog.PoolSummary,
+    now: datetime,
+    finish: datetime | None,
+) -> pd.DataFrame:
+    frame = pd.DataFrame(completions, columns=["time", "completed"])
+    frame["time"] = _times(frame["time"]).dt.floor(PERIODS[per])
+    frame = frame.groupby("time", as_index=False).agg(completed=("completed", "sum"))
+    frame["complete"] = frame["completed"].cumsum()
+    frame["projected"] = False
+    if finish is not None:
+        ahead = pd.DataFrame(
+            {
+                "time": pd.to_datetime([now, finish], utc=True),
+                "completed": [None, None],
+                "complete": [summary.complete, summary.candidates],
+                "projected": [True, True],
+            }
+        )
+        frame = pd.concat([frame, ahead], ignore_index=True)
+    return frame.astype({"completed": "Int64", "complete": int})
+
+
+@dataclass(frozen=True)
+class MyFigures:
+    """An annotator's own progress: ``table`` per query (``query``, ``judged``,
+    ``unsure``) and the ``distribution`` of their grades (as in ``TeamFigures``, for
+    them alone)."""
+
+    table: pd.DataFrame
+    distribution: pd.DataFrame
+
+
+def my_progress(engine: Engine, pool_name: str, user_name: str) -> MyFigures:
+    """What ``user_name`` judged in pool ``pool_name``, per query and per grade."""
+    with session_scope(engine) as session:
+        pool = get_pool(pool_name, session=session)
+        rows = current_counts(pool, ("query", "grade"), session=session, annotator=user_name)
+    counts = pd.DataFrame(rows, columns=["query", "grade", "count"])
+    table = (
+        _unsure(counts)
+        .groupby("query", as_index=False)
+        .agg(judged=("count", "sum"), unsure=("unsure", "sum"))
+        .astype({"judged": int, "unsure": int})
+    )
+    return MyFigures(table=table, distribution=distribution(counts.assign(annotator=user_name)))
+
+
+def data_version(engine: Engine) -> tuple[int, ...]:
+    """What the lead's figures are counted from, as it stands (``storage.counts``): the
+    same tuple until a judgment, decision, candidate, gold item or release is added."""
+    with session_scope(engine) as session:
+        return counts.data_version(session=session)

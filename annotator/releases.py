@@ -21,11 +21,12 @@ import re
 import shutil
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from itertools import chain
 from pathlib import Path
 
+import pandas as pd
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 
@@ -33,7 +34,7 @@ from annotator import carry
 from annotator.adjudication import resolve
 from annotator.agreement import frame_of
 from annotator.release_files import MANIFEST, read_manifest, read_qrels, sha256_of, write_release
-from pooling.grades import DEFAULT_POLICY, check_policy
+from pooling.grades import DEFAULT_POLICY, GRADES, check_policy
 from pooling.i18n import LocalizedError, t
 from storage import history, release_records
 from storage.accounts import acting
@@ -288,12 +289,14 @@ def recorded_problems(engine: Engine, folder: Path | str) -> list[str]:
 
 @dataclass(frozen=True)
 class ReleaseRecord:
-    """A release as the database recorded it."""
+    """A release as the database recorded it, with what its manifest counts."""
 
     version: str
     pool: str
     created_at: datetime
     graded: int | None
+    per_grade: dict[str, int] = field(default_factory=dict)  # "0".."3" -> judgments
+    alpha: float | None = None  # Krippendorff's alpha (ordinal) of the judgments behind it
 
 
 def list_releases(engine: Engine) -> list[ReleaseRecord]:
@@ -305,9 +308,37 @@ def list_releases(engine: Engine) -> list[ReleaseRecord]:
                 r.manifest.get("pool", {}).get("name"),
                 r.created_at,
                 r.manifest.get("counts", {}).get("judged_candidates"),
+                r.manifest.get("counts", {}).get("per_grade", {}),
+                r.manifest.get("agreement", {}).get("krippendorff_alpha_ordinal"),
             )
             for r in release_records.list_releases(session=session)
         ]
+
+
+HISTORY_GRADES = [f"grade_{g}" for g in GRADES]
+
+
+def release_history(records: list[ReleaseRecord]) -> pd.DataFrame:
+    """One row per release, oldest first: ``version``, ``pool``, ``created``, ``graded``
+    (judged candidates), ``grade_0``..``grade_3`` (how many of them have each grade) and
+    ``alpha`` (missing where it was undefined)."""
+    frame = pd.DataFrame(
+        [
+            (
+                r.version,
+                r.pool,
+                r.created_at,
+                r.graded,
+                *(int(r.per_grade.get(str(g), 0)) for g in GRADES),
+                r.alpha,
+            )
+            for r in records
+        ],
+        columns=["version", "pool", "created", "graded", *HISTORY_GRADES, "alpha"],
+    ).astype({"graded": "Int64", "alpha": "Float64"})
+    # SQLite gives back the UTC time it stored without its zone: read as UTC.
+    frame["created"] = pd.to_datetime(frame["created"], utc=True)
+    return frame
 
 
 def release_dir() -> Path:

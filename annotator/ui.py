@@ -18,12 +18,18 @@ import logging
 import re
 import secrets
 from collections.abc import Callable
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from typing import Any
 
 import streamlit as st
 from sqlalchemy.engine import Engine
 
+from annotator.agreement import pool_agreement
 from annotator.auth import Account, account
 from annotator.pool_building import pool_names
+from annotator.pool_figures import active_queries, pool_figures
+from annotator.progress import data_version, team_figures
 from pooling.grades import DEFAULT_POLICY, POLICIES
 from pooling.i18n import LocalizedError, Refused, current_language
 from pooling.i18n import t as translate
@@ -38,6 +44,69 @@ USER_KEY, LANG_KEY, POOL_KEY = "user_id", "lang", "pool"
 def engine() -> Engine:
     """One engine per app process, on ``$QRELS_DATABASE_URL`` (set by ``qrels serve``)."""
     return make_engine()
+
+
+# The figures behind the lead's charts, by name: counted from the whole pool (agreement
+# with its bootstrap), they take seconds at a million judgments. So they are counted once
+# per version of the data (``progress.data_version``) and shared by every lead looking;
+# while judgments keep arriving, figures up to FIGURES_KEPT seconds old are shown rather
+# than counted again on every click.
+FIGURES: dict[str, Callable[..., Any]] = {
+    "agreement": pool_agreement,
+    "team": team_figures,
+    "pools": pool_figures,
+    "active": active_queries,
+}
+FIGURES_KEPT = 60
+FIGURES_HELD = 64  # sets of figures kept, the least recently counted dropped first
+
+
+@dataclass(frozen=True)
+class Counted:
+    """When figures were counted, and whether the data changed since."""
+
+    moment: datetime
+    version: tuple[int, ...]
+    current: bool = True
+
+
+def figures(name: str, *args: object) -> tuple[Counted, Any]:
+    """``FIGURES[name](engine, *args)`` and when it was counted: counted again when the
+    data changed and the kept figures are more than ``FIGURES_KEPT`` seconds old."""
+    kept, version = _kept(), data_version(engine())
+    key = (engine().url.render_as_string(hide_password=True), name, args)
+    counted, value = kept.get(key, (None, None))
+    now = datetime.now(UTC)
+    if counted is None or (
+        counted.version != version and (now - counted.moment).total_seconds() > FIGURES_KEPT
+    ):
+        counted, value = Counted(now, version), FIGURES[name](engine(), *args)
+        kept.pop(key, None)
+        kept[key] = counted, value
+        while len(kept) > FIGURES_HELD:
+            kept.pop(next(iter(kept)))
+    return replace(counted, current=counted.version == version), value
+
+
+@st.cache_resource
+def _kept() -> dict:
+    """The figures this process counted, by database, name and arguments."""
+    return {}
+
+
+def count_afresh() -> None:
+    """Forget the kept figures: a lead changed what they count (a pool, a decision) and
+    should see it at once."""
+    _kept().clear()
+
+
+def counted_at(counted: Counted) -> None:
+    """Say when the figures on the page were counted, and whether they are the latest."""
+    time = f"{counted.moment:%H:%M:%S}"
+    if counted.current:
+        st.caption(t("counted_at", time=time))
+    else:
+        st.caption(t("counted_before_changes", time=time, seconds=FIGURES_KEPT))
 
 
 def lang() -> str:
@@ -182,7 +251,9 @@ def show_pair(query_text: str, query_notes: str, title: str, text: str) -> None:
 
 
 def pool_changed(result, overlap: int | None = None) -> None:
-    """Say what a build (with ``overlap``) or a top-up did to a pool."""
+    """Say what a build (with ``overlap``) or a top-up did to a pool, whose figures are
+    then counted afresh."""
+    count_afresh()
     counts = {k: v for k, v in vars(result).items() if k != "name"}
     if overlap is None:
         plain(t("pool_topped_up", name=result.name, **counts), "success")

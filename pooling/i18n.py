@@ -363,6 +363,120 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     # -- the app
     # -- charts and quality control
+    "counted_at": {
+        "en": "Counted at {time} UTC from the data as it stands.",
+        "zh": "统计于 {time}（UTC），数据此后没有变化。",
+    },
+    "counted_before_changes": {
+        "en": "Counted at {time} UTC; work has been recorded since, and is counted in once "
+        "these figures are {seconds} s old.",
+        "zh": "统计于 {time}（UTC）；此后又有新的记录，这些数字满 {seconds} 秒后会重新统计。",
+    },
+    "show_table": {"en": "Show the table behind this chart", "zh": "显示此图背后的数据表"},
+    "section_team": {"en": "The team", "zh": "团队"},
+    "section_annotators": {"en": "Per annotator", "zh": "各标注者"},
+    "team_label": {"en": "(team)", "zh": "（团队）"},
+    "label_unsure": {"en": "unsure", "zh": "不确定"},
+    "per_label": {"en": "Times grouped by (UTC)", "zh": "时间分组（UTC）"},
+    "period_hour": {"en": "hour", "zh": "小时"},
+    "period_day": {"en": "day", "zh": "天"},
+    "projected_finish": {
+        "en": "At the pace of the last 7 days ({pace} candidates a day), every candidate has "
+        "its judgments around {finish} UTC.",
+        "zh": "按最近 7 天的速度（每天 {pace} 个候选），预计所有候选将在 {finish}（UTC）左右"
+        "获得全部标注。",
+    },
+    "projection_none": {
+        "en": "No candidate got its last judgment in the last 7 days: no finish to project.",
+        "zh": "最近 7 天没有候选获得最后一份标注：无法预计完成时间。",
+    },
+    "projection_active": {
+        "en": "An active pool chooses candidates as it goes: this is the finish of the ones "
+        "chosen so far.",
+        "zh": "主动建池会边标注边选择候选：此处预计的是目前已选候选的完成时间。",
+    },
+    "projection_done": {
+        "en": "Every candidate has its judgments.",
+        "zh": "所有候选都已获得全部标注。",
+    },
+    "chart_timeline": {
+        "en": "Items judged per {period}, by annotator",
+        "zh": "每{period}标注条目数（按标注者）",
+    },
+    "chart_completion": {
+        "en": "Candidates with all their judgments over time; dashed: the projected finish",
+        "zh": "已获得全部标注的候选随时间的变化；虚线为预计完成",
+    },
+    "chart_throughput": {
+        "en": "Items per hour worked, and median seconds per judgment",
+        "zh": "每工作小时标注条目数，以及每条标注的中位用时（秒）",
+    },
+    "chart_distribution": {
+        "en": "Grades given: each annotator beside the team",
+        "zh": "评分分布：各标注者与团队对比",
+    },
+    "chart_my_grades": {"en": "Your grades in this pool", "zh": "你在此候选池中的评分分布"},
+    "chart_drift": {
+        "en": "Mean grade per {period}: each annotator, and the team dashed",
+        "zh": "每{period}平均等级：各标注者，虚线为团队",
+    },
+    "chart_alpha": {
+        "en": "Krippendorff's alpha (ordinal) per group, with its 95% bootstrap interval",
+        "zh": "各分组的 Krippendorff's alpha（有序），附 95% bootstrap 区间",
+    },
+    "chart_pairs": {
+        "en": "{measure} per group and pair of annotators, with 95% bootstrap intervals",
+        "zh": "各分组、各标注者对的{measure}，附 95% bootstrap 区间",
+    },
+    "measure_label": {"en": "Figure per pair", "zh": "标注者对的指标"},
+    "measure_alpha": {"en": "alpha", "zh": "alpha"},
+    "measure_percent": {"en": "percent agreement", "zh": "一致率"},
+    "measure_unweighted": {"en": "Cohen's kappa", "zh": "Cohen's kappa"},
+    "measure_linear": {"en": "linear weighted kappa", "zh": "线性加权 kappa"},
+    "measure_quadratic": {"en": "quadratic weighted kappa", "zh": "二次加权 kappa"},
+    "measure_binary_ge1": {"en": "kappa, relevant at grade ≥ 1", "zh": "kappa（等级 ≥ 1 为相关）"},
+    "measure_binary_ge2": {"en": "kappa, relevant at grade ≥ 2", "zh": "kappa（等级 ≥ 2 为相关）"},
+    "chart_systems": {
+        "en": "Per system: candidates found, found by no other system, and its share of the "
+        "relevant candidates judged so far",
+        "zh": "各系统：找到的候选数、仅由该系统找到的候选数，及其在目前已判定相关候选中的占比",
+    },
+    "chart_combinations": {
+        "en": "Candidates found by exactly these systems (manual:* is every annotator's search)",
+        "zh": "恰好由这些系统共同找到的候选数（manual:* 为所有标注者的检索）",
+    },
+    "releases_none": {
+        "en": "No release yet: the first one you create appears here.",
+        "zh": "还没有发布：创建的第一个发布会显示在这里。",
+    },
+    "chart_releases": {
+        "en": "Releases, oldest first: judged candidates per grade, and alpha",
+        "zh": "各发布（由早到晚）：各等级的已定级候选数，以及 alpha",
+    },
+    "col_time": {"en": "time (UTC)", "zh": "时间（UTC）"},
+    "col_per_hour": {"en": "items per hour worked", "zh": "每工作小时条目数"},
+    "col_grade": {"en": "grade", "zh": "等级"},
+    "col_count": {"en": "count", "zh": "数量"},
+    "col_share": {"en": "share", "zh": "占比"},
+    "col_mean_grade": {"en": "mean grade", "zh": "平均等级"},
+    "col_completed": {"en": "completed then", "zh": "该时段完成"},
+    "col_projected": {"en": "projected", "zh": "预计"},
+    "col_group": {"en": "group", "zh": "分组"},
+    "col_value": {"en": "value", "zh": "数值"},
+    "col_low": {"en": "95% low", "zh": "95% 下限"},
+    "col_high": {"en": "95% high", "zh": "95% 上限"},
+    "col_undefined": {"en": "undefined because", "zh": "无法计算的原因"},
+    "col_systems": {"en": "systems", "zh": "系统组合"},
+    "col_size": {"en": "systems in it", "zh": "系统数"},
+    "col_alpha": {"en": "alpha", "zh": "alpha"},
+    "col_first": {"en": "first annotator's grade", "zh": "第一位标注者的等级"},
+    "col_second": {"en": "second annotator's grade", "zh": "第二位标注者的等级"},
+    "col_grade_0": {"en": "grade 0", "zh": "等级 0"},
+    "col_grade_1": {"en": "grade 1", "zh": "等级 1"},
+    "col_grade_2": {"en": "grade 2", "zh": "等级 2"},
+    "col_grade_3": {"en": "grade 3", "zh": "等级 3"},
+    "what_measure": {"en": "agreement measure", "zh": "一致性指标"},
+    "what_period": {"en": "period", "zh": "时间单位"},
     "app_title": {"en": "qrels-studio", "zh": "qrels-studio 相关性标注"},
     "login_title": {"en": "Log in", "zh": "登录"},
     "login_name": {"en": "User name", "zh": "用户名"},
@@ -597,7 +711,6 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "发布 {version} 已写入 {folder}",
     },
     "download_release": {"en": "Download {version} (zip)", "zh": "下载 {version}（zip）"},
-    "releases_table": {"en": "Releases", "zh": "已有发布"},
     "coverage_title": {"en": "Coverage of a new run", "zh": "新运行结果的覆盖情况"},
     "coverage_release": {"en": "Release", "zh": "发布版本"},
     "coverage_run": {"en": "TREC run file", "zh": "TREC 运行结果文件"},
@@ -1133,7 +1246,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     "col_document": {"en": "document", "zh": "文档"},
     "col_old_chunk": {"en": "released chunk", "zh": "发布中的片段"},
     "col_new_chunk": {"en": "chunk here", "zh": "此处片段"},
-    "col_grade": {"en": "released grade", "zh": "发布等级"},
+    "col_released_grade": {"en": "released grade", "zh": "发布等级"},
     "col_share_old": {"en": "share of released chunk", "zh": "占发布片段比例"},
     "col_share_new": {"en": "share of chunk here", "zh": "占此处片段比例"},
     "carry_documents_title": {"en": "Judged documents not mapped", "zh": "未映射的已标注文档"},

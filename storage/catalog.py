@@ -200,7 +200,10 @@ def _systems(session: Session) -> list[tuple[str, str, int]]:
     return [tuple(row) for row in rows]
 
 
-def pool_summary(pool: Pool, session: Session) -> PoolSummary:
+def pool_summary(pool: Pool, session: Session, complete: int | None = None) -> PoolSummary:
+    """A pool's size and how many candidates have their judgments; ``complete`` when the
+    caller counted that already (``storage.counts.completions_by_hour`` adds up to it):
+    counting it here looks at every candidate's judges again."""
     judges = (
         select(func.count(distinct(Judgment.user_id)))
         .join(User, User.id == Judgment.user_id)
@@ -221,7 +224,9 @@ def pool_summary(pool: Pool, session: Session) -> PoolSummary:
         corpus_version=session.get(CorpusVersion, pool.corpus_version_id).name,
         candidates=_count(session, select(func.count()).select_from(candidates.subquery())),
         overlap=pool.overlap,
-        complete=_count(
+        complete=complete
+        if complete is not None
+        else _count(
             session,
             select(func.count()).select_from(candidates.where(judges >= pool.overlap).subquery()),
         ),

@@ -148,22 +148,6 @@ def candidate_judgments(pool: Pool, *, session: Session) -> list[tuple]:
     return [tuple(row) for row in rows]
 
 
-def pool_judgments(
-    pool: Pool, *, session: Session
-) -> list[tuple[str, str, int | None, bool, float | None]]:
-    """Each user's current judgment of each candidate they judged in the pool's app, as
-    ``(annotator, query id, grade, unsure, seconds)``."""
-    latest = latest_judgments(Judgment.pool_id == pool.id, Judgment.assignment_id.is_not(None))
-    rows = session.exec(
-        select(User.name, Query.query_id, Judgment.grade, Judgment.unsure, Judgment.seconds)
-        .join(latest, latest.c.id == Judgment.id)
-        .join(User, User.id == Judgment.user_id)
-        .join(Query, Query.id == Judgment.query_id)
-        .order_by(User.name, Query.query_id)
-    ).all()
-    return [tuple(row) for row in rows]
-
-
 def current_judgment(assignment: Assignment, *, session: Session) -> Judgment | None:
     """The current grade on an assignment (earlier ones stay in the history)."""
     latest = latest_judgments(Judgment.assignment_id == assignment.id)

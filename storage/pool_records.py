@@ -8,7 +8,7 @@ function takes a keyword-only ``session`` and never commits.
 from __future__ import annotations
 
 import json
-from collections import Counter, defaultdict
+from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -21,6 +21,7 @@ from pooling.retrievers import Corpus, indexed_text
 from pooling.run import Run
 from storage import tallies
 from storage.catalog import chunk_keys, query_keys
+from storage.counts import query_sizes, system_combinations
 from storage.models import (
     NOT_ASKED,
     CandidateSource,
@@ -337,7 +338,8 @@ def add_manual_candidate(
 @dataclass
 class PoolReport:
     """Size per query, and per system: candidates found, found by no other system (unique
-    contribution), and shared with each other system."""
+    contribution), and shared with each other system; and the candidates each combination
+    of systems found (an UpSet chart's bars)."""
 
     name: str
     config: dict
@@ -346,6 +348,8 @@ class PoolReport:
     found: dict[str, int] = field(default_factory=dict)
     unique: dict[str, int] = field(default_factory=dict)
     shared: dict[str, dict[str, int]] = field(default_factory=dict)
+    # each set of systems (names sorted) -> the candidates exactly that set found
+    combinations: dict[tuple[str, ...], int] = field(default_factory=dict)
 
 
 def pool_candidates(pool: Pool, *, session: Session) -> list[Candidate]:
@@ -377,32 +381,23 @@ def pool_candidates(pool: Pool, *, session: Session) -> list[Candidate]:
 
 
 def pool_report(pool: Pool, *, session: Session) -> PoolReport:
-    """How the pool is made up: see ``PoolReport``."""
-    candidates = pool_candidates(pool, session=session)
-    query_set = session.get(QuerySet, pool.query_set_id)
-    sizes = dict.fromkeys(query_texts(query_set, session=session), 0)
-    sizes.update(Counter(c.query_id for c in candidates))
-    found: Counter = Counter()
-    unique: Counter = Counter()
-    shared: dict[str, Counter] = defaultdict(Counter)
-    for candidate in candidates:
-        systems = sorted({s.system for s in candidate.sources})
-        found.update(systems)
-        if len(systems) == 1:
-            unique[systems[0]] += 1
-        for a in systems:
-            for b in systems:
-                if a != b:
-                    shared[a][b] += 1
-    names = sorted(found)
+    """How the pool is made up: see ``PoolReport``. Counted by the database (one grouped
+    count per query, one per combination of systems), not candidate by candidate."""
+    combinations = system_combinations(pool, session=session)
+    names = sorted({name for systems in combinations for name in systems})
+
+    def found_by(*wanted: str) -> int:
+        return sum(n for systems, n in combinations.items() if set(wanted) <= set(systems))
+
     return PoolReport(
         name=pool.name,
         config=pool.config,
         overlap=pool.overlap,
-        sizes=sizes,
-        found={n: found[n] for n in names},
-        unique={n: unique[n] for n in names},
-        shared={a: {b: shared[a][b] for b in names if b != a} for a in names},
+        sizes=query_sizes(pool, session=session),
+        found={n: found_by(n) for n in names},
+        unique={n: combinations.get((n,), 0) for n in names},
+        shared={a: {b: found_by(a, b) for b in names if b != a} for a in names},
+        combinations=combinations,
     )
 
 

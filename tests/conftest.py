@@ -12,6 +12,7 @@ import os
 import threading
 import uuid
 from collections.abc import Callable, Iterable, Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -157,6 +158,84 @@ def together(work: Callable, args: Iterable) -> dict:
         thread.join(timeout=300)
     assert not errors, errors
     return results
+
+
+class Clock:
+    """The time the app's writes see (``storage.slots``: holds and judgments), set by a
+    test: judgments made through the domain functions land at chosen times."""
+
+    def __init__(self, now: datetime) -> None:
+        self.now = now
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, **delta: float) -> datetime:
+        self.now += timedelta(**delta)
+        return self.now
+
+
+@pytest.fixture
+def clock(monkeypatch) -> Clock:
+    """A ``Clock`` at 2026-03-02 09:00 UTC (a Monday) that ``storage.slots`` reads."""
+    import storage.slots
+
+    clock = Clock(datetime(2026, 3, 2, 9, tzinfo=UTC))
+    monkeypatch.setattr(storage.slots, "utcnow", clock)
+    return clock
+
+
+# Two runs over six chunks: q0's c2 is found by both, the rest by one.
+RUN_A = "q0 Q0 c0 1 3 a\nq0 Q0 c1 2 2 a\nq0 Q0 c2 3 1 a\nq1 Q0 c0 1 1 a\n"
+RUN_B = "q0 Q0 c2 1 2 b\nq0 Q0 c3 2 1 b\nq1 Q0 c4 1 1 b\n"
+
+
+@pytest.fixture
+def two_runs(engine, tmp_path, monkeypatch) -> dict[str, int]:
+    """Pool ``p`` (overlap 2) of the runs a and b (``RUN_A``, ``RUN_B``): six candidates
+    of two queries; annotators x and y, lead boss. Returns the annotators' user ids."""
+    from annotator.auth import add_user
+    from annotator.pool_building import build_pool
+    from storage.imports import import_corpus, import_queries, import_run
+    from tests.storage.test_imports import jsonl
+
+    monkeypatch.setenv("QRELS_LANG", "en")
+    corpus = [{"_id": f"c{i}", "text": f"chunk number {i}"} for i in range(6)]
+    queries = [{"_id": f"q{i}", "text": f"query {i}"} for i in range(2)]
+    with session_scope(engine) as session:
+        import_corpus(write(tmp_path, "c.jsonl", jsonl(corpus)), session=session, version="c")
+        import_queries(write(tmp_path, "q.jsonl", jsonl(queries)), session=session, name="q")
+        import_run(write(tmp_path, "a.trec", RUN_A), session=session, system="a")
+        import_run(write(tmp_path, "b.trec", RUN_B), session=session, system="b")
+        ids = {n: add_user(n, "annotator", "password-1", session=session).id for n in "xy"}
+        add_user("boss", "lead", "password-1", session=session)
+    build_pool(engine, "p", systems="run:a,run:b", depth=5, overlap=2)
+    return ids
+
+
+def judge(engine: Engine, user_id: int, grade: int | None, seconds: float = 10.0):
+    """The next item of ``user_id`` in pool p, graded (None: unsure) through the domain
+    functions, at the time the ``clock`` says (when a test uses it)."""
+    from annotator import assignment
+
+    item = assignment.next_item(engine, "p", user_id)
+    unsure = grade is None
+    note = "two readings" if unsure else ""
+    assert assignment.submit(
+        engine, item, user_id, grade=grade, unsure=unsure, note=note, seconds=seconds
+    )
+    return item
+
+
+def import_grades(engine: Engine, tmp_path: Path, annotator: str, lines: list[dict]) -> None:
+    """Import judgments by ``annotator`` from JSONL ``lines`` (``query_id``, ``chunk_id``,
+    ``grade`` or ``unsure`` and ``note``), through ``storage.imports``."""
+    from storage.imports import import_judgments
+    from tests.storage.test_imports import jsonl
+
+    path = write(tmp_path, f"{annotator}-grades.jsonl", jsonl(lines))
+    with session_scope(engine) as session:
+        import_judgments(path, session=session, annotator=annotator, rubric_version="v1")
 
 
 @pytest.fixture

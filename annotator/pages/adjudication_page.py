@@ -17,6 +17,7 @@ def record(pool_name: str, key: tuple[str, str], policy: str, lead_id: int) -> N
     except ValueError as error:
         st.session_state["adjudication_flash"] = ("error", error)
     else:
+        ui.count_afresh()  # the final grades changed: agreement with them too
         message = ui.t("decided", query=key[0], chunk=key[1], grade=grade)
         st.session_state["adjudication_flash"] = ("success", message)
         st.session_state["rationale"] = ""

@@ -1,25 +1,49 @@
 """Leads: how far annotators agree, per pair, per slice or split, and against the final
-grades before and after adjudication."""
+grades before and after adjudication. Alpha and a kappa of one's choice are drawn per
+group as bars with their bootstrap intervals; each group's figures follow as tables. The
+bootstrap takes seconds: the figures are kept a minute (``ui.figures``)."""
 
 from __future__ import annotations
 
-import altair as alt
 import pandas as pd
 import streamlit as st
 
-from annotator import adjudication, agreement, ui
-from pooling.grades import GRADES
+from annotator import agreement, charts, ui
 
 user = ui.require("lead")
 ui.sidebar(user)
 pool_name = ui.choose_pool()
 policy = ui.choose_policy()
 by = st.radio(ui.t("group_by"), ["all", "slice", "split"], horizontal=True, key="agreement_by")
-table, decisions, frame = adjudication.pool_table(ui.engine(), pool_name, policy)
-parts = agreement.groups(frame, None if by == "all" else by)
-for name, part in parts.items():
-    result = agreement.report(part, name, rounds=200)
-    ui.plain(name)
+moment, view = ui.figures("agreement", pool_name, policy, None if by == "all" else by)
+reports = view.reports
+ui.counted_at(moment)
+
+alpha = ui.t("measure_alpha")
+charts.show(
+    "alpha",
+    lambda shown: charts.figure_bars(shown, alpha),
+    agreement.figures_frame(reports, "alpha", ui.lang()),
+    ui.t("chart_alpha"),
+)
+measure = st.selectbox(
+    ui.t("measure_label"),
+    agreement.MEASURES[1:],
+    index=agreement.MEASURES[1:].index("quadratic"),
+    format_func=lambda name: ui.t(f"measure_{name}"),
+    key="agreement_measure",
+)
+named = ui.t(f"measure_{measure}")
+charts.show(
+    "pairs",
+    lambda shown: charts.figure_bars(shown, named),
+    agreement.figures_frame(reports, measure, ui.lang()),
+    ui.t("chart_pairs", measure=named),
+)
+
+for result in reports:
+    st.divider()
+    ui.plain(result.group)  # "slice:<tag>": a tag from the queries file
     st.text(ui.t("alpha_line", value=result.alpha.text(ui.lang())))
     st.caption(ui.t("pairs_table"))
     rows = [
@@ -33,21 +57,15 @@ for name, part in parts.items():
     ]
     st.dataframe(pd.DataFrame(rows), hide_index=True)
     if by == "all":
-        for pair in result.pairs:
-            cells = pd.DataFrame(
-                [(a, b, pair.confusion[a][b]) for a in GRADES for b in GRADES],
-                columns=["first", "second", "count"],
+        for i, pair in enumerate(result.pairs):
+            charts.show(
+                f"confusion_{i}",
+                charts.confusion,
+                agreement.confusion_frame(pair),
+                ui.t("confusion_title", a=pair.annotators[0], b=pair.annotators[1]),
             )
-            chart = (
-                alt.Chart(cells)
-                .mark_rect()
-                .encode(x=alt.X("second:O"), y=alt.Y("first:O"), color=alt.Color("count:Q"))
-            )
-            labels = alt.Chart(cells).mark_text().encode(x="second:O", y="first:O", text="count:Q")
-            ui.plain(ui.t("confusion_title", a=pair.annotators[0], b=pair.annotators[1]))
-            st.altair_chart(chart + labels, width="content")
 st.subheader(ui.t("versus_final"))
-versus = adjudication.versus_final(frame, table, decisions)
+versus = view.versus_final.copy()
 for column in ("before", "after"):  # a kappa, or why there is none: text either way
     versus[column] = [figure.text(ui.lang()) for figure in versus[column]]
 st.dataframe(

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from annotator import pool_building, ui
-from annotator.active_pooling import is_active, pool_status
+from annotator import charts, pool_building, ui
+from annotator.active_pooling import is_active
 from annotator.carry import carry_status
 from pooling.chunking import describe
 
@@ -105,7 +105,15 @@ def carried_section(pool_name: str) -> None:
             for edge in [(o.chunk_id, o.share_old, o.share_new) for o in c.overlaps]
             or [(None, None, None)]
         ]
-        names = ("query", "old_chunk", "grade", "mapping", "new_chunk", "share_old", "share_new")
+        names = (
+            "query",
+            "old_chunk",
+            "released_grade",
+            "mapping",
+            "new_chunk",
+            "share_old",
+            "share_new",
+        )
         st.dataframe(
             pd.DataFrame(rows, columns=[ui.t(f"col_{name}") for name in names]), hide_index=True
         )
@@ -116,7 +124,8 @@ ui.sidebar(user)
 build_form(user.id)
 pool_name = ui.choose_pool()
 topup_form(pool_name, user.id)
-report = pool_building.pool_report(ui.engine(), pool_name)
+moment, figures = ui.figures("pools", pool_name)
+report = figures.report
 ui.plain(
     ui.t(
         "pool_show_head",
@@ -127,34 +136,13 @@ ui.plain(
         overlap=report.overlap,
     )
 )
-systems = pd.DataFrame(
-    {
-        ui.t("col_system"): list(report.found),
-        ui.t("col_found"): list(report.found.values()),
-        ui.t("col_unique"): [report.unique[name] for name in report.found],
-    }
-)
-st.dataframe(systems, hide_index=True)
-sizes = pd.DataFrame(
-    {ui.t("col_query"): list(report.sizes), ui.t("col_candidates"): list(report.sizes.values())}
-)
-st.dataframe(sizes, hide_index=True)
+ui.counted_at(moment)
+charts.show("systems", charts.systems, figures.systems, ui.t("chart_systems"))
+charts.show("combinations", charts.upset, figures.combinations, ui.t("chart_combinations"))
+sizes = pd.DataFrame({"query": list(report.sizes), "candidates": list(report.sizes.values())})
+st.dataframe(charts.labelled(sizes), hide_index=True)
 if is_active(report.config):
     # Where each query stands against the stopping rule: the lead decides when to top up.
-    st.subheader(ui.t("active_title"))
-    budget = report.config["active"]["budget"]
-    status = pool_status(ui.engine(), pool_name)
-    st.dataframe(
-        pd.DataFrame(
-            {
-                ui.t("col_query"): [s.query_id for s in status],
-                ui.t("col_chosen"): [f"{s.chosen}/{budget}" for s in status],
-                ui.t("col_judged"): [s.judged for s in status],
-                ui.t("col_relevant"): [s.relevant for s in status],
-                ui.t("col_estimate"): [s.estimate for s in status],
-                ui.t("col_state"): [ui.t(f"active_{s.state}") for s in status],
-            }
-        ),
-        hide_index=True,
-    )
+    _, status = ui.figures("active", pool_name)
+    charts.show("active", charts.active, status, ui.t("active_title"))
 carried_section(pool_name)

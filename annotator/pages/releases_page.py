@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from annotator import judged, releases, ui
+from annotator import charts, judged, releases, ui
 from annotator.release_files import read_qrels, zip_bytes
 from annotator.run_files import checked_against
 from annotator.uploads import saved
@@ -55,10 +55,16 @@ if ready:
         mime="application/zip",
         key="download",
     )
-known = [(r.version, r.pool, r.created_at, r.graded) for r in releases.list_releases(ui.engine())]
-st.subheader(ui.t("releases_table"))
-columns = [ui.t(f"col_{name}") for name in ("version", "pool", "created", "graded")]
-st.dataframe(pd.DataFrame(known, columns=columns), hide_index=True)
+history = releases.release_history(releases.list_releases(ui.engine()))
+if len(history):
+    charts.show(
+        "releases",
+        lambda frame: charts.release_history(frame, releases.HISTORY_GRADES),
+        history,
+        ui.t("chart_releases"),
+    )
+else:
+    st.info(ui.t("releases_none"))
 
 st.subheader(ui.t("coverage_title"))
 written = releases.app_releases(ui.engine())

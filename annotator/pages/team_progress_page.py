@@ -1,16 +1,26 @@
-"""Leads: everyone's progress on a pool."""
+"""Leads: everyone's progress on a pool, as charts with their tables behind toggles: the
+team's pace and the pool's completion with a projected finish, then each annotator's
+grades beside the team's and how they drift."""
 
 from __future__ import annotations
 
 import streamlit as st
 
-from annotator import ui
-from annotator.progress import team_progress
+from annotator import charts, ui
+from annotator.progress import PERIODS
 
 user = ui.require("lead")
 ui.sidebar(user)
 pool_name = ui.choose_pool()
-table, summary = team_progress(ui.engine(), pool_name)
+per = st.radio(
+    ui.t("per_label"),
+    list(PERIODS),
+    format_func=lambda name: ui.t(f"period_{name}"),
+    horizontal=True,
+    key="team_per",
+)
+moment, figures = ui.figures("team", pool_name, per)
+summary = figures.summary
 st.progress(
     summary.complete / max(summary.candidates, 1),
     text=ui.t(
@@ -20,15 +30,38 @@ st.progress(
         overlap=summary.overlap,
     ),
 )
-st.subheader(ui.t("team_table"))
-st.dataframe(
-    table.rename(
-        columns={
-            "annotator": ui.t("col_annotator"),
-            "judged": ui.t("col_judged"),
-            "unsure": ui.t("col_unsure"),
-            "seconds": ui.t("col_seconds"),
-        }
-    ),
-    hide_index=True,
+if summary.candidates and summary.complete >= summary.candidates:
+    st.text(ui.t("projection_done"))
+elif figures.finish is None:
+    st.text(ui.t("projection_none"))
+else:
+    finish, pace = f"{figures.finish:%Y-%m-%d %H:%M}", f"{figures.pace:.1f}"
+    st.text(ui.t("projected_finish", finish=finish, pace=pace))
+    if figures.active:
+        st.caption(ui.t("projection_active"))
+ui.counted_at(moment)
+period = ui.t(f"period_{per}")
+
+st.subheader(ui.t("section_team"))
+charts.show(
+    "timeline",
+    lambda frame: charts.timeline(frame, per),
+    figures.timeline,
+    ui.t("chart_timeline", period=period),
+)
+charts.show(
+    "completion",
+    lambda frame: charts.completion(frame, summary.candidates),
+    figures.completion,
+    ui.t("chart_completion"),
+)
+charts.show("throughput", charts.throughput, figures.table, ui.t("chart_throughput"))
+
+st.subheader(ui.t("section_annotators"))
+charts.show("distribution", charts.distribution, figures.distribution, ui.t("chart_distribution"))
+charts.show(
+    "drift",
+    lambda frame: charts.drift(frame, per),
+    figures.drift,
+    ui.t("chart_drift", period=period),
 )

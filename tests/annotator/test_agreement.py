@@ -13,6 +13,8 @@ from sklearn.metrics import cohen_kappa_score
 
 from annotator.agreement import (
     bootstrap,
+    confusion_frame,
+    figures_frame,
     groups,
     kappa,
     krippendorff_alpha,
@@ -195,3 +197,43 @@ def test_the_bootstrap_reweights_queries_as_resampling_them_would():
         weighted = np.array([weights[q] for q in queries]) @ shares
         expected = statistic(prepare(resampled)).value
         assert statistic.finish(weighted).value == pytest.approx(expected)
+
+
+def test_figures_frame_one_row_per_group_and_pair_as_the_reports_say():
+    frame = frame_from(random_grades(5, annotators=3, items=30), splits={0: "dev", 1: "dev"})
+    reports = [report(part, name, rounds=20) for name, part in groups(frame, "split").items()]
+    alpha = figures_frame(reports, "alpha")
+    assert alpha["group"].tolist() == ["split:dev", "split:test"]
+    assert alpha["pair"].isna().all()
+    assert alpha["value"].tolist() == [r.alpha.value for r in reports]
+    assert alpha["low"].tolist() == [r.alpha.low for r in reports]
+    pairs = figures_frame(reports, "quadratic")
+    assert pairs["pair"].tolist() == ["a0 × a1", "a0 × a2", "a1 × a2"] * 2
+    expected = [p.kappas["quadratic"] for r in reports for p in r.pairs]
+    assert pairs["high"].tolist() == [f.high for f in expected]
+    assert figures_frame(reports, "percent")["value"].tolist() == [
+        p.percent.value for r in reports for p in r.pairs
+    ]
+
+
+def test_figures_frame_says_why_a_figure_is_undefined_in_the_language_asked():
+    frame = frame_from({"a": [1, 2, None], "b": [None, 2, 1]})
+    rows = figures_frame([report(frame, rounds=0)], "linear", lang="zh")
+    assert rows["value"].isna().all()
+    assert rows["undefined"].tolist() == [agreement_figure_text("reason_few_shared", "zh")]
+    with pytest.raises(ValueError, match="unknown agreement measure 'kendall'"):
+        figures_frame([], "kendall")
+
+
+def agreement_figure_text(reason: str, lang: str) -> str:
+    from pooling.i18n import t
+
+    return t("figure_undefined", lang, reason=t(reason, lang))
+
+
+def test_confusion_frame_lists_every_pair_of_grades():
+    frame = frame_from({"a": [0, 1, 1, 3], "b": [0, 2, 1, 3]})
+    cells = confusion_frame(pair_agreement(frame, "a", "b"))
+    assert len(cells) == 16 and cells["count"].sum() == 4
+    counted = {(r.first, r.second): r.count for r in cells.itertuples() if r.count}
+    assert counted == {(0, 0): 1, (1, 2): 1, (1, 1): 1, (3, 3): 1}

@@ -220,8 +220,11 @@ def test_an_active_pool_in_the_browser(active_server, browser):
     log_in(lead, address, "boss")
     lead.get_by_role("link", name="Pools").click()
     lead.get_by_text("Active pooling: where each query stands").wait_for(timeout=30_000)
-    # The grid is drawn on a canvas; its cells are also in a table for screen readers.
-    cells = lead.locator(".stDataFrame").last.locator("td")
+    # The table is behind the chart's toggle. The grid is drawn on a canvas; its cells are
+    # also in a table for screen readers.
+    figure = lead.locator(".st-key-figure_active")
+    figure.get_by_text("Show the table behind this chart").click()
+    cells = figure.locator(".stDataFrame td")
     cells.first.wait_for(state="attached", timeout=20_000)
     row = cells.all_text_contents()
     assert row[:4] == ["q1", "7/7", "7", "3"] and row[-1] == "stopped: budget spent", row

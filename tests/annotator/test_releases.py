@@ -260,3 +260,31 @@ def test_model_judges_never_reach_a_release(judged, tmp_path):
     folder = releases.create_release(judged, "v1", "p", tmp_path / "m").folder
     assert "q1 0 c#0" not in (folder / "qrels.trec").read_text()
     assert "q1 0 a#1 2" in (folder / "qrels.trec").read_text()
+
+
+def test_release_history_reads_each_manifests_counts_and_alpha(released, judged, tmp_path):
+    decide(judged, "q2", "c#0", 1, "on topic after all")
+    second = releases.create_release(judged, "v2", "p", tmp_path / "v2")
+    history = releases.release_history(releases.list_releases(judged))
+    assert history["version"].tolist() == ["v1", "v2"]
+    assert history["pool"].tolist() == ["p", "p"]
+    grades = ["grade_0", "grade_1", "grade_2", "grade_3"]
+    # v1 by hand (test_release_files): grades 3, 2, 0, 2, 0; v2 decides q2 c#0 as 1.
+    assert history[grades].values.tolist() == [[2, 0, 2, 1], [1, 1, 2, 1]]
+    assert history["graded"].tolist() == [5, 5]
+    alpha = second.manifest["agreement"]["krippendorff_alpha_ordinal"]
+    assert history["alpha"].tolist() == [pytest.approx(alpha)] * 2  # the same judgments
+    assert history["created"].dt.tz is not None
+    assert history["created"].is_monotonic_increasing
+
+
+def test_pool_agreement_is_the_reports_and_the_versus_final_of_the_pool(judged):
+    decide(judged, "q1", "a#1", 2)
+    view = agreement.pool_agreement(judged, "p", "threshold", by="split", rounds=0)
+    frame = agreement.judgments_frame(judged, "p")
+    assert [r.group for r in view.reports] == ["split:dev", "split:test"]
+    test = agreement.report(frame[frame["split"] == "test"], "split:test", rounds=0)
+    assert view.reports[1].alpha == test.alpha and view.reports[1].items == test.items == 3
+    table, decisions, _ = adjudication.pool_table(judged, "p", "threshold")
+    expected = adjudication.versus_final(frame, table, decisions)
+    assert view.versus_final.equals(expected)

@@ -28,7 +28,8 @@ PAGES = Path(__file__).resolve().parents[2] / "annotator" / "pages"
 MARK = "pixel.png"
 PAYLOAD = f"![p](http://127.0.0.1:9/{MARK}):red[x]$\\frac{{a}}{{b}}$"  # no spaces: an id
 # Elements that show a string as it is; alerts may hold it only in a fenced code block.
-AS_TEXT = {"text", "code", "dataframe", "selectbox", "text_input", "text_area"}
+# Vega-Lite draws strings as SVG text and its tooltips escape HTML (vega-tooltip's sanitize).
+AS_TEXT = {"text", "code", "dataframe", "selectbox", "text_input", "text_area", "vega_lite_chart"}
 ALERTS = {"error", "warning", "info", "success"}
 
 

@@ -1,0 +1,338 @@
+"""The lead's charts (Altair, drawn by Streamlit as Vega-Lite), each with the table behind
+it. Part of the app's shell: the frames come from the plain modules (``progress``,
+``pool_figures``, ``agreement``, ``releases``), which tests call directly; this module only
+draws them, and shows the very same frame as the table, so what a lead reads under the
+toggle is what the chart shows.
+
+Column names are the frames' own; their titles come from the translation table as
+``col_<name>``. Values that are names of things (a grade's "unsure", a query's state, the
+team) are translated by ``show`` before drawing (``shown``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+import altair as alt
+import pandas as pd
+import streamlit as st
+
+from annotator import ui
+from annotator.pool_figures import JOINER
+from annotator.progress import GRADE_LABELS, UNSURE
+from pooling.i18n import MESSAGES
+
+# Bars in time: the width of one hour or one day, read in UTC as the frames are.
+TIME_UNITS = {"hour": "utcyearmonthdatehours", "day": "utcyearmonthdate"}
+GRADE_COLORS = ["#d7dde8", "#9ecae1", "#4292c6", "#08519c", "#fdae6b"]  # 0-3, then unsure
+DASHED = [6, 4]
+CONCATENATED = (alt.HConcatChart, alt.VConcatChart)
+WIDE = 560  # the width of a chart drawn beside or above another (Vega cannot stretch those)
+
+
+def show(
+    key: str, draw: Callable[[pd.DataFrame], alt.TopLevelMixin], frame: pd.DataFrame, title: str
+) -> None:
+    """The chart ``draw`` makes of ``frame``, titled ``title``, and behind a toggle below
+    it the same frame as a table, both with names in the page's language (``shown``).
+    Everything sits in a container with the key ``figure_<key>`` (the toggle's key is
+    ``table_<key>``), so that a test can find the chart and its table. The title is drawn
+    by Vega as plain text: it may hold names people chose."""
+    frame = shown(frame)
+    with st.container(key=f"figure_{key}"):
+        chart = draw(frame).properties(title=alt.TitleParams(title, anchor="start"))
+        # A chart that sets its own width (bars of a fixed step, charts side by side or one
+        # above the other) keeps it; a single chart stretches across the page.
+        fixed = isinstance(chart, CONCATENATED) or chart.width is not alt.Undefined
+        width = "content" if fixed else "stretch"
+        st.altair_chart(chart, width=width, alt=title)
+        if st.toggle(ui.t("show_table"), key=f"table_{key}"):
+            st.dataframe(labelled(frame), hide_index=True)
+
+
+def shown(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with the names the plain modules use for things in the page's language:
+    the team (a missing annotator), an unsure grade, an active query's state."""
+    names = {
+        "annotator": lambda a: ui.t("team_label") if pd.isna(a) else a,
+        "grade": lambda g: ui.t("label_unsure") if g == UNSURE else g,
+        "state": lambda s: ui.t(f"active_{s}"),
+    }
+    return frame.assign(**{c: frame[c].map(f) for c, f in names.items() if c in frame})
+
+
+def labelled(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with its columns titled in the page's language (``col_<name>``)."""
+    return frame.rename(columns={c: title(c) for c in frame.columns if f"col_{c}" in MESSAGES})
+
+
+def title(column: str) -> str:
+    return ui.t(f"col_{column}")
+
+
+def _tips(*fields: str) -> list[alt.Tooltip]:
+    """Tooltips for ``fields`` (``name:type``), titled in the page's language; times in
+    UTC, shares as percentages."""
+    tips = []
+    for field in fields:
+        name, kind = field.split(":")
+        if kind == "T":  # read as UTC to the minute (a format of its own would not parse it)
+            tips.append(alt.Tooltip(f"utcyearmonthdatehoursminutes({name}):T", title=title(name)))
+        elif kind == "Q":
+            number = ".1%" if name == "share" else ".3~f"
+            tips.append(alt.Tooltip(field, title=title(name), format=number))
+        else:
+            tips.append(alt.Tooltip(field, title=title(name)))
+    return tips
+
+
+def _folded(chart: alt.Chart, columns: list[str]) -> alt.Chart:
+    """``chart`` with ``columns`` folded into rows: ``column`` (the name), ``value``, and
+    ``label`` (the column's title in the page's language)."""
+    # JSON strings are Vega expression strings, whatever quotes a translation holds.
+    cases = " : ".join(f"datum.column == {json.dumps(c)} ? {json.dumps(title(c))}" for c in columns)
+    return chart.transform_fold(columns, as_=["column", "value"]).transform_calculate(
+        label=f"{cases} : ''"
+    )
+
+
+def _time(per: str, column: str = "time") -> alt.X:
+    return alt.X(f"{TIME_UNITS[per]}({column}):T", title=title(column))
+
+
+def _grade_color(labels: list[str], field: str = "grade") -> alt.Color:
+    return alt.Color(
+        f"{field}:N",
+        title=title("grade"),
+        sort=labels,
+        scale=alt.Scale(domain=labels, range=GRADE_COLORS[: len(labels)]),
+    )
+
+
+# -- team progress -------------------------------------------------------------------------
+
+
+def timeline(frame: pd.DataFrame, per: str) -> alt.Chart:
+    """Items judged per hour or day, stacked by annotator."""
+    return (
+        alt.Chart(frame)
+        .mark_bar()
+        .encode(
+            x=_time(per),
+            y=alt.Y("sum(judged):Q", title=title("judged")),
+            color=alt.Color("annotator:N", title=title("annotator")),
+            tooltip=_tips("annotator:N", "time:T", "judged:Q"),
+        )
+    )
+
+
+def completion(frame: pd.DataFrame, candidates: int) -> alt.LayerChart:
+    """Candidates complete over time, the projection to the finish dashed, and the
+    pool's size as a rule."""
+    x = alt.X("time:T", title=title("time"), scale=alt.Scale(type="utc"))
+    y = alt.Y("complete:Q", title=title("complete"))
+    line = alt.Chart(frame).encode(x=x, y=y)
+    done = (
+        line.transform_filter("!datum.projected")
+        .mark_line(interpolate="step-after", point=True)
+        .encode(tooltip=_tips("time:T", "completed:Q", "complete:Q"))
+    )
+    ahead = (
+        line.transform_filter("datum.projected")
+        .mark_line(strokeDash=DASHED, point=True, color="gray")
+        .encode(tooltip=_tips("time:T", "complete:Q"))
+    )
+    size = alt.Chart(pd.DataFrame({"candidates": [candidates]})).mark_rule(strokeDash=[2, 2])
+    return done + ahead + size.encode(y=alt.Y("candidates:Q"))
+
+
+def throughput(table: pd.DataFrame) -> alt.HConcatChart:
+    """Per annotator: items per hour worked, and median seconds per judgment."""
+
+    def bars(column: str) -> alt.Chart:
+        return (
+            alt.Chart(table)
+            .mark_bar()
+            .encode(
+                x=alt.X(f"{column}:Q", title=title(column)),
+                y=alt.Y("annotator:N", title=title("annotator")),
+                tooltip=_tips("annotator:N", f"{column}:Q"),
+            )
+        )
+
+    return bars("per_hour").properties(width=WIDE // 2) | bars("seconds").properties(
+        width=WIDE // 2
+    )
+
+
+def distribution(frame: pd.DataFrame) -> alt.Chart:
+    """Each annotator's grades (and the team's) as shares of one stacked bar."""
+    labels = [ui.t("label_unsure") if g == UNSURE else g for g in GRADE_LABELS]
+    return (
+        alt.Chart(frame)
+        .mark_bar()
+        .encode(
+            x=alt.X("sum(count):Q", stack="normalize", title=title("share")),
+            y=alt.Y("annotator:N", title=title("annotator"), sort=None),
+            color=_grade_color(labels),
+            order=alt.Order("order:Q"),
+            tooltip=_tips("annotator:N", "grade:N", "count:Q", "share:Q"),
+        )
+        .transform_calculate(order=f"indexof({labels}, datum.grade)")
+    )
+
+
+def drift(frame: pd.DataFrame, per: str) -> alt.Chart:
+    """Each annotator's mean grade per hour or day, the team's dashed."""
+    team = ui.t("team_label")
+    return (
+        alt.Chart(frame)
+        .mark_line(point=True)
+        .encode(
+            x=_time(per),
+            y=alt.Y("mean_grade:Q", title=title("mean_grade"), scale=alt.Scale(domain=[0, 3])),
+            color=alt.Color("annotator:N", title=title("annotator")),
+            strokeDash=alt.condition(
+                alt.datum.annotator == team, alt.value(DASHED), alt.value([1, 0])
+            ),
+            tooltip=_tips("annotator:N", "time:T", "graded:Q", "mean_grade:Q"),
+        )
+    )
+
+
+# -- agreement -----------------------------------------------------------------------------
+
+
+def figure_bars(frame: pd.DataFrame, measure: str) -> alt.LayerChart:
+    """A figure per group (and pair) as bars, its bootstrap interval as a line across the
+    bar's top; undefined figures are left out of the chart (the table says why)."""
+    shown = frame.dropna(subset=["value"])
+    pairs = shown["pair"].nunique()
+    encoding = {
+        "x": alt.X("group:N", title=title("group"), axis=alt.Axis(labelAngle=0)),
+        "tooltip": _tips("group:N", "pair:N", "value:Q", "low:Q", "high:Q"),
+    }
+    if pairs:
+        encoding.update(xOffset="pair:N", color=alt.Color("pair:N", title=title("pair")))
+    base = alt.Chart(shown).encode(**encoding)
+    bars = base.mark_bar().encode(y=alt.Y("value:Q", title=measure))
+    black = alt.value("black")  # an interval in black, whatever the pair's colour
+    interval = base.mark_rule(strokeWidth=2).encode(y="low:Q", y2="high:Q", color=black)
+    ends = [
+        base.mark_tick(thickness=2, size=12).encode(y=f"{end}:Q", color=black)
+        for end in ("low", "high")
+    ]
+    return alt.layer(bars, interval, *ends).properties(width=alt.Step(56 * max(pairs, 1)))
+
+
+def confusion(cells: pd.DataFrame) -> alt.LayerChart:
+    """A confusion matrix (``first``, ``second``, ``count``) as a heatmap with counts."""
+    heat = (
+        alt.Chart(cells)
+        .mark_rect()
+        .encode(
+            x=alt.X("second:O", title=title("second"), axis=alt.Axis(labelAngle=0)),
+            y=alt.Y("first:O", title=title("first")),
+            color=alt.Color("count:Q", title=title("count")),
+        )
+    )
+    counts = alt.Chart(cells).mark_text().encode(x="second:O", y="first:O", text="count:Q")
+    return (heat + counts).properties(height=alt.Step(32))  # a row of 32 px per grade
+
+
+# -- pools ---------------------------------------------------------------------------------
+
+
+def systems(frame: pd.DataFrame) -> alt.VConcatChart:
+    """Per system: candidates found and found by it alone; under it, its share of the
+    pool's relevant candidates."""
+    y = alt.Y("system:N", title=title("system"))
+    counts = (
+        _folded(alt.Chart(frame), ["found", "unique"])
+        .mark_bar()
+        .encode(
+            x=alt.X("value:Q", title=title("candidates")),
+            y=y,
+            yOffset="label:N",
+            color=alt.Color("label:N", title=None, legend=alt.Legend(orient="top")),
+            tooltip=_tips("system:N", "found:Q", "unique:Q"),
+        )
+    )
+    share = (
+        alt.Chart(frame)
+        .mark_bar(color="#31a354")
+        .encode(
+            x=alt.X("share:Q", title=title("share"), axis=alt.Axis(format="%")),
+            y=y,
+            tooltip=_tips("system:N", "judged:Q", "relevant:Q", "share:Q"),
+        )
+    )
+    return alt.vconcat(counts.properties(width=WIDE), share.properties(width=WIDE))
+
+
+def upset(frame: pd.DataFrame) -> alt.VConcatChart:
+    """UpSet-style: a bar per combination of systems that found the same candidates (most
+    first, with its count), and under it a dot for each system in the combination."""
+    x = alt.X(
+        "systems:N", sort=alt.EncodingSortField(field="candidates", order="descending"), axis=None
+    )
+    width = alt.Step(56)
+    bars = alt.Chart(frame).encode(
+        x=x,
+        y=alt.Y("candidates:Q", title=title("candidates")),
+        tooltip=_tips("systems:N", "candidates:Q"),
+    )
+    counted = bars.mark_bar() + bars.mark_text(dy=-6).encode(text="candidates:Q")
+    members = alt.Chart(frame).transform_calculate(system=f"split(datum.systems, '{JOINER}')")
+    members = members.transform_flatten(["system"]).encode(
+        x=x, y=alt.Y("system:N", title=title("system")), tooltip=_tips("systems:N")
+    )
+    dots = members.mark_line(color="black").encode(detail="systems:N") + members.mark_circle(
+        size=120, opacity=1, color="black"
+    )
+    return alt.vconcat(counted.properties(width=width), dots.properties(width=width), spacing=4)
+
+
+def active(frame: pd.DataFrame) -> alt.Chart:
+    """Per query of an active pool: judged, relevant found, and relevant estimated left."""
+    kinds = ["judged", "relevant", "estimate"]
+    return (
+        _folded(alt.Chart(frame), kinds)
+        .mark_bar()
+        .encode(
+            x=alt.X("query:N", title=title("query")),
+            xOffset="label:N",
+            y=alt.Y("value:Q", title=None),
+            color=alt.Color("label:N", title=None, sort=[title(k) for k in kinds]),
+            tooltip=_tips("query:N", "chosen:N", "judged:Q", "relevant:Q", "estimate:Q", "state:N"),
+        )
+    )
+
+
+# -- releases ------------------------------------------------------------------------------
+
+
+def release_history(frame: pd.DataFrame, grades: list[str]) -> alt.VConcatChart:
+    """Per release, oldest first: its judged candidates by grade, and its alpha."""
+    x = alt.X("version:N", sort=None, title=title("version"), axis=alt.Axis(labelAngle=0))
+    step = alt.Step(72)
+    counts = (
+        _folded(alt.Chart(frame), grades)
+        .mark_bar()
+        .encode(
+            x=x,
+            y=alt.Y("value:Q", title=title("graded")),
+            color=_grade_color([title(g) for g in grades], field="label"),
+            order=alt.Order("column:N"),
+            tooltip=_tips("version:N", "created:T", "value:Q"),
+        )
+    )
+    alpha = (
+        alt.Chart(frame)
+        .mark_line(point=True)
+        .encode(
+            x=x, y=alt.Y("alpha:Q", title=title("alpha")), tooltip=_tips("version:N", "alpha:Q")
+        )
+    )
+    return alt.vconcat(counts.properties(width=step), alpha.properties(width=step, height=120))
