@@ -167,14 +167,14 @@ def _main_config(folder: Path) -> str:
     """What Debian's nginx.conf gives the site, for a server run by the test user in
     ``folder``: its own pid file, error log and temporary folders. (``user`` matters only
     when that is root: the workers then stay the test user too.)"""
-    temporary = " ".join(
-        f"{kind}_temp_path {folder / kind};" for kind in ("client_body", "proxy", "fastcgi")
+    temporary = "".join(
+        f"  {kind}_temp_path {folder / kind};\n"
+        for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
     )
     return (
         f"user {getpass.getuser()};\nworker_processes 1;\npid {folder / 'nginx.pid'};\n"
         f"error_log {folder / 'error.log'};\nevents {{ worker_connections 512; }}\n"
-        f"http {{\n  {temporary}\n  uwsgi_temp_path {folder / 'uwsgi'};\n"
-        f"  scgi_temp_path {folder / 'scgi'};\n  include {folder / 'qrels-studio.conf'};\n}}\n"
+        f"http {{\n{temporary}  include {folder / 'qrels-studio.conf'};\n}}\n"
     )
 
 
