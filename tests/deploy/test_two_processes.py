@@ -26,7 +26,14 @@ from storage import tallies
 from storage.db import make_engine, session_scope
 from storage.models import Assignment, Chunk, Judgment, PoolCandidate, User
 from storage.pool_records import get_pool
-from tests.browser_support import judgments, log_in, passage, serving, wait_for_next_item
+from tests.browser_support import (
+    judgments,
+    log_in,
+    passage,
+    press_until_saved,
+    serving,
+    wait_for_next_item,
+)
 from tests.conftest import run_qrels, write
 from tests.deploy.proxy import (
     DEPLOY,
@@ -123,6 +130,15 @@ def routes_to(front, backends: list[str], each: int) -> dict[str, list[str]]:
     raise AssertionError(f"the proxy sent 200 keys to one backend only: {found}")
 
 
+def new_page(browser, front, route: str | None = None):
+    """A page in a browser context of its own (cookies and all) on the proxy's site; with
+    ``route``, the context holds that route key from the start."""
+    context = browser.new_context(ignore_https_errors=True, viewport=VIEWPORT)
+    if route is not None:
+        context.add_cookies([{"name": ROUTE_COOKIE, "value": route, "url": front.address}])
+    return context.new_page()
+
+
 def grade_together(pages: dict[str, object], url: str) -> dict[tuple[str, str], int]:
     """Every annotator presses a grade key on the passage in front of them, all at once,
     round after round until nobody has anything left; returns the grades pressed by
@@ -169,19 +185,16 @@ def test_two_app_processes_behind_the_proxy_on_one_postgresql(team_database, tmp
         placed = dict(zip(ANNOTATORS, [r for pair in routes.values() for r in pair], strict=True))
         pages = {}
         for name, route in placed.items():
-            context = browser.new_context(ignore_https_errors=True, viewport=VIEWPORT)
-            context.add_cookies([{"name": ROUTE_COOKIE, "value": route, "url": front.address}])
-            pages[name] = context.new_page()
+            pages[name] = new_page(browser, front, route)
             log_in(pages[name], front.address, name)
         grades = grade_together(pages, owner_url)
 
         # The lead comes without a key: the proxy gives one. Their process shows all the
         # work, makes a release and serves its download, and takes an upload larger than
         # nginx's default limit (1 MB) into the lead's own session.
-        lead_context = browser.new_context(ignore_https_errors=True, viewport=VIEWPORT)
-        lead = lead_context.new_page()
+        lead = new_page(browser, front)
         log_in(lead, front.address, "boss")
-        (cookie,) = [c for c in lead_context.cookies() if c["name"] == ROUTE_COOKIE]
+        (cookie,) = [c for c in lead.context.cookies() if c["name"] == ROUTE_COOKIE]
         assert cookie["secure"] and cookie["httpOnly"] and len(cookie["value"]) == 32
         lead.get_by_role("link", name="Team progress").click()
         done = f"{QUERIES * PER_QUERY} of {QUERIES * PER_QUERY} candidates have their 2 judgments"
@@ -242,6 +255,46 @@ def test_two_app_processes_behind_the_proxy_on_one_postgresql(team_database, tmp
         for (name, shown), grade in grades.items()
     }
     assert all(judgments(owner_url, name) for name in ANNOTATORS)
+
+
+@pytest.mark.browser
+@pytest.mark.postgres
+@pytest.mark.parametrize("db_url", ["postgres"], indirect=True)
+def test_when_a_process_stops_its_annotators_log_in_on_another_and_find_their_item(
+    team_database, tmp_path, browser
+):
+    """A process keeps nothing but the login: when it stops, the proxy sends its browsers to
+    another process, where the annotator logs in again and finds the item they held."""
+    owner_url, app_url = team_database
+    with ExitStack() as second:
+        stopping = second.enter_context(serving(app_url, tmp_path, unit_arguments))
+        with (
+            serving(app_url, tmp_path, unit_arguments) as staying,
+            proxy([staying, stopping], tmp_path / "nginx") as front,
+        ):
+            routes = routes_to(front, [staying, stopping], each=1)
+            (route,) = routes[stopping.removeprefix("http://")]
+            page = new_page(browser, front, route)
+            log_in(page, front.address, "ann1")
+            first = passage(page)
+            press_until_saved(page, owner_url, "ann1", str(pressed("ann1", first)))
+            held = passage(page)  # taken when the page moved on: ann1 holds it now
+
+            second.close()  # the process serving ann1 stops
+            page.goto(front.address)
+            log_in(page, front.address, "ann1")
+            assert passage(page) == held
+            press_until_saved(page, owner_url, "ann1", str(pressed("ann1", held)))
+            page.context.close()
+            upstreams = front.upstreams(route)
+    assert [grade for _, grade, _, _ in judgments(owner_url, "ann1")] == [
+        pressed("ann1", first),
+        pressed("ann1", held),
+    ]
+    # Until it stopped, one process served the browser; then the other (the proxy tries
+    # the stopped one first, still sticking to the key).
+    here, there = staying.removeprefix("http://"), stopping.removeprefix("http://")
+    assert there in upstreams and f"{there}, {here}" in upstreams
 
 
 def upstream_of(routes: dict[str, list[str]], route: str) -> str:
