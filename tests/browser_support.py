@@ -13,7 +13,7 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -55,14 +55,23 @@ def free_port() -> int:
 
 
 @contextmanager
-def serving(url: str, tmp_path: Path) -> Iterator[str]:
-    """``qrels serve`` on ``url`` in a process of its own; yields its address."""
+def serving(
+    url: str, tmp_path: Path, arguments: Callable[[int], list[str]] | None = None
+) -> Iterator[str]:
+    """``qrels serve`` on ``url`` in a process of its own; yields its address.
+    ``arguments(port)``: what follows ``qrels`` instead of ``--db URL serve --port PORT``,
+    the URL then coming from ``$QRELS_DATABASE_URL`` (as a service's environment gives it)."""
     port = free_port()
+    command = arguments(port) if arguments else ["--db", url, "serve", "--port", str(port)]
     process = subprocess.Popen(
-        [sys.executable, "-m", "annotator.cli", "--db", url, "serve", "--port", str(port)],
+        [sys.executable, "-m", "annotator.cli", *command],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
-        env={**os.environ, "QRELS_RELEASE_DIR": str(tmp_path / "releases")},
+        env={
+            **os.environ,
+            "QRELS_DATABASE_URL": url,
+            "QRELS_RELEASE_DIR": str(tmp_path / "releases"),
+        },
     )
     address = f"http://127.0.0.1:{port}"
     try:
