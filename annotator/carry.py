@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 from sqlalchemy.engine import Engine
 
 from annotator.adjudication import Resolution
-from annotator.release_files import MANIFEST, read_manifest, read_qrels, sha256_of, verify_release
+from annotator.release_files import MANIFEST, intact, read_manifest, read_qrels, sha256_of
 from pooling.i18n import LocalizedError, NotFound
 from pooling.pool import Candidate, Source
 from pooling.qrels import Qrels
@@ -212,11 +212,7 @@ def carry(
     check_min_overlap(min_overlap)
     if overlap < 1:
         raise LocalizedError("overlap_positive", value=overlap)
-    problems = verify_release(release_dir)
-    if problems:
-        raise LocalizedError(
-            "carry_release_broken", folder=release_dir, problems="; ".join(problems)
-        )
+    intact(release_dir)
     manifest, qrels = read_manifest(release_dir), read_qrels(release_dir)
     release, judge = manifest["release"], JUDGE_PREFIX + manifest["release"]
     with session_scope(engine) as session:

@@ -241,6 +241,32 @@ def confusion(cells: pd.DataFrame) -> alt.LayerChart:
     return (heat + counts).properties(height=alt.Step(32))  # a row of 32 px per grade
 
 
+def gold_standings(frame: pd.DataFrame, floor: float) -> alt.LayerChart:
+    """Each annotator's kappa against gold (``gold.standings_frame``) as a bar, flagged
+    ones in orange, with its bootstrap interval, and the lead's floor as a dashed rule."""
+    shown = frame.dropna(subset=["kappa"])
+    base = alt.Chart(shown).encode(
+        x=alt.X("annotator:N", title=title("annotator"), axis=alt.Axis(labelAngle=0)),
+        tooltip=_tips("annotator:N", "seen:Q", "kappa:Q", "low:Q", "high:Q", "exact:Q"),
+    )
+    bars = base.mark_bar().encode(
+        y=alt.Y("kappa:Q", title=title("kappa"), scale=alt.Scale(domain=[-1, 1])),
+        color=alt.Color(
+            "flagged:N",
+            title=title("flagged"),
+            scale=alt.Scale(domain=[False, True], range=["#4292c6", "#fd8d3c"]),
+        ),
+    )
+    black = alt.value("black")
+    interval = base.mark_rule(strokeWidth=2).encode(y="low:Q", y2="high:Q", color=black)
+    rule = (
+        alt.Chart(pd.DataFrame({"floor": [floor]}))
+        .mark_rule(strokeDash=DASHED, color="#e6550d")
+        .encode(y="floor:Q")
+    )
+    return alt.layer(bars, interval, rule).properties(width=alt.Step(56))
+
+
 # -- pools ---------------------------------------------------------------------------------
 
 

@@ -31,12 +31,12 @@ from annotator.agreement import groups
 from annotator.judged import coverage
 from annotator.release_files import (
     MANIFEST,
+    intact,
     read_chunk_map,
     read_manifest,
     read_qrels,
     read_queries,
     sha256_of,
-    verify_release,
 )
 from annotator.resampling import bootstrap_interval
 from annotator.run_files import LEVELS, RunFile, checked_run, trec_order
@@ -103,10 +103,7 @@ class ReleaseData:
 def load_release(folder: Path | str) -> ReleaseData:
     """Read the release in ``folder`` after checking it against its manifest. Raises
     ``LocalizedError`` naming the problems when a file is missing, changed or malformed."""
-    folder = Path(folder)
-    problems = verify_release(folder)
-    if problems:
-        raise LocalizedError("release_not_intact", folder=folder, problems="; ".join(problems))
+    folder = intact(folder)
     queries = pd.DataFrame(
         [
             {

@@ -93,11 +93,11 @@ def add_from_release(
 ) -> gold_records.GoldAdded:
     """Make the graded candidates of an earlier release gold items of pool ``pool_name``
     (all, or a seeded random ``sample`` of them), each with the rationale of its last
-    adjudication in the release. Raises ``LocalizedError`` for a release of another query
-    set or corpus version."""
-    from annotator.release_files import read_manifest, read_qrels, release_rationales
+    adjudication in the release. Raises ``LocalizedError`` for a release that is not intact,
+    or of another query set or corpus version."""
+    from annotator.release_files import intact, read_manifest, read_qrels, release_rationales
 
-    manifest = read_manifest(release)
+    manifest = read_manifest(intact(release))
     grades = dict(
         ((q, c), g) for q, judged in read_qrels(release).items() for c, g in judged.items()
     )
@@ -221,6 +221,42 @@ def _gold_kappa(given: np.ndarray, gold: np.ndarray, rounds: int) -> Figure:
     return bootstrap(items, pair_statistic("quadratic"), rounds)
 
 
+STANDING_COLUMNS = ["annotator", *FIGURES[:6], "low", "high", "flagged"]
+
+
+def standings_frame(found: list[Standing]) -> pd.DataFrame:
+    """``standings`` as a frame to chart (``STANDING_COLUMNS``: ``kappa`` its value, ``low``
+    and ``high`` its interval, missing where undefined)."""
+    rows = [
+        (s.annotator, s.seen, s.exact, s.within_one, s.binary_ge1, s.binary_ge2,
+         s.kappa.value, s.kappa.low, s.kappa.high, s.flagged)
+        for s in found
+    ]  # fmt: skip
+    frame = pd.DataFrame(rows, columns=STANDING_COLUMNS)
+    return frame.astype({c: "Float64" for c in STANDING_COLUMNS[2:-1]})
+
+
+@dataclass(frozen=True)
+class TeamGold:
+    """A pool's gold for its lead: the settings, how many gold items, and each annotator's
+    standing (``standings_frame``)."""
+
+    settings: GoldSettings
+    items: int
+    standings: pd.DataFrame
+
+
+def team_gold(engine: Engine, pool_name: str, rounds: int = 500) -> TeamGold | None:
+    """What the lead's page shows of a pool's gold; None while the pool has none."""
+    with session_scope(engine) as session:
+        pool = get_pool(pool_name, session=session)
+        chosen, count = GoldSettings.of(pool.config), gold_records.count(pool, session=session)
+    if chosen is None or not count:
+        return None
+    found = standings(gold_checks(engine, pool_name), chosen.floor, rounds)
+    return TeamGold(chosen, count, standings_frame(found))
+
+
 def missed(checks: pd.DataFrame, annotator: str) -> pd.DataFrame:
     """The gold items ``annotator`` graded otherwise than gold (or marked unsure)."""
     mine = checks[checks["annotator"] == annotator]
@@ -246,16 +282,24 @@ def own_figures(engine: Engine, pool_name: str, user_name: str) -> OwnFigures:
     mine = checks[checks["annotator"] == user_name]
     if not chosen.show or mine["grade"].notna().sum() < chosen.min_seen:
         return OwnFigures(False, chosen.min_seen, None, [])
+    from storage.pool_records import candidate_view
+
     standing = standings(mine, chosen.floor)[0]
     rationale = {(g.query_id, g.chunk_id): g.rationale for g in gold_items(engine, pool_name)}
-    wrong = [
-        {
-            "query_id": row.query_id,
-            "chunk_id": row.chunk_id,
-            "grade": None if pd.isna(row.grade) else int(row.grade),
-            "gold": int(row.gold),
-            "rationale": rationale.get((row.query_id, row.chunk_id), ""),
-        }
-        for row in missed(checks, user_name).itertuples()
-    ]
+    wrong = []
+    with session_scope(engine) as session:
+        pool = get_pool(pool_name, session=session)
+        for row in missed(checks, user_name).itertuples():  # a few: read one by one
+            view = candidate_view(pool, row.query_id, row.chunk_id, session=session)
+            wrong.append(
+                {
+                    "query_id": row.query_id,
+                    "chunk_id": row.chunk_id,
+                    "query_text": view.query_text,
+                    "text": view.text,
+                    "grade": None if pd.isna(row.grade) else int(row.grade),
+                    "gold": int(row.gold),
+                    "rationale": rationale.get((row.query_id, row.chunk_id), ""),
+                }
+            )
     return OwnFigures(True, chosen.min_seen, standing, wrong)

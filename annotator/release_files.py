@@ -31,7 +31,7 @@ import pandas as pd
 from annotator import agreement
 from annotator.adjudication import Resolution, final_grades, statuses
 from pooling.grades import EVIDENCE
-from pooling.i18n import t
+from pooling.i18n import LocalizedError, t
 from pooling.qrels import Qrels
 from pooling.readers import InputError, Where, read_jsonl, read_lines
 from storage.release_records import ReleaseSnapshot
@@ -197,6 +197,17 @@ def recompute(folder: Path | str) -> Qrels:
     for (query_id, chunk_id), grade in sorted({**carried, **grades, **settled}.items()):
         qrels.grades.setdefault(query_id, {})[chunk_id] = grade
     return qrels
+
+
+def intact(folder: Path | str) -> Path:
+    """``folder`` when it holds an intact release (``verify_release``); raises
+    ``LocalizedError`` naming the problems otherwise: what reads a release to build on it
+    checks it first."""
+    folder = Path(folder)
+    problems = verify_release(folder)
+    if problems:
+        raise LocalizedError("release_not_intact", folder=folder, problems="; ".join(problems))
+    return folder
 
 
 def verify_release(folder: Path | str) -> list[str]:

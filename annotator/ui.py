@@ -27,6 +27,7 @@ from sqlalchemy.engine import Engine
 
 from annotator.agreement import pool_agreement
 from annotator.auth import Account, account
+from annotator.gold import team_gold
 from annotator.pool_building import pool_names
 from annotator.pool_figures import active_queries, pool_figures
 from annotator.progress import data_version, team_figures
@@ -56,6 +57,7 @@ FIGURES: dict[str, Callable[..., Any]] = {
     "team": team_figures,
     "pools": pool_figures,
     "active": active_queries,
+    "gold": team_gold,
 }
 FIGURES_KEPT = 60
 FIGURES_HELD = 64  # sets of figures kept, the least recently counted dropped first

@@ -568,6 +568,68 @@ MESSAGES: dict[str, dict[str, str]] = {
         "{ge1} / {ge2}，kappa {kappa}",
     },
     "gold_flagged": {"en": "[below the floor]", "zh": "【低于下限】"},
+    "gold_section": {"en": "Gold items", "zh": "金标条目"},
+    "gold_explained": {
+        "en": "Gold items are candidates whose grade a lead settled. They are mixed into each "
+        "annotator's work at the rate below, look like any other item, and never change: "
+        "Team progress shows how each annotator does on them.",
+        "zh": "金标条目是由负责人确定了等级的候选。它们按下面的频率混入每位标注者的工作，"
+        "看起来与其他条目无异，等级不会改变；“团队进度”显示每位标注者在金标上的表现。",
+    },
+    "gold_rate": {"en": "One gold item in", "zh": "每多少条插入 1 个金标"},
+    "gold_floor": {
+        "en": "Flag annotators below this kappa against gold",
+        "zh": "与金标的 kappa 低于此值的标注者被标记",
+    },
+    "gold_min_seen": {
+        "en": "Annotators see their own figures after this many gold items",
+        "zh": "标注者看过多少个金标后可见自己的成绩",
+    },
+    "gold_show": {"en": "Show annotators their own figures", "zh": "向标注者显示其成绩"},
+    "gold_save": {"en": "Save gold settings", "zh": "保存金标设置"},
+    "gold_saved": {"en": "Gold settings saved.", "zh": "金标设置已保存。"},
+    "gold_release": {"en": "Gold from an earlier release", "zh": "以往发布中的金标"},
+    "gold_sample": {
+        "en": "How many of its graded candidates (0: all)",
+        "zh": "取其中多少个已评级候选（0 为全部）",
+    },
+    "gold_add_release": {"en": "Add as gold items", "zh": "添加为金标条目"},
+    "gold_make": {"en": "Make this candidate a gold item", "zh": "将此候选设为金标条目"},
+    "gold_is": {"en": "This candidate is a gold item.", "zh": "此候选是金标条目。"},
+    "section_gold": {"en": "Gold checks", "zh": "金标检查"},
+    "gold_team_line": {
+        "en": "{items} gold items, one in {rate} of each annotator's items; flagged below a "
+        "quadratic kappa of {floor} against gold (their judgments stay: you decide)",
+        "zh": "共 {items} 个金标条目，每位标注者每 {rate} 条中插入 1 条；与金标的二次加权 kappa "
+        "低于 {floor} 者被标记（其判断保留，由你决定）",
+    },
+    "chart_gold": {
+        "en": "Quadratic kappa against gold per annotator, with 95% intervals; the floor "
+        "({floor}) dashed",
+        "zh": "每位标注者与金标的二次加权 kappa 及 95% 区间；虚线为下限（{floor}）",
+    },
+    "gold_flagged_names": {
+        "en": "Below the floor: {names}",
+        "zh": "低于下限：{names}",
+    },
+    "my_gold_title": {"en": "Your gold checks", "zh": "你的金标检查"},
+    "my_gold_missed": {
+        "en": "Gold items you graded otherwise: {count}. Each with the grade a lead settled "
+        "and why: this is how the rubric is read.",
+        "zh": "你判得不同的金标条目：{count} 个。每个都附有负责人确定的等级及理由："
+        "评分标准就是这样理解的。",
+    },
+    "my_gold_item": {
+        "en": "#{n}: you gave {given}, gold is {gold}",
+        "zh": "第 {n} 个：你给了 {given}，金标为 {gold}",
+    },
+    "col_seen": {"en": "gold seen", "zh": "看过的金标"},
+    "col_exact": {"en": "exact", "zh": "完全一致"},
+    "col_within_one": {"en": "within one", "zh": "相差不超过 1"},
+    "col_binary_ge1": {"en": "right side of 1", "zh": "1 级两侧正确"},
+    "col_binary_ge2": {"en": "right side of 2", "zh": "2 级两侧正确"},
+    "col_kappa": {"en": "kappa vs gold", "zh": "与金标的 kappa"},
+    "col_flagged": {"en": "below the floor", "zh": "低于下限"},
     "unsure_button": {"en": "Unsure (u)", "zh": "不确定 (u)"},
     "skip_button": {"en": "Skip (s)", "zh": "跳过 (s)"},
     "previous_button": {"en": "← Back", "zh": "← 上一条"},
@@ -1163,10 +1225,6 @@ MESSAGES: dict[str, dict[str, str]] = {
     "spans_recorded": {
         "en": "recorded the spans of {chunks} chunks that had none",
         "zh": "已为 {chunks} 个原无位置的片段记录位置",
-    },
-    "carry_release_broken": {
-        "en": "{folder} is not an intact release: {problems}",
-        "zh": "{folder} 不是完好的发布：{problems}",
     },
     "carry_version_differs": {
         "en": "{kind} '{name}' in this database has other content than the release was made from",

@@ -14,9 +14,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import exists, update
+from sqlalchemy import exists, func, update
 from sqlmodel import Session, select
 
+from pooling.i18n import t
 from pooling.pool import Candidate, Source
 from storage import tallies
 from storage.catalog import chunk_keys, query_keys
@@ -49,6 +50,12 @@ class GoldAdded:
     added: int
     already: int
     new_candidates: int
+
+    def message(self, pool: str, lang: str | None = None) -> str:
+        return t(
+            "gold_added", lang, pool=pool, added=self.added, new=self.new_candidates,
+            already=self.already,
+        )  # fmt: skip
 
 
 def add(
@@ -197,6 +204,12 @@ def items(pool: Pool, *, session: Session) -> list[Gold]:
         .order_by(Query.query_id, Chunk.chunk_id)
     )
     return [Gold(*row) for row in rows]
+
+
+def count(pool: Pool, *, session: Session) -> int:
+    """How many gold items the pool has."""
+    statement = select(func.count()).select_from(GoldItem).where(GoldItem.pool_id == pool.id)
+    return session.exec(statement).one()
 
 
 def _on_gold(pool: Pool):

@@ -29,13 +29,7 @@ def gold_add(ctx, pool_name: str | None, release_dir: Path, sample: int | None, 
 
     name = only_pool(ctx, pool_name)
     added = add_from_release(engine(ctx), name, release_dir, sample=sample, seed=seed)
-    say(
-        "gold_added",
-        pool=name,
-        added=added.added,
-        already=added.already,
-        new=added.new_candidates,
-    )
+    click.echo(added.message(name))
 
 
 @gold.command("settings")

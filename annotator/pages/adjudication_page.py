@@ -1,10 +1,11 @@
-"""Leads: decide the candidates annotators disagree on or were unsure about, with a reason."""
+"""Leads: decide the candidates annotators disagree on or were unsure about, with a reason;
+make decided candidates, or an earlier release, gold items, and set how gold is mixed in."""
 
 from __future__ import annotations
 
 import streamlit as st
 
-from annotator import adjudication, ui
+from annotator import adjudication, gold, releases, ui
 from pooling.grades import GRADES
 
 
@@ -23,10 +24,61 @@ def record(pool_name: str, key: tuple[str, str], policy: str, lead_id: int) -> N
         st.session_state["rationale"] = ""
 
 
+@ui.guarded
+def make_gold(pool_name: str, keys: list[tuple[str, str]], lead_id: int) -> None:
+    added = ui.as_user(gold.add_from_adjudications, ui.engine(), pool_name, keys, lead_id)
+    if added is not ui.REFUSED:
+        ui.count_afresh()
+        st.session_state["adjudication_flash"] = ("success", added.message(pool_name, ui.lang()))
+
+
+def gold_section(pool_name: str, lead_id: int) -> None:
+    """The pool's gold: how it is mixed in, and gold from an earlier release."""
+    chosen = gold.settings(ui.engine(), pool_name)
+    with st.expander(ui.t("gold_section")):
+        st.caption(ui.t("gold_explained"))
+        with st.form("gold_settings"):
+            left, right = st.columns(2)
+            rate = left.number_input(ui.t("gold_rate"), min_value=2, value=chosen.rate)
+            floor = right.number_input(
+                ui.t("gold_floor"), min_value=-1.0, max_value=1.0, value=chosen.floor, step=0.05
+            )
+            min_seen = left.number_input(ui.t("gold_min_seen"), min_value=1, value=chosen.min_seen)
+            show = right.toggle(ui.t("gold_show"), value=chosen.show)
+            if st.form_submit_button(ui.t("gold_save")):
+                values = dict(rate=int(rate), floor=float(floor), min_seen=int(min_seen), show=show)
+                if (
+                    ui.as_user(gold.configure, ui.engine(), pool_name, lead_id, **values)
+                    is not ui.REFUSED
+                ):
+                    ui.count_afresh()
+                    st.success(ui.t("gold_saved"))
+        versions = releases.app_releases(ui.engine())
+        if not versions:
+            return
+        with st.form("gold_from_release"):
+            version = st.selectbox(ui.t("gold_release"), versions)
+            sample = st.number_input(ui.t("gold_sample"), min_value=0, value=0)
+            if st.form_submit_button(ui.t("gold_add_release")):
+                folder = releases.release_dir() / releases.check_version(version)
+                added = ui.as_user(
+                    gold.add_from_release,
+                    ui.engine(),
+                    pool_name,
+                    folder,
+                    sample=int(sample) or None,
+                    by=lead_id,
+                )
+                if added is not ui.REFUSED:
+                    ui.count_afresh()
+                    ui.plain(added.message(pool_name, ui.lang()), "success")
+
+
 user = ui.require("lead")
 ui.sidebar(user)
 pool_name = ui.choose_pool()
 policy = ui.choose_policy()
+ui.guarded(gold_section)(pool_name, user.id)
 table, decisions, _ = adjudication.pool_table(ui.engine(), pool_name, policy)
 
 everyone = sorted({a for grades in table["grades"] for a in grades})
@@ -39,7 +91,7 @@ query_filter = left.selectbox(
 slice_filter = middle.selectbox(ui.t("filter_slice"), [all_label, *tags])
 person_filter = right.selectbox(ui.t("filter_annotator"), [all_label, *everyone])
 hide_names = st.toggle(ui.t("hide_names"), value=True)
-include_resolved = st.toggle(ui.t("include_resolved"))
+include_resolved = st.toggle(ui.t("include_resolved"), key="include_resolved")
 
 shown = adjudication.queue(
     table,
@@ -75,6 +127,12 @@ for annotator in row["unsure"]:
     st.text(f"{names[annotator]}: {ui.t('unsure_button')}  — {row['notes'].get(annotator, '')}")
 if key in decisions:
     ui.plain(ui.t("current_decision", grade=decisions[key][0], why=decisions[key][1]))
+    if key in {(g.query_id, g.chunk_id) for g in gold.gold_items(ui.engine(), pool_name)}:
+        st.caption(ui.t("gold_is"))
+    else:
+        st.button(
+            ui.t("gold_make"), key="make_gold", on_click=make_gold, args=(pool_name, [key], user.id)
+        )
 st.radio(
     ui.t("final_grade"),
     GRADES,

@@ -1,6 +1,6 @@
 """Leads: everyone's progress on a pool, as charts with their tables behind toggles: the
 team's pace and the pool's completion with a projected finish, then each annotator's
-grades beside the team's and how they drift."""
+grades beside the team's and how they drift, and how each does on gold items."""
 
 from __future__ import annotations
 
@@ -65,3 +65,18 @@ charts.show(
     figures.drift,
     ui.t("chart_drift", period=period),
 )
+
+counted, gold = ui.figures("gold", pool_name)
+if gold is not None:
+    st.subheader(ui.t("section_gold"))
+    chosen = gold.settings
+    st.text(ui.t("gold_team_line", items=gold.items, rate=chosen.rate, floor=chosen.floor))
+    charts.show(
+        "gold",
+        lambda frame: charts.gold_standings(frame, chosen.floor),
+        gold.standings,
+        ui.t("chart_gold", floor=chosen.floor),
+    )
+    flagged = gold.standings.loc[gold.standings["flagged"], "annotator"].tolist()
+    if flagged:  # their judgments stay: the lead decides what to do
+        ui.plain(ui.t("gold_flagged_names", names=", ".join(flagged)), "warning")

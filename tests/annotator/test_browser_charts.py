@@ -5,17 +5,19 @@ plain module computes), and its table toggle shows that module's frame."""
 from __future__ import annotations
 
 import math
+from datetime import UTC, datetime
 
 import pandas as pd
 import pytest
 
-from annotator import agreement, assignment, releases
+from annotator import adjudication, agreement, assignment, gold, releases
 from annotator.pool_building import build_pool
 from annotator.pool_figures import active_queries, pool_figures
 from annotator.progress import team_figures
 from pooling.i18n import t
 from storage.accounts import get_user
 from storage.db import session_scope
+from storage.pool_records import get_pool, pool_candidates
 from tests.browser_support import browser, log_in, serving  # noqa: F401 (a fixture)
 from tests.conftest import run_qrels, write
 
@@ -28,9 +30,10 @@ READ_ROWS = """rows => rows.map(row => [
 
 
 @pytest.fixture
-def lead_server(worked, demo_url, tmp_path):
+def lead_server(worked, demo_url, tmp_path, clock):
     """The worked demo database with a release, an active pool annotator1 has begun, a
-    lead ``boss`` (the harness's password) and the app serving it."""
+    lead ``boss`` (the harness's password), gold items annotator3 was checked on, and the
+    app serving it."""
     password = write(tmp_path, "password.txt", "secret-password\n")
     run_qrels(demo_url, "user", "add", "boss", "--role", "lead", "--password-file", password)
     folder = tmp_path / "releases" / "v1"
@@ -41,6 +44,29 @@ def lead_server(worked, demo_url, tmp_path):
     for grade in (3, 0):
         item = assignment.next_item(worked, "active", uid)
         assignment.submit(worked, item, uid, grade=grade)
+    # Gold: four candidates nobody judged, decided 0-3 by the lead; one item in two is gold
+    # for annotator3, who grades everything 1.
+    table, _, _ = adjudication.pool_table(worked, "demo-pool", "threshold")
+    judged = set(zip(table["query_id"], table["chunk_id"], strict=True))
+    with session_scope(worked) as session:
+        lead = get_user("boss", session=session).id
+        candidates = pool_candidates(get_pool("demo-pool", session=session), session=session)
+    unjudged = [
+        (c.query_id, c.chunk_id) for c in candidates if (c.query_id, c.chunk_id) not in judged
+    ]
+    unjudged = unjudged[-4:]  # the last query's: not where annotator3 starts
+    for grade, key in enumerate(unjudged):
+        adjudication.record_decision(worked, "demo-pool", key, grade, "read it", lead, "threshold")
+    gold.add_from_adjudications(worked, "demo-pool", unjudged, by=lead)
+    gold.configure(worked, "demo-pool", rate=2)
+    add = ["user", "add", "annotator3", "--role", "annotator", "--password-file", password]
+    run_qrels(demo_url, *add)
+    with session_scope(worked) as session:
+        uid = get_user("annotator3", session=session).id
+    clock.now = datetime.now(UTC)  # checks are judgments made after the item became gold
+    for _ in range(8):
+        item = assignment.next_item(worked, "demo-pool", uid)
+        assignment.submit(worked, item, uid, grade=1)
     with serving(demo_url, tmp_path) as address:
         yield address, worked
 
@@ -143,7 +169,7 @@ def test_every_lead_chart_is_drawn_and_its_table_shows_what_the_module_computes(
 
     page.get_by_role("link", name="Team progress").click()
     figures = team_figures(engine, "demo-pool")
-    assert figures.summary.complete == 5 and figures.table["judged"].tolist() == [5, 5]
+    assert figures.summary.complete == 5 and figures.table["judged"].tolist() == [5, 5, 8]
     done = figures.completion[~figures.completion["projected"]]  # the projection moves on
     check(page, "timeline", figures.timeline, {"judged": ["judged"]})
     check(page, "throughput", figures.table, {"items per hour worked": ["per_hour"]})
@@ -154,6 +180,10 @@ def test_every_lead_chart_is_drawn_and_its_table_shows_what_the_module_computes(
     drawn = {float(m["complete"]) for m in marks(figure) if "complete" in m}
     assert drawn >= set(done["complete"].astype(float))
     assert_table(table(page, figure).iloc[: len(done)], done, "completion")
+
+    standings = gold.team_gold(engine, "demo-pool").standings
+    assert standings["annotator"].tolist() == ["annotator3"] and standings["seen"][0] == 4
+    check(page, "gold", standings, {"kappa vs gold": ["kappa"]})
 
     page.get_by_role("link", name="Pools").click()
     pools = pool_figures(engine, "demo-pool")

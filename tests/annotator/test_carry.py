@@ -193,7 +193,7 @@ def test_carrying_again_or_to_the_same_version_is_refused_and_writes_nothing(
     with pytest.raises(LocalizedError, match="above 0 and at most 1"):
         carry.carry(engine, released, "c30", "other", min_overlap=1.5)
     (released / "qrels.trec").write_text("q1 0 a 0\n")
-    with pytest.raises(LocalizedError, match="is not an intact release: qrels.trec: sha256"):
+    with pytest.raises(LocalizedError, match="does not match its manifest: qrels.trec: sha256"):
         carry.carry(engine, released, "c30", "other")
     assert snapshot(engine) == before
 
@@ -386,19 +386,19 @@ def test_the_pools_page_shows_what_carry_status_computes(carried_app, engine):
     assert not at.exception and not at.error
     assert "Carried from release v1 (corpus version whole" in "\n".join(t.value for t in at.text)
     status = carry.carry_status(engine, "p30")
-    table = at.dataframe[2].value  # after the pool's systems and sizes
+    table = at.dataframe[-3].value  # the carried section's, last: classes, documents, chunks
     assert list(table.columns) == ["mapping", "judged in the release", "candidates", "re-judged"]
     assert list(table["judged in the release"]) == [row.judged for row in status.classes]
     assert list(table["candidates"]) == [row.candidates for row in status.classes]
     assert dict(zip(table["mapping"], table["candidates"], strict=True))["split"] == 8
-    documents = at.dataframe[3].value
+    documents = at.dataframe[-2].value
     assert documents.values.tolist() == [
         ["not mapped: document changed", "b"],
         ["not mapped: document missing", "d"],
     ]
     grade_everything(engine, "p30", HUMANS)
     at = app_page("pools_page.py", carried_app, "boss", "p30")
-    table = at.dataframe[2].value
+    table = at.dataframe[-3].value
     assert list(table["re-judged"])[:2] == [3, 8]  # every same-text and split candidate
 
 

@@ -66,10 +66,12 @@ def gold_pool(engine, tmp_path, monkeypatch):
     return users
 
 
-def judge(engine, user: int, count: int, grade_of=lambda item: 1) -> list[assignment.Item]:
+def judge(
+    engine, user: int, count: int, grade_of=lambda item: 1, pool: str = "p"
+) -> list[assignment.Item]:
     items = []
     for _ in range(count):
-        item = assignment.next_item(engine, "p", user)
+        item = assignment.next_item(engine, pool, user)
         if item is None:
             break
         assert assignment.submit(engine, item, user, grade=grade_of(item))
