@@ -347,9 +347,8 @@ def release_dir() -> Path:
 
 
 def app_releases(engine: Engine) -> list[str]:
-    """The versions the database recorded whose folder is in ``release_dir()``, by name
+    """The versions the database recorded whose folder is in ``release_dir()``, newest first
     (a folder being written, or one nobody recorded, is not offered)."""
     folder = release_dir()
-    return sorted(
-        r.version for r in list_releases(engine) if (folder / r.version / MANIFEST).is_file()
-    )
+    recorded = reversed(list_releases(engine))
+    return [r.version for r in recorded if (folder / r.version / MANIFEST).is_file()]

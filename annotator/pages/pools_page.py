@@ -9,7 +9,7 @@ import streamlit as st
 
 from annotator import charts, pool_building, ui
 from annotator.active_pooling import is_active
-from annotator.carry import carry_status
+from annotator.carry import CarryStatus, carry_status
 from pooling.chunking import describe
 
 
@@ -67,6 +67,11 @@ def carried_section(pool_name: str) -> None:
     status = carry_status(ui.engine(), pool_name)
     if status is None:
         return
+    with st.container(key="carried"):  # a test finds its tables here
+        carried_tables(status)
+
+
+def carried_tables(status: CarryStatus) -> None:
     lineage = status.lineage
     st.subheader(ui.t("carry_section"))
     st.text(  # names a user chose: shown as plain text

@@ -69,7 +69,10 @@ else:
 st.subheader(ui.t("coverage_title"))
 written = releases.app_releases(ui.engine())
 uploaded = st.file_uploader(ui.t("coverage_run"), key="coverage_run")
-chosen = st.selectbox(ui.t("coverage_release"), written, key="coverage_release")
+# Keyed by the newest release, so that the box offers a release just made (a keyed box
+# would keep the choice it had, empty when there was none).
+newest = written[0] if written else ""
+chosen = st.selectbox(ui.t("coverage_release"), written, key=f"coverage_release_{newest}")
 if uploaded is not None and chosen:
     try:
         release_folder = releases.release_dir() / chosen

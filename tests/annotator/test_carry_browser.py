@@ -78,12 +78,13 @@ def test_a_carried_pool_is_graded_blind_and_the_lead_sees_the_carry_over(
     lead.get_by_text("Carried across a chunking change").wait_for(timeout=30_000)
     lead.get_by_text("Carried from release v1 (corpus version whole, chunking none").wait_for()
     # The grids are drawn on a canvas; their cells are also in a table for screen readers.
-    classes = lead.locator(".stDataFrame").nth(2).locator("tr")
+    tables = lead.locator(".st-key-carried .stDataFrame")
+    classes = tables.nth(0).locator("tr")
     classes.first.wait_for(state="attached", timeout=20_000)
     rows = [row.locator("td").all_text_contents() for row in classes.all()]
     table = {cells[0]: cells[1:] for cells in rows if cells}
     assert table["same text"] == ["3", "3", "3"]  # judged in v1, candidates, re-judged
     assert table["split"] == ["2", "8", "8"]
     assert table["not mapped: document changed"] == ["1", "0", "0"]
-    documents = lead.locator(".stDataFrame").nth(3).locator("td").all_text_contents()
+    documents = tables.nth(1).locator("td").all_text_contents()
     assert documents == ["not mapped: document changed", "b", "not mapped: document missing", "d"]
