@@ -165,6 +165,48 @@ def pool_table(engine, pool_name: str, policy: str) -> tuple[pd.DataFrame, dict,
     return table, decisions, frame
 
 
+@dataclass(frozen=True)
+class Queue:
+    """What the Adjudication page offers for a pool, counted once for every lead looking
+    (``ui.figures``): the candidates table, the leads' decisions, and the choices of its
+    filters."""
+
+    table: pd.DataFrame
+    decisions: dict[tuple[str, str], tuple]
+    annotators: list[str]
+    slice_tags: list[str]
+    query_ids: list[str]
+
+
+def pool_queue(engine, pool_name: str, policy: str) -> Queue:
+    """``Queue`` of pool ``pool_name`` under ``policy``."""
+    table, decisions, _ = pool_table(engine, pool_name, policy)
+    return Queue(
+        table,
+        decisions,
+        sorted({a for grades in table["grades"] for a in grades}),
+        sorted({tag for tags in table["slices"] for tag in tags}),
+        sorted(table["query_id"].unique()),
+    )
+
+
+def decided_since(
+    shown: pd.DataFrame, decisions: dict[tuple[str, str], tuple], *, everything: bool = False
+) -> pd.DataFrame:
+    """``shown`` (rows of a counted ``Queue``) with the decisions a lead made since it was
+    counted: those candidates marked adjudicated, and left out unless ``everything``. So a
+    decision shows at once without counting the whole pool again."""
+    if not decisions or shown.empty:
+        return shown
+    decided = pd.Series(
+        [(q, c) in decisions for q, c in zip(shown["query_id"], shown["chunk_id"], strict=True)],
+        index=shown.index,
+    )
+    if not everything:
+        return shown[~decided]
+    return shown.assign(status=shown["status"].where(~decided, "adjudicated"))
+
+
 def versus_final(frame: pd.DataFrame, table: pd.DataFrame, decisions: dict) -> pd.DataFrame:
     """Each annotator's quadratic kappa against the final grades, as ``Figure``s: ``before``
     adjudication (the candidates that resolved by themselves) and ``after`` (all final

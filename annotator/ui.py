@@ -25,6 +25,7 @@ from typing import Any
 import streamlit as st
 from sqlalchemy.engine import Engine
 
+from annotator.adjudication import pool_queue
 from annotator.agreement import pool_agreement
 from annotator.auth import Account, account
 from annotator.gold import team_gold
@@ -58,6 +59,7 @@ FIGURES: dict[str, Callable[..., Any]] = {
     "pools": pool_figures,
     "active": active_queries,
     "gold": team_gold,
+    "adjudication": pool_queue,
 }
 FIGURES_KEPT = 60
 FIGURES_HELD = 64  # sets of figures kept, the least recently counted dropped first
@@ -96,10 +98,12 @@ def _kept() -> dict:
     return {}
 
 
-def count_afresh() -> None:
-    """Forget the kept figures: a lead changed what they count (a pool, a decision) and
-    should see it at once."""
-    _kept().clear()
+def count_afresh(*names: str) -> None:
+    """Forget the kept figures named ``names`` (all of them when none is named): a lead
+    changed what they count (a pool, a decision) and should see it at once."""
+    kept = _kept()
+    for key in [k for k in kept if not names or k[1] in names]:
+        kept.pop(key, None)
 
 
 def counted_at(counted: Counted) -> None:

@@ -49,7 +49,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 POSTGRES_URL = os.environ.get("QRELS_TEST_POSTGRES_URL", "postgresql://127.0.0.1:5432/test")
-PAGES = ["team_progress_page.py", "pools_page.py", "adjudication_page.py", "agreement_page.py"]
+PAGES = [
+    "team_progress_page.py",
+    "pools_page.py",
+    "adjudication_page.py",
+    "agreement_page.py",
+    "releases_page.py",
+]
 KEYPRESSES = 40
 ANNOTATORS = 12
 OPEN_AT_LEAST = 50  # queries with candidates left to judge: each keeps its last two open

@@ -8,6 +8,9 @@ import streamlit as st
 from annotator import adjudication, gold, releases, ui
 from pooling.grades import GRADES
 
+# The decisions this lead made since the queue was counted: (what was counted, decisions).
+SINCE_KEY = "decided_since"
+
 
 @ui.guarded
 def record(pool_name: str, key: tuple[str, str], policy: str, lead_id: int) -> None:
@@ -18,7 +21,10 @@ def record(pool_name: str, key: tuple[str, str], policy: str, lead_id: int) -> N
     except ValueError as error:
         st.session_state["adjudication_flash"] = ("error", error)
     else:
-        ui.count_afresh()  # the final grades changed: agreement with them too
+        # The final grades changed: the figures that use them are counted again; the queue
+        # is not (it takes seconds at a million judgments) but takes the decision over.
+        ui.count_afresh(*(name for name in ui.FIGURES if name != "adjudication"))
+        st.session_state[SINCE_KEY][1][key] = (grade, rationale)
         message = ui.t("decided", query=key[0], chunk=key[1], grade=grade)
         st.session_state["adjudication_flash"] = ("success", message)
         st.session_state["rationale"] = ""
@@ -79,27 +85,30 @@ ui.sidebar(user)
 pool_name = ui.choose_pool()
 policy = ui.choose_policy()
 ui.guarded(gold_section)(pool_name, user.id)
-table, decisions, _ = adjudication.pool_table(ui.engine(), pool_name, policy)
+counted, counted_queue = ui.figures("adjudication", pool_name, policy)
+since = st.session_state.get(SINCE_KEY)
+if since is None or since[0] != (pool_name, policy, counted.moment):
+    since = st.session_state[SINCE_KEY] = ((pool_name, policy, counted.moment), {})
+decisions = {**counted_queue.decisions, **since[1]}
 
-everyone = sorted({a for grades in table["grades"] for a in grades})
-tags = sorted({tag for tags in table["slices"] for tag in tags})
+everyone = counted_queue.annotators
 all_label = ui.t("filter_all")
 left, middle, right = st.columns(3)
-query_filter = left.selectbox(
-    ui.t("filter_query"), [all_label, *sorted(table["query_id"].unique())]
-)
-slice_filter = middle.selectbox(ui.t("filter_slice"), [all_label, *tags])
+query_filter = left.selectbox(ui.t("filter_query"), [all_label, *counted_queue.query_ids])
+slice_filter = middle.selectbox(ui.t("filter_slice"), [all_label, *counted_queue.slice_tags])
 person_filter = right.selectbox(ui.t("filter_annotator"), [all_label, *everyone])
 hide_names = st.toggle(ui.t("hide_names"), value=True)
 include_resolved = st.toggle(ui.t("include_resolved"), key="include_resolved")
 
 shown = adjudication.queue(
-    table,
+    counted_queue.table,
     everything=include_resolved,
     query_id=None if query_filter == all_label else query_filter,
     slice_tag=None if slice_filter == all_label else slice_filter,
     annotator=None if person_filter == all_label else person_filter,
 )
+shown = adjudication.decided_since(shown, since[1], everything=include_resolved)
+ui.counted_at(counted)
 flash = st.session_state.pop("adjudication_flash", None)
 if flash:
     ui.plain(flash[1], flash[0])

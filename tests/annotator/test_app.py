@@ -10,7 +10,7 @@ import pytest
 from sqlmodel import select
 from streamlit.testing.v1 import AppTest
 
-from annotator import assignment
+from annotator import assignment, ui
 from storage import accounts
 from storage.db import make_engine, session_scope
 from storage.models import Chunk
@@ -250,8 +250,11 @@ def disagree(url: str) -> tuple[str, str]:
         assignment.skip(engine, item, two)
 
 
-def test_a_lead_adjudicates_a_disagreement(demo_url):
+def test_a_lead_adjudicates_a_disagreement(demo_url, monkeypatch):
     query_id, chunk_id = disagree(demo_url)
+    counted = []
+    queue = ui.FIGURES["adjudication"]
+    monkeypatch.setitem(ui.FIGURES, "adjudication", lambda *a: counted.append(a) or queue(*a))
     at = page("adjudication_page.py", demo_url, as_user="lead")
     assert at.selectbox(key="candidate").value == (query_id, chunk_id)
     text = shown_text(at)
@@ -263,6 +266,10 @@ def test_a_lead_adjudicates_a_disagreement(demo_url):
     assert not at.exception
     assert f"Recorded: {query_id} / {chunk_id} → 2" in shown_text(at)
     assert "Nothing needs a decision." in shown_text(at)  # decided: out of the queue
+    assert len(counted) == 1  # the queue took the decision over without counting the pool
+    at.toggle(key="include_resolved").set_value(True).run()
+    at.selectbox(key="candidate").set_value((query_id, chunk_id)).run()
+    assert "Current decision: 2 (partly answers)" in shown_text(at)
     from storage.history import latest_adjudications
     from storage.pool_records import get_pool
 
