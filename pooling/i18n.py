@@ -753,6 +753,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "Cohen's kappa per pair of annotators",
         "zh": "各标注者两两之间的 Cohen's kappa",
     },
+    "confusion_pair": {"en": "Confusion of the pair", "zh": "查看混淆矩阵的标注者对"},
     "confusion_title": {
         "en": "Confusion: {a} (rows) × {b} (columns)",
         "zh": "混淆矩阵：{a}（行）× {b}（列）",

@@ -56,14 +56,22 @@ for result in reports:
         for p in result.pairs
     ]
     st.dataframe(pd.DataFrame(rows), hide_index=True)
-    if by == "all":
-        for i, pair in enumerate(result.pairs):
-            charts.show(
-                f"confusion_{i}",
-                charts.confusion,
-                agreement.confusion_frame(pair),
-                ui.t("confusion_title", a=pair.annotators[0], b=pair.annotators[1]),
-            )
+    if by == "all" and result.pairs:
+        # One pair's heatmap at a time: a team of twelve makes 66 pairs, and drawing them
+        # all took seconds on every click.
+        chosen = st.selectbox(
+            ui.t("confusion_pair"),
+            range(len(result.pairs)),
+            format_func=lambda i, pairs=result.pairs: "{} × {}".format(*pairs[i].annotators),
+            key="confusion_pair",
+        )
+        pair = result.pairs[chosen]
+        charts.show(
+            "confusion",
+            charts.confusion,
+            agreement.confusion_frame(pair),
+            ui.t("confusion_title", a=pair.annotators[0], b=pair.annotators[1]),
+        )
 st.subheader(ui.t("versus_final"))
 versus = view.versus_final.copy()
 for column in ("before", "after"):  # a kappa, or why there is none: text either way

@@ -204,7 +204,7 @@ def test_every_lead_chart_is_drawn_and_its_table_shows_what_the_module_computes(
     check(page, "pairs", pairs, {"value": ["value"], "95% high": ["high"]})
     confusion = agreement.confusion_frame(reports[0].pairs[0])
     assert confusion["count"].sum() == 4  # the five shared items less the one unsure
-    check(page, "confusion_0", confusion, {"count": ["count"]})
+    check(page, "confusion", confusion, {"count": ["count"]})
 
     page.get_by_role("link", name="Releases").click()
     history = releases.release_history(releases.list_releases(engine))
