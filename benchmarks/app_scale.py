@@ -2,6 +2,7 @@
 pages at S, M and L, on SQLite and PostgreSQL.
 
     python benchmarks/app_scale.py [--sizes S,M,L] [--backends sqlite,postgres] [--json FILE]
+    python benchmarks/app_scale.py --report FILE [FILE ...]
 
 | size | chunks | queries | candidates per query | judgments |
 |---|---:|---:|---:|---:|
@@ -78,11 +79,13 @@ SIZES = {
 
 
 def qrels(url: str, *args: str) -> None:
-    subprocess.run(
+    done = subprocess.run(
         [sys.executable, "-m", "annotator.cli", "--db", url, *args],
-        check=True,
         capture_output=True,
+        text=True,
     )
+    if done.returncode:
+        raise RuntimeError(f"qrels {' '.join(args)} failed:\n{done.stderr[-3000:]}")
 
 
 def generate(size: Size, folder: Path) -> None:
@@ -359,7 +362,13 @@ def main() -> None:
     parser.add_argument("--sizes", default="S,M,L")
     parser.add_argument("--backends", default="sqlite,postgres")
     parser.add_argument("--json", dest="json_path")
+    parser.add_argument(
+        "--report", nargs="+", metavar="FILE", help="print the tables of earlier --json files"
+    )
     args = parser.parse_args()
+    if args.report:
+        report([r for file in args.report for r in json.loads(Path(file).read_text())])
+        return
     results = []
     for backend in args.backends.split(","):
         for name in args.sizes.split(","):
@@ -406,9 +415,9 @@ def main() -> None:
                     }
                 )
             print(f"{backend} {name} done", file=sys.stderr)
+            if args.json_path:  # after each size: a long run that fails keeps what it measured
+                Path(args.json_path).write_text(json.dumps(results, indent=2))
     report(results)
-    if args.json_path:
-        Path(args.json_path).write_text(json.dumps(results, indent=2))
 
 
 def report(results: list[dict]) -> None:

@@ -165,6 +165,21 @@ def log_in(page, address: str, name: str) -> None:
     page.mouse.click(900, 20)  # focus on the page, not in a field
 
 
+def choose(page, label: str, option: str) -> None:
+    """Choose ``option`` in the select box labelled ``label``; a box that a rerun of the
+    page redraws while it opens is opened again."""
+    box = page.get_by_role("combobox", name=label, exact=True)
+    for _ in range(5):
+        box.click()
+        try:
+            page.get_by_role("option", name=option, exact=True).click(timeout=5_000)
+        except PlaywrightTimeout:
+            page.keyboard.press("Escape")
+        else:
+            return
+    raise AssertionError(f"{option!r} is not offered in {label!r}")
+
+
 def passage(page) -> str:
     return page.locator(".st-key-passage").inner_text()
 

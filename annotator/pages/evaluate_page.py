@@ -156,4 +156,5 @@ st.download_button(
     file_name=f"evaluation-{result.release.version}.zip",
     mime="application/zip",
     key="eval_download",
+    on_click="ignore",  # a download changes nothing: no need to run the page again
 )

@@ -54,6 +54,7 @@ if ready:
         file_name=f"{name}.zip",
         mime="application/zip",
         key="download",
+        on_click="ignore",  # a download changes nothing: no need to run the page again
     )
 history = releases.release_history(releases.list_releases(ui.engine()))
 if len(history):
