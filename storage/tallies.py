@@ -60,8 +60,9 @@ def _ensure(session: Session, model, rows: list[dict]) -> None:
         return
     dialect = session.get_bind().dialect.name
     module = postgresql if dialect == "postgresql" else sqlite
-    statement = module.insert(model).values(rows).on_conflict_do_nothing()
-    session.execute(statement)
+    # Many rows as parameters (executemany in pages), not one VALUES list: a pool of 10,000
+    # queries would pass PostgreSQL's limit of 65,535 parameters in one statement.
+    session.execute(module.insert(model).on_conflict_do_nothing(), rows)
 
 
 def apply(pool: Pool, changes: Iterable[SlotChange], *, session: Session) -> None:

@@ -10,11 +10,14 @@ from alembic import command
 from sqlalchemy import update
 
 from annotator import assignment
+from annotator.pool_building import build_pool
 from storage import slots, tallies
 from storage.db import _alembic_config, session_scope, upgrade
+from storage.imports import import_corpus, import_queries, import_run
 from storage.models import Assignment
 from storage.pool_records import get_pool
-from tests.conftest import together
+from tests.conftest import together, write
+from tests.storage.test_imports import jsonl
 
 
 def assert_tallies_agree(engine) -> None:
@@ -86,3 +89,20 @@ def test_tallies_of_a_bulk_load_are_refilled(engine, pool):
     with session_scope(engine) as session:
         pool_row = get_pool("p", session=session)
         assert tallies.annotator(pool_row, pool["a1"], session=session).waiting == 0
+
+
+def test_a_pool_of_ten_thousand_queries_is_built(engine, tmp_path):
+    """Its tallies are written in pages: one statement of 10,000 rows of seven values each
+    passed PostgreSQL's limit of 65,535 parameters, and the build failed."""
+    queries = 10_000
+    corpus = [{"_id": "c0", "text": "the one chunk"}]
+    with session_scope(engine) as session:
+        import_corpus(write(tmp_path, "c.jsonl", jsonl(corpus)), session=session, version="c")
+        texts = [{"_id": f"q{i}", "text": f"query {i}"} for i in range(queries)]
+        import_queries(write(tmp_path, "q.jsonl", jsonl(texts)), session=session, name="q")
+        run = "".join(f"q{i} Q0 c0 1 1 r\n" for i in range(queries))
+        import_run(write(tmp_path, "r.trec", run), session=session, system="r")
+    build_pool(engine, "p", systems="run:r", depth=1, overlap=1)
+    with session_scope(engine) as session:
+        assert len(tallies.queries(get_pool("p", session=session), session=session)) == queries
+    assert_tallies_agree(engine)
