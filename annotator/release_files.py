@@ -56,8 +56,10 @@ def sha256_of(path: Path) -> str:
 
 
 def _write_jsonl(path: Path, records: Iterable[dict]) -> None:
+    # One encoder for every line: json.dumps with an option builds a new one per call.
+    encode = json.JSONEncoder(ensure_ascii=False).encode
     with open(path, "w", encoding="utf-8", newline="\n") as handle:
-        handle.writelines(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
+        handle.writelines(encode(r) + "\n" for r in records)
 
 
 def _query_records(snapshot: ReleaseSnapshot, qrels: Qrels) -> list[dict]:

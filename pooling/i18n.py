@@ -732,6 +732,10 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "queue_empty": {"en": "Nothing needs a decision.", "zh": "没有需要裁定的候选。"},
     "queue_count": {"en": "{count} candidates need a decision", "zh": "{count} 个候选需要裁定"},
+    "queue_first": {
+        "en": "The {shown} most severe are offered; filter by query, slice or annotator for others",
+        "zh": "列出最严重的 {shown} 个；其他候选请按查询、切片或标注者筛选",
+    },
     "candidate": {"en": "Candidate", "zh": "候选"},
     "grades_given": {"en": "Grades given", "zh": "已给出的评分"},
     "final_grade": {"en": "Final grade", "zh": "最终等级"},

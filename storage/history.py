@@ -264,7 +264,8 @@ def current_grades(pool: Pool, *, session: Session) -> list[tuple]:
     """Each human's current judgment of each of the pool's candidates, lean, for deciding
     grades in bulk: ``(user id, query id, chunk id, grade)`` (grade None: unsure)."""
     latest = latest_judgments(User.kind == "human", join=_on_candidates(pool))
-    rows = session.exec(
+    # Read through the connection: plain rows, without the ORM's work on each of a million.
+    rows = session.connection().execute(
         select(Judgment.user_id, Query.query_id, Chunk.chunk_id, Judgment.grade)
         .join(latest, latest.c.id == Judgment.id)
         .join(Query, Query.id == Judgment.query_id)
@@ -279,14 +280,22 @@ def release_records(pool: Pool, *, session: Session, batch: int = 10_000) -> Ite
     imported, with where it came from), then every adjudication made in the pool; people
     under pseudonyms. For each person and candidate the last judgment is the current one,
     and for each candidate the last adjudication is the final word."""
+    # Columns, not ORM objects: a million judgments made as objects took most of a release.
     judgments = (
         select(
-            Judgment,
+            Judgment.user_id,
             User.created_at,
             Query.query_id,
             Chunk.chunk_id,
+            Judgment.grade,
+            Judgment.unsure,
+            Judgment.note,
+            Judgment.revision,
+            Judgment.rubric_version,
+            Judgment.seconds,
             Pool.name,
             JudgmentBatch.source,
+            Judgment.created_at,
         )
         .join(*_on_candidates(pool))
         .join(User, User.id == Judgment.user_id)
@@ -298,23 +307,46 @@ def release_records(pool: Pool, *, session: Session, batch: int = 10_000) -> Ite
         .order_by(Judgment.id)
         .execution_options(yield_per=batch)
     )
-    for judgment, joined, query_id, chunk_id, pool_name, source in session.exec(judgments):
+    for (
+        user_id,
+        joined,
+        query_id,
+        chunk_id,
+        grade,
+        unsure,
+        note,
+        revision,
+        rubric_version,
+        seconds,
+        pool_name,
+        source,
+        created_at,
+    ) in session.connection().execute(judgments):
         yield {
             "type": "judgment",
-            "annotator": pseudonym(judgment.user_id, joined),
+            "annotator": pseudonym(user_id, joined),
             "query_id": query_id,
             "chunk_id": chunk_id,
-            "grade": judgment.grade,
-            "unsure": judgment.unsure,
-            "note": judgment.note,
-            "revision": judgment.revision,
-            "rubric_version": judgment.rubric_version,
-            "seconds": judgment.seconds,
+            "grade": grade,
+            "unsure": unsure,
+            "note": note,
+            "revision": revision,
+            "rubric_version": rubric_version,
+            "seconds": seconds,
             "source": f"app:{pool_name}" if pool_name else f"import:{source}",
-            "created_at": _iso(judgment.created_at),
+            "created_at": _iso(created_at),
         }
     decisions = (
-        select(Adjudication, User.created_at, Query.query_id, Chunk.chunk_id)
+        select(
+            Adjudication.user_id,
+            User.created_at,
+            Query.query_id,
+            Chunk.chunk_id,
+            Adjudication.grade,
+            Adjudication.rationale,
+            Adjudication.policy,
+            Adjudication.created_at,
+        )
         .join(User, User.id == Adjudication.user_id)
         .join(Query, Query.id == Adjudication.query_id)
         .join(Chunk, Chunk.id == Adjudication.chunk_id)
@@ -322,14 +354,16 @@ def release_records(pool: Pool, *, session: Session, batch: int = 10_000) -> Ite
         .order_by(Adjudication.id)
         .execution_options(yield_per=batch)
     )
-    for decision, joined, query_id, chunk_id in session.exec(decisions):
+    for user_id, joined, query_id, chunk_id, grade, rationale, policy, created_at in session.exec(
+        decisions
+    ):
         yield {
             "type": "adjudication",
-            "lead": pseudonym(decision.user_id, joined),
+            "lead": pseudonym(user_id, joined),
             "query_id": query_id,
             "chunk_id": chunk_id,
-            "grade": decision.grade,
-            "rationale": decision.rationale,
-            "policy": decision.policy,
-            "created_at": _iso(decision.created_at),
+            "grade": grade,
+            "rationale": rationale,
+            "policy": policy,
+            "created_at": _iso(created_at),
         }

@@ -10,6 +10,9 @@ from pooling.grades import GRADES
 
 # The decisions this lead made since the queue was counted: (what was counted, decisions).
 SINCE_KEY = "decided_since"
+# Candidates offered in the choice at once, most severe first: a large pool's queue holds
+# hundreds of thousands, more than a select box can send to the browser on every click.
+QUEUE_OFFERED = 500
 
 
 @ui.guarded
@@ -116,11 +119,14 @@ if shown.empty:
     st.success(ui.t("queue_empty"))
     st.stop()
 st.caption(ui.t("queue_count", count=len(shown)))
-keys = [(r.query_id, r.chunk_id) for r in shown.itertuples()]
+if len(shown) > QUEUE_OFFERED:
+    st.caption(ui.t("queue_first", shown=QUEUE_OFFERED))
+offered = shown.head(QUEUE_OFFERED)
+keys = list(zip(offered["query_id"], offered["chunk_id"], strict=True))
 key = st.selectbox(
     ui.t("candidate"), keys, format_func=lambda k: f"{k[0]} / {k[1]}", key="candidate"
 )
-row = shown[(shown["query_id"] == key[0]) & (shown["chunk_id"] == key[1])].iloc[0]
+row = offered[(offered["query_id"] == key[0]) & (offered["chunk_id"] == key[1])].iloc[0]
 view = adjudication.candidate_view(ui.engine(), pool_name, key)
 
 ui.show_pair(view.query_text, view.query_notes, view.title, view.text)
