@@ -36,7 +36,6 @@ import argparse
 import json
 import os
 import random
-import resource
 import statistics
 import subprocess
 import sys
@@ -286,23 +285,19 @@ def keypress_cases(url: str, users: dict[str, int]) -> dict[str, tuple[list[floa
 
 
 def release(url: str, folder: Path) -> tuple[float, float]:
-    """Seconds and peak memory (MiB) of ``qrels release create`` in a fresh process."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    started = time.perf_counter()
-    qrels(
-        url,
-        "release",
-        "create",
-        "v1",
-        "--pool",
-        "p",
-        "--out",
-        str(folder / "v1"),
-        "--allow-unresolved",
-    )
-    elapsed = time.perf_counter() - started
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return elapsed, max(peak, before) / 1024
+    """Seconds and peak memory (MiB) of ``qrels release create`` in a fresh process (its own
+    peak, from wait4: RUSAGE_CHILDREN would give the largest of every command run so far)."""
+    command = [sys.executable, "-m", "annotator.cli", "--db", url, "release", "create", "v1"]
+    command += ["--pool", "p", "--out", str(folder / "v1"), "--allow-unresolved"]
+    with tempfile.TemporaryFile() as errors:
+        started = time.perf_counter()
+        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=errors)
+        _, status, usage = os.wait4(process.pid, 0)
+        elapsed = time.perf_counter() - started
+        if status:
+            errors.seek(0)
+            raise RuntimeError(f"qrels release create failed:\n{errors.read().decode()}")
+    return elapsed, usage.ru_maxrss / 1024
 
 
 def pages(url: str, lead: int) -> dict[str, tuple[float, float]]:
