@@ -284,20 +284,27 @@ def keypress_cases(url: str, users: dict[str, int]) -> dict[str, tuple[list[floa
 # -- the rest ---------------------------------------------------------------------------
 
 
+# Runs a command and prints its peak memory (KiB). A process forked from this one, large
+# after the bulk load, keeps the parent's peak as its own even after exec; this small one
+# stands between.
+PEAK_OF = (
+    "import resource, subprocess, sys;"
+    "done = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL);"
+    "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss);"
+    "sys.exit(done.returncode)"
+)
+
+
 def release(url: str, folder: Path) -> tuple[float, float]:
-    """Seconds and peak memory (MiB) of ``qrels release create`` in a fresh process (its own
-    peak, from wait4: RUSAGE_CHILDREN would give the largest of every command run so far)."""
+    """Seconds and peak memory (MiB) of ``qrels release create`` in a fresh process."""
     command = [sys.executable, "-m", "annotator.cli", "--db", url, "release", "create", "v1"]
     command += ["--pool", "p", "--out", str(folder / "v1"), "--allow-unresolved"]
-    with tempfile.TemporaryFile() as errors:
-        started = time.perf_counter()
-        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=errors)
-        _, status, usage = os.wait4(process.pid, 0)
-        elapsed = time.perf_counter() - started
-        if status:
-            errors.seek(0)
-            raise RuntimeError(f"qrels release create failed:\n{errors.read().decode()}")
-    return elapsed, usage.ru_maxrss / 1024
+    started = time.perf_counter()
+    done = subprocess.run([sys.executable, "-c", PEAK_OF, *command], capture_output=True, text=True)
+    elapsed = time.perf_counter() - started
+    if done.returncode:
+        raise RuntimeError(f"qrels release create failed:\n{done.stderr[-3000:]}")
+    return elapsed, int(done.stdout.split()[-1]) / 1024
 
 
 def pages(url: str, lead: int) -> dict[str, tuple[float, float]]:
