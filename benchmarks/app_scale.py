@@ -214,6 +214,11 @@ def bulk_judgments(size: Size, url: str) -> dict[str, int]:
             )
     with session_scope(engine) as session:
         tallies.refill(get_pool("p", session=session), session=session)
+    if engine.dialect.name == "postgresql":
+        # The planner's statistics, as autovacuum keeps them in a working database; without
+        # them, after a bulk load, one of the Pools page's counts ran for over ten minutes.
+        with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as connection:
+            connection.execute(text("ANALYZE"))
     engine.dispose()
     print(f"  {len(judgments):,} judgments written", file=sys.stderr)
     assert heavy_left == 0, "the heavy annotator has fewer judgments than asked"
