@@ -418,7 +418,8 @@ def to_json(reports: list[AgreementReport]) -> list[dict]:
 
 def frame_of(rows: list[tuple], columns: list[str] | None = None) -> pd.DataFrame:
     """The frame described above from ``storage.history.candidate_judgments`` rows (or rows
-    of other ``columns``, such as ``current_grades``'s); an unsure judgment has no grade."""
+    of other ``columns``, such as ``release_files.Tally.frame``'s); an unsure judgment has
+    no grade."""
     from storage.history import JUDGMENT_COLUMNS
 
     frame = pd.DataFrame(rows, columns=columns or JUDGMENT_COLUMNS)

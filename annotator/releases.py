@@ -32,16 +32,20 @@ from sqlalchemy.exc import IntegrityError
 
 from annotator import carry
 from annotator.adjudication import resolve
-from annotator.agreement import frame_of
-from annotator.release_files import MANIFEST, read_manifest, read_qrels, sha256_of, write_release
+from annotator.release_files import (
+    MANIFEST,
+    read_manifest,
+    read_qrels,
+    sha256_of,
+    write_judgments,
+    write_release,
+)
 from pooling.grades import DEFAULT_POLICY, GRADES, check_policy
 from pooling.i18n import LocalizedError, t
 from storage import history, release_records
 from storage.accounts import acting
 from storage.db import session_scope, snapshot_scope
 from storage.pool_records import get_pool
-
-GRADE_COLUMNS = ["annotator", "query_id", "chunk_id", "grade"]
 
 
 class ReleaseError(LocalizedError):
@@ -86,11 +90,12 @@ def create_release(
     default the app's ``release_dir() / version``) and record it, by the lead ``by`` (None:
     the command line). Everything is read in one read-only snapshot and the judgments are
     streamed into the folder, so a release of a million judgments neither blocks annotators
-    nor holds them all in memory. Raises ``ReleaseError`` for a version that is not a safe
-    name or exists already (also when another create of it wins a race), while candidates
-    are unresolved (unless ``allow_unresolved``: they are left out and counted), or when
-    ``out`` is not empty; ``Refused`` for an account that is not an enabled lead's. Nothing
-    is left behind when it fails."""
+    nor holds its history in memory (only each person's current grades). Raises
+    ``ReleaseError`` for a version that is not a safe name or exists already (also when
+    another create of it wins a race), while candidates are unresolved (unless
+    ``allow_unresolved``: they are left out and counted), or when ``out`` is not empty;
+    ``Refused`` for an account that is not an enabled lead's. Nothing is left behind when
+    it fails."""
     check_version(version)
     check_policy(policy)
     out = Path(out) if out is not None else release_dir() / version
@@ -100,37 +105,40 @@ def create_release(
             raise ReleaseError("release_exists", version=version)
         pool = get_pool(pool_name, session=session)
         snapshot = release_records.read_snapshot(pool, session=session)
-        frame = frame_of(history.current_grades(pool, session=session), GRADE_COLUMNS)
-        resolution = resolve(
-            frame,
-            snapshot.decisions,
-            snapshot.candidates,
-            snapshot.not_chosen,
-            policy=policy,
-            overlap=pool.overlap,
-            gold={(g.query_id, g.chunk_id): g.grade for g in snapshot.gold},
-        )
-        lineage = carry.derived_from(pool)
-        records = chain(history.release_records(pool, session=session), _gold_records(snapshot))
-        if accept_carried:
-            splits = {query.query_id: query.split for query in snapshot.queries}
-            judged = set(zip(frame["query_id"], frame["chunk_id"], strict=True))
-            accepted = carry.accept_carried(engine, pool_name, resolution, splits, judged)
-            resolution = accepted.resolution
-            records = chain(records, accepted.records)  # marked "carried" in judgments.jsonl
-            lineage["accepted_carried"] = len(accepted.records)
-            lineage["refused_carried_test_split"] = accepted.refused_test_split
-        if resolution.unresolved and not allow_unresolved:
-            query_id, chunk_id = resolution.unresolved[0]
-            raise ReleaseError(
-                "release_unresolved",
-                count=len(resolution.unresolved),
-                query=query_id,
-                chunk=chunk_id,
-            )
         parents = release_records.chunk_parents(snapshot.corpus_version, session=session)
+        lineage = carry.derived_from(pool)
 
         def write(folder: Path) -> tuple[dict, str]:
+            # judgments.jsonl first, in one read of the history: the grades are decided
+            # from the very lines written, as ``release_files.recompute`` reads them back.
+            records = chain(history.release_records(pool, session=session), _gold_records(snapshot))
+            seen = write_judgments(folder, records)
+            frame = seen.frame()
+            resolution = resolve(
+                frame,
+                snapshot.decisions,
+                snapshot.candidates,
+                snapshot.not_chosen,
+                policy=policy,
+                overlap=pool.overlap,
+                gold={(g.query_id, g.chunk_id): g.grade for g in snapshot.gold},
+            )
+            if accept_carried:
+                splits = {query.query_id: query.split for query in snapshot.queries}
+                judged = set(zip(frame["query_id"], frame["chunk_id"], strict=True))
+                accepted = carry.accept_carried(engine, pool_name, resolution, splits, judged)
+                resolution = accepted.resolution
+                write_judgments(folder, accepted.records, seen)  # marked "carried"
+                lineage["accepted_carried"] = len(accepted.records)
+                lineage["refused_carried_test_split"] = accepted.refused_test_split
+            if resolution.unresolved and not allow_unresolved:
+                query_id, chunk_id = resolution.unresolved[0]
+                raise ReleaseError(
+                    "release_unresolved",
+                    count=len(resolution.unresolved),
+                    query=query_id,
+                    chunk=chunk_id,
+                )
             return write_release(
                 folder,
                 version,
@@ -138,7 +146,7 @@ def create_release(
                 resolution,
                 frame,
                 parents,
-                records,
+                seen.rubrics,
                 policy=policy,
                 now=now,
                 derived_from=lineage,

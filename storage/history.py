@@ -260,20 +260,6 @@ def _on_candidates(pool: Pool):
     )
 
 
-def current_grades(pool: Pool, *, session: Session) -> list[tuple]:
-    """Each human's current judgment of each of the pool's candidates, lean, for deciding
-    grades in bulk: ``(user id, query id, chunk id, grade)`` (grade None: unsure)."""
-    latest = latest_judgments(User.kind == "human", join=_on_candidates(pool))
-    # Read through the connection: plain rows, without the ORM's work on each of a million.
-    rows = session.connection().execute(
-        select(Judgment.user_id, Query.query_id, Chunk.chunk_id, Judgment.grade)
-        .join(latest, latest.c.id == Judgment.id)
-        .join(Query, Query.id == Judgment.query_id)
-        .join(Chunk, Chunk.id == Judgment.chunk_id)
-    )
-    return [tuple(row) for row in rows]
-
-
 def release_records(pool: Pool, *, session: Session, batch: int = 10_000) -> Iterator[dict]:
     """Everything that decides a grade of the pool, oldest first, read ``batch`` rows at a
     time: every human judgment of its candidates (earlier revisions too, from the app or

@@ -67,8 +67,8 @@ def list_releases(*, session: Session) -> list[Release]:
 @dataclass
 class ReleaseSnapshot:
     """What a release of a pool is made from that fits in memory; the judgments themselves
-    are read with ``storage.history.current_grades`` and ``release_records`` in the same
-    snapshot (``storage.db.snapshot_scope``)."""
+    are streamed with ``storage.history.release_records`` in the same snapshot
+    (``storage.db.snapshot_scope``)."""
 
     pool: Pool
     query_set: QuerySet
@@ -83,7 +83,8 @@ class ReleaseSnapshot:
 def read_snapshot(pool: Pool, *, session: Session) -> ReleaseSnapshot:
     """The parts of a release of ``pool`` that fit in memory."""
     query_set = session.get(QuerySet, pool.query_set_id)
-    rows = session.exec(
+    # Read through the connection: plain rows, without the ORM's work on each of a million.
+    rows = session.connection().execute(
         select(Query.query_id, Chunk.chunk_id)
         .select_from(PoolCandidate)
         .join(Query, Query.id == PoolCandidate.query_id)
@@ -96,7 +97,7 @@ def read_snapshot(pool: Pool, *, session: Session) -> ReleaseSnapshot:
         corpus_version=session.get(CorpusVersion, pool.corpus_version_id),
         queries=queries_of(query_set, session=session),
         decisions=latest_adjudications(pool, session=session),
-        candidates=[tuple(row) for row in rows],
+        candidates=[tuple(row) for row in rows.all()],
         not_chosen=not_chosen(pool, session=session),
         gold=gold_records.items(pool, session=session),
     )

@@ -16,12 +16,10 @@ from click.testing import CliRunner
 
 from annotator import comparison, evaluation, judged
 from annotator.adjudication import Resolution
-from annotator.agreement import frame_of
 from annotator.cli import cli
 from annotator.evaluation_report import report
 from annotator.evaluation_text import TABLES, evaluation_lines, markdown, table
-from annotator.release_files import sha256_of, write_release
-from annotator.releases import GRADE_COLUMNS
+from annotator.release_files import sha256_of, write_judgments, write_release
 from annotator.resampling import bootstrap_interval, randomization_test
 from annotator.run_files import RunFile, checked_run, trec_order
 from pooling.i18n import MESSAGES, LocalizedError
@@ -84,8 +82,10 @@ def make_release(folder: Path, grades=GRADES, queries=QUERIES, parents=PARENTS) 
         gold=[],
     )
     resolution = Resolution({(q, c): g for q, d in grades.items() for c, g in d.items()}, [], 0)
-    no_judgments = frame_of([], GRADE_COLUMNS)
-    write_release(folder, "v1", snapshot, resolution, no_judgments, parents, [], policy="threshold")
+    seen = write_judgments(folder, [])
+    write_release(
+        folder, "v1", snapshot, resolution, seen.frame(), parents, seen.rubrics, policy="threshold"
+    )
     return folder
 
 
