@@ -300,16 +300,21 @@ PEAK_OF = (
 )
 
 
-def release(url: str, folder: Path) -> tuple[float, float]:
-    """Seconds and peak memory (MiB) of ``qrels release create`` in a fresh process."""
-    command = [sys.executable, "-m", "annotator.cli", "--db", url, "release", "create", "v1"]
-    command += ["--pool", "p", "--out", str(folder / "v1"), "--allow-unresolved"]
+def measured(command: list[str]) -> tuple[float, float]:
+    """Seconds and peak memory (MiB) of ``command`` in a fresh process."""
     started = time.perf_counter()
     done = subprocess.run([sys.executable, "-c", PEAK_OF, *command], capture_output=True, text=True)
     elapsed = time.perf_counter() - started
     if done.returncode:
-        raise RuntimeError(f"qrels release create failed:\n{done.stderr[-3000:]}")
+        raise RuntimeError(f"{' '.join(command)} failed:\n{done.stderr[-3000:]}")
     return elapsed, int(done.stdout.split()[-1]) / 1024
+
+
+def release(url: str, folder: Path) -> tuple[float, float]:
+    """Seconds and peak memory (MiB) of ``qrels release create`` in a fresh process."""
+    command = [sys.executable, "-m", "annotator.cli", "--db", url, "release", "create", "v1"]
+    command += ["--pool", "p", "--out", str(folder / "v1"), "--allow-unresolved"]
+    return measured(command)
 
 
 def pages(url: str, lead: int) -> dict[str, tuple[float, float]]:
