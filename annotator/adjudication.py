@@ -91,10 +91,12 @@ def queue(
     if query_id is not None:
         wanted = wanted[wanted["query_id"] == query_id]
     if slice_tag is not None:
-        wanted = wanted[[slice_tag in tags for tags in wanted["slices"]]]
+        wanted = wanted.loc[[slice_tag in tags for tags in wanted["slices"]]]
     if annotator is not None:
         pairs = zip(wanted["grades"], wanted["unsure"], strict=True)
-        wanted = wanted[[annotator in graded or annotator in unsure for graded, unsure in pairs]]
+        wanted = wanted.loc[
+            [annotator in graded or annotator in unsure for graded, unsure in pairs]
+        ]
     return wanted
 
 

@@ -2,10 +2,11 @@
 
 A release is a folder an evaluator can load as it is (trec_eval, ir_measures, ranx, BEIR)
 and a manifest that says which corpus, chunking, query set, rubric and pool the grades
-belong to, with the sha256 of every file (``annotator.release_files``). It is made in
-three steps: one snapshot of the pool read in a single transaction, resolved to final
-grades by a pure function (``annotator.adjudication.resolve``), then written. A version is
-written once: never again, never changed.
+belong to, with the sha256 of every file (``annotator.release_files``). It is made from
+one snapshot of the pool, read in a single transaction: the history is streamed into
+``judgments.jsonl``, the grades are resolved from what those lines say by a pure function
+(``annotator.adjudication.resolve``), then the rest is written. A version is written once:
+never again, never changed.
 
 A version names a folder, so it is checked in one place (``check_version``) for the CLI and
 the app alike: letters, digits, ``.``, ``_`` and ``-``, starting with a letter or digit, so it
@@ -16,6 +17,7 @@ release, so a failed or racing create leaves neither a folder nor a record behin
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -113,7 +115,8 @@ def create_release(
             # from the very lines written, as ``release_files.recompute`` reads them back.
             records = chain(history.release_records(pool, session=session), _gold_records(snapshot))
             seen = write_judgments(folder, records)
-            frame = seen.frame()
+            frame, rubrics = seen.frame(), seen.rubrics
+            del seen  # a million current grades, now in the frame: held once, not twice
             resolution = resolve(
                 frame,
                 snapshot.decisions,
@@ -128,7 +131,7 @@ def create_release(
                 judged = set(zip(frame["query_id"], frame["chunk_id"], strict=True))
                 accepted = carry.accept_carried(engine, pool_name, resolution, splits, judged)
                 resolution = accepted.resolution
-                write_judgments(folder, accepted.records, seen)  # marked "carried"
+                write_judgments(folder, accepted.records)  # marked "carried"
                 lineage["accepted_carried"] = len(accepted.records)
                 lineage["refused_carried_test_split"] = accepted.refused_test_split
             if resolution.unresolved and not allow_unresolved:
@@ -146,7 +149,7 @@ def create_release(
                 resolution,
                 frame,
                 parents,
-                seen.rubrics,
+                rubrics,
                 policy=policy,
                 now=now,
                 derived_from=lineage,
@@ -181,11 +184,12 @@ def _publish(
 ) -> dict:
     """Write the release into a hidden sibling of ``out`` (``write`` returns the manifest
     and its sha256), then, in one transaction, record it (by the lead ``by``) and rename the
-    folder into place. Whatever fails (the files, the record, the rename, the commit), the
-    sibling or the renamed folder is removed and the record rolled back. Returns the
-    manifest."""
+    folder into place. Whatever fails (the files, a refusal while writing them, the record,
+    the rename, the commit), the sibling or the renamed folder is removed, with the folders
+    made to hold it, and the record rolled back. Returns the manifest."""
     if out.exists() and any(out.iterdir()):
         raise ReleaseError("release_folder_not_empty", folder=out)
+    made = [folder for folder in out.parents if not folder.exists()]
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = out.parent / f".{out.name}.{uuid.uuid4().hex}.partial"
     staging.mkdir()
@@ -206,6 +210,9 @@ def _publish(
             placed = True
     except BaseException:
         shutil.rmtree(out if placed else staging, ignore_errors=True)
+        for folder in made:  # innermost first; one that holds something else stays
+            with contextlib.suppress(OSError):
+                folder.rmdir()
         raise
     return manifest
 

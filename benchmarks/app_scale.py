@@ -43,6 +43,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from datetime import timedelta
+from itertools import pairwise
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -306,7 +307,8 @@ def measured(command: list[str]) -> tuple[float, float]:
     done = subprocess.run([sys.executable, "-c", PEAK_OF, *command], capture_output=True, text=True)
     elapsed = time.perf_counter() - started
     if done.returncode:
-        raise RuntimeError(f"{' '.join(command)} failed:\n{done.stderr[-3000:]}")
+        shown = ["<url>" if before == "--db" else part for before, part in pairwise(["", *command])]
+        raise RuntimeError(f"{' '.join(shown)} failed:\n{done.stderr[-3000:]}")
     return elapsed, int(done.stdout.split()[-1]) / 1024
 
 

@@ -9,7 +9,7 @@ spread evenly over the queries, chunks and grades drawn at random (fixed seed). 
 runs in a fresh process, so its peak memory is its own: the baseline, the import, and the
 same import again, which is recognised (the same content by the same annotator) and writes
 nothing. An import reads the file twice, to check every line and then to write, and holds
-one integer per judgment meanwhile.
+one (query, chunk) key and its line number per judgment meanwhile.
 """
 
 from __future__ import annotations
@@ -25,9 +25,9 @@ from app_scale import SIZES, database, generate, measured, qrels
 
 def judgments_file(path: Path, lines: int, queries: int, chunks: int) -> None:
     rng = random.Random(lines)
-    per_query = lines // queries
     with open(path, "w") as handle:
         for q in range(queries):
+            per_query = lines // queries + (q < lines % queries)
             for chunk in rng.sample(range(chunks), per_query):
                 handle.write(f"q{q} 0 d{chunk} {rng.randint(0, 3)}\n")
 

@@ -2,8 +2,10 @@
 
 A judgment or an adjudication is never updated: a later one supersedes an earlier one.
 **A user's current grade** on a (query, chunk) is their latest judgment of it (the highest
-id) among the judgments in question; ``latest_judgments`` is that one definition, filtered
-as each caller needs (a pool's candidates, one annotator, one assignment). A candidate's
+id) among the judgments in question; ``latest_judgments`` is that definition in SQL,
+filtered as each caller needs (a pool's candidates, one annotator, one assignment), and a
+release applies it to the lines it writes, oldest first (``release_records``;
+``annotator.release_files.Tally``). A candidate's
 final decision is the lead's latest adjudication of it. Every function takes a keyword-only
 ``session``; only ``append_judgments`` (a batch of judgments, imported or carried) and
 ``adjudicate`` write.

@@ -123,6 +123,13 @@ def test_the_queue_follows_the_policy_most_severe_first(judged):
         adjudication.candidates(frame, "any", overlap=2), slice_tag="hard"
     )
     assert set(by_slice["query_id"]) == {"q2"}
+    annotators = set(frame["annotator"])
+    for name in annotators:
+        mine = adjudication.queue(adjudication.candidates(frame, "any", overlap=2), annotator=name)
+        assert len(mine) == 3  # both judged everything
+    # Filters that leave nothing, one after another: an empty queue, not an error.
+    nothing = adjudication.queue(table, slice_tag="no such slice", annotator=min(annotators))
+    assert nothing.empty and list(nothing.columns) == list(table.columns)
     with pytest.raises(ValueError, match="unknown policy 'vote'"):
         adjudication.candidates(frame, "vote", overlap=2)
 
@@ -130,7 +137,12 @@ def test_the_queue_follows_the_policy_most_severe_first(judged):
 def test_a_release_is_refused_while_candidates_are_unresolved(judged, tmp_path):
     with pytest.raises(releases.ReleaseError, match="1 candidates are unresolved"):
         releases.create_release(judged, "v1", "p", tmp_path / "r1")
-    assert not (tmp_path / "r1").exists()
+    # The refusal comes once judgments.jsonl is written: nothing of it is left, nor the
+    # folders made to hold it.
+    before = sorted(tmp_path.iterdir())
+    with pytest.raises(releases.ReleaseError, match="1 candidates are unresolved"):
+        releases.create_release(judged, "v1", "p", tmp_path / "new" / "deeper" / "r1")
+    assert sorted(tmp_path.iterdir()) == before
     result = releases.create_release(judged, "v1", "p", tmp_path / "r1", allow_unresolved=True)
     assert result.manifest["counts"]["unresolved_left_out"] == 1
     assert "q1 0 a#1" not in (tmp_path / "r1" / "qrels.trec").read_text()
