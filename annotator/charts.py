@@ -27,8 +27,10 @@ from pooling.i18n import MESSAGES
 TIME_UNITS = {"hour": "utcyearmonthdatehours", "day": "utcyearmonthdate"}
 GRADE_COLORS = ["#d7dde8", "#9ecae1", "#4292c6", "#08519c", "#fdae6b"]  # 0-3, then unsure
 DASHED = [6, 4]
-CONCATENATED = (alt.HConcatChart, alt.VConcatChart)
+COMPOSED = (alt.HConcatChart, alt.VConcatChart, alt.FacetChart)
 WIDE = 560  # the width of a chart drawn beside or above another (Vega cannot stretch those)
+ACROSS = 600  # the bars' width a chart of many keeps to, as far as its thinnest bars allow
+LEGEND_PAIRS = 15  # pairs of annotators a chart names in a legend
 
 
 def show(
@@ -42,9 +44,9 @@ def show(
     frame = shown(frame)
     with st.container(key=f"figure_{key}"):
         chart = draw(frame).properties(title=alt.TitleParams(title, anchor="start"))
-        # A chart that sets its own width (bars of a fixed step, charts side by side or one
-        # above the other) keeps it; a single chart stretches across the page.
-        fixed = isinstance(chart, CONCATENATED) or chart.width is not alt.Undefined
+        # A chart that sets its own width (bars of a fixed step, charts side by side, one
+        # above the other or in columns) keeps it; a single chart stretches across the page.
+        fixed = isinstance(chart, COMPOSED) or chart.width is not alt.Undefined
         width = "content" if fixed else "stretch"
         st.altair_chart(chart, width=width, alt=title)
         if st.toggle(ui.t("show_table"), key=f"table_{key}"):
@@ -204,26 +206,41 @@ def drift(frame: pd.DataFrame, per: str) -> alt.Chart:
 # -- agreement -----------------------------------------------------------------------------
 
 
-def figure_bars(frame: pd.DataFrame, measure: str) -> alt.LayerChart:
-    """A figure per group (and pair) as bars, its bootstrap interval as a line across the
-    bar's top; undefined figures are left out of the chart (the table says why)."""
+def figure_bars(frame: pd.DataFrame, measure: str) -> alt.LayerChart | alt.FacetChart:
+    """A figure per group as a bar, or per pair of annotators in a column for each group,
+    with its bootstrap interval as a black line and ends; undefined figures are left out of
+    the chart (the table says why)."""
     shown = frame.dropna(subset=["value"])
     pairs = shown["pair"].nunique()
-    encoding = {
-        "x": alt.X("group:N", title=title("group"), axis=alt.Axis(labelAngle=0)),
-        "tooltip": _tips("group:N", "pair:N", "value:Q", "low:Q", "high:Q"),
-    }
-    if pairs:
-        encoding.update(xOffset="pair:N", color=alt.Color("pair:N", title=title("pair")))
-    base = alt.Chart(shown).encode(**encoding)
+    tips = _tips("group:N", "pair:N", "value:Q", "low:Q", "high:Q")
+    if not pairs:
+        x = alt.X("group:N", title=title("group"), axis=alt.Axis(labelAngle=0))
+        return _interval_bars(alt.Chart(shown).encode(x=x, tooltip=tips), measure, 56)
+    # A column per group and a bar per pair in it, not bars offset within a group: with
+    # dozens of pairs Vega-Lite drew a layer's intervals and its bars at different offsets.
+    # Pairs are named under their bars for a team of six or fewer; beyond, the tooltip
+    # names them, and the table is a click away.
+    named = pairs <= LEGEND_PAIRS
+    x = alt.X("pair:N", title=None, axis=alt.Axis(labels=named, ticks=named, labelLimit=240))
+    base = alt.Chart(shown).encode(x=x, color=alt.Color("pair:N", legend=None), tooltip=tips)
+    # 56 px a bar while they fit across a page, thinner for many (twelve people: 66 pairs).
+    step = min(56, max(4, ACROSS // (shown["group"].nunique() * pairs)))
+    header = alt.Header(labelOrient="bottom", titleOrient="bottom")
+    column = alt.Column("group:N", title=title("group"), header=header)
+    return _interval_bars(base, measure, step).facet(column=column)
+
+
+def _interval_bars(base: alt.Chart, measure: str, step: int) -> alt.LayerChart:
+    """``base``'s bars of ``value`` with the interval from ``low`` to ``high`` in black,
+    whatever the bar's colour, ``step`` px a bar."""
     bars = base.mark_bar().encode(y=alt.Y("value:Q", title=measure))
-    black = alt.value("black")  # an interval in black, whatever the pair's colour
+    black = alt.value("black")
     interval = base.mark_rule(strokeWidth=2).encode(y="low:Q", y2="high:Q", color=black)
     ends = [
-        base.mark_tick(thickness=2, size=12).encode(y=f"{end}:Q", color=black)
+        base.mark_tick(thickness=2, size=min(12, step)).encode(y=f"{end}:Q", color=black)
         for end in ("low", "high")
     ]
-    return alt.layer(bars, interval, *ends).properties(width=alt.Step(56 * max(pairs, 1)))
+    return alt.layer(bars, interval, *ends).properties(width=alt.Step(step))
 
 
 def confusion(cells: pd.DataFrame) -> alt.LayerChart:

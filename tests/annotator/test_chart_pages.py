@@ -177,3 +177,30 @@ def test_figures_are_counted_once_per_change_of_the_data(worked, monkeypatch):
     ui.count_afresh()  # what the Adjudication page does after a decision
     after, _ = ui.figures("team", "demo-pool", "hour")
     assert len(calls) == 4 and after.current and after.version != fresh.version
+
+
+@pytest.mark.parametrize("groups", [1, 3])
+def test_a_team_of_twelve_keeps_the_kappa_chart_to_the_page(groups):
+    # Vega gives a width step to each bar offset within a group: 66 pairs once drew bars
+    # 3,696 px wide each, a chart some 366,000 px across, and its intervals beside the bars.
+    from itertools import combinations
+
+    from annotator import charts
+
+    people = [f"a{i:02d}" for i in range(12)]
+    pairs = [f"{a} × {b}" for a, b in combinations(people, 2)]
+    frame = pd.DataFrame(
+        [
+            {"group": f"slice:{g}", "pair": pair, "value": 0.4, "low": 0.3, "high": 0.5}
+            for g in range(groups)
+            for pair in pairs
+        ]
+    )
+    chart = charts.figure_bars(frame, "kappa")
+    bars = len(pairs) * groups
+    assert chart.spec.width.step * bars <= max(charts.ACROSS, 4 * bars)
+    # Bars and intervals are placed by the same x (the pair), a column per group.
+    assert "xOffset" not in json.dumps(chart.to_dict())
+    assert chart.to_dict()["facet"]["column"]["field"] == "group"
+    few = frame[frame["pair"].isin(pairs[:3]) & (frame["group"] == "slice:0")]
+    assert charts.figure_bars(few, "kappa").spec.width.step == 56  # a small team's bars
