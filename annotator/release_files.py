@@ -104,12 +104,12 @@ class Tally:
         return agreement.frame_of(rows, ["annotator", "query_id", "chunk_id", "grade"])
 
 
-def write_judgments(folder: Path, records: Iterable[dict], seen: Tally | None = None) -> Tally:
+def write_judgments(folder: Path, records: Iterable[dict]) -> Tally:
     """``records`` (judgments, adjudications, gold items, carried grades) appended to the
-    ``judgments.jsonl`` of ``folder`` as they come; returns ``seen`` (a new ``Tally`` when
-    None) with what they said. A release decides its grades from this tally, so its files
-    say exactly what decided them."""
-    seen = seen if seen is not None else Tally()
+    ``judgments.jsonl`` of ``folder`` as they come; returns the ``Tally`` of what they
+    said. A release decides its grades from this tally, so its files say exactly what
+    decided them."""
+    seen = Tally()
     _write_jsonl(folder / "judgments.jsonl", seen.noting(records))
     return seen
 
