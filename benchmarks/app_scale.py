@@ -230,12 +230,12 @@ def bulk_judgments(size: Size, url: str) -> dict[str, int]:
 
 
 def keypress(engine, user: int, item, position: int | None = None):
-    """What one render of the labeling page does after a key (tests/annotator/test_keypress
+    """What one render of the labeling page does after a key (tests/annotator/labeling/test_keypress
     counts the same)."""
-    from annotator import assignment, labeling
+    from annotator.labeling import assignment, page_position
 
     assert assignment.submit(engine, item, user, grade=1)
-    view = labeling.view(engine, "p", user, position)
+    view = page_position.view(engine, "p", user, position)
     if view.item is not None:
         assignment.progress(engine, "p", user, view.item.query_id)
     return view
@@ -260,7 +260,7 @@ def timed(engine, work) -> tuple[object, float, int]:
 
 
 def keypress_cases(url: str, users: dict[str, int]) -> dict[str, tuple[list[float], list[int]]]:
-    from annotator import assignment, labeling
+    from annotator.labeling import assignment, page_position
     from storage.db import make_engine
 
     engine = make_engine(url)
@@ -274,13 +274,13 @@ def keypress_cases(url: str, users: dict[str, int]) -> dict[str, tuple[list[floa
         return result
 
     fresh = users["fresh"]
-    view = labeling.view(engine, "p", fresh, None)
+    view = page_position.view(engine, "p", fresh, None)
     while min(len(cases.get(c, ([],))[0]) for c in ("mid-query", "query ran out")) < KEYPRESSES:
         standing = assignment.progress(engine, "p", fresh, view.item.query_id)
         case = "query ran out" if standing.query_total - standing.query_done == 1 else "mid-query"
         view = record(case, lambda v=view: keypress(engine, fresh, v.item))
     heavy = users["a00"]
-    view = labeling.view(engine, "p", heavy, None)
+    view = page_position.view(engine, "p", heavy, None)
     for _ in range(KEYPRESSES):
         view = record("long history", lambda v=view: keypress(engine, heavy, v.item))
     engine.dispose()
@@ -331,7 +331,9 @@ def pages(url: str, lead: int) -> dict[str, tuple[float, float]]:
     for name in PAGES:
         runs = []
         for _ in range(2):
-            at = AppTest.from_file(str(ROOT / "annotator" / "pages" / name), default_timeout=600)
+            at = AppTest.from_file(
+                str(ROOT / "annotator" / "app" / "pages" / name), default_timeout=600
+            )
             at.session_state["user_id"] = lead
             started = time.perf_counter()
             at.run()

@@ -240,8 +240,8 @@ def main() -> None:
     parser.add_argument("--db", default=None)
     args = parser.parse_args()
 
-    from annotator.pool_figures import pool_figures
-    from annotator.progress import my_progress, team_figures
+    from annotator.pools.pool_figures import pool_figures
+    from annotator.quality.progress import my_progress, team_figures
     from storage.db import make_engine, upgrade
 
     with tempfile.TemporaryDirectory() as folder:

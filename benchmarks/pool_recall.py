@@ -33,7 +33,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from annotator.pool_building import ACTIVE_REACH
+from annotator.pools.pool_building import ACTIVE_REACH
 from pooling.collection import read_collection
 from pooling.fusion import rrf
 from pooling.learner import QueryLearner, StoppingRule, estimate_remaining

@@ -12,7 +12,7 @@ that says what they belong to, and checking a folder against its manifest.
 | ``manifest.json`` | versions, pool, policy, counts, agreement, sha256 of every file |
 
 ``chunks.tsv`` is what lets an evaluator tell chunk ids from document ids in a run and
-reduce a chunk run to documents (``annotator.evaluation``); releases written before it
+reduce a chunk run to documents (``annotator.evaluation.evaluation``); releases written before it
 existed do not list it in their manifest, and ``verify_release`` does not ask them for it.
 """
 
@@ -30,8 +30,8 @@ from pathlib import Path
 import orjson
 import pandas as pd
 
-from annotator import agreement
-from annotator.adjudication import Resolution, final_grades, statuses
+from annotator.quality import agreement
+from annotator.quality.adjudication import Resolution, final_grades, statuses
 from pooling.grades import EVIDENCE
 from pooling.i18n import LocalizedError, t
 from pooling.qrels import Qrels
@@ -99,7 +99,7 @@ class Tally:
             yield record
 
     def frame(self) -> pd.DataFrame:
-        """The current grades as ``annotator.agreement``'s frame (people by pseudonym)."""
+        """The current grades as ``annotator.quality.agreement``'s frame (people by pseudonym)."""
         rows = [(who, query, chunk, grade) for (who, query, chunk), grade in self.current.items()]
         return agreement.frame_of(rows, ["annotator", "query_id", "chunk_id", "grade"])
 
@@ -154,8 +154,8 @@ def write_release(
     the ``judgments.jsonl`` of ``write_judgments``) from the snapshot, its ``resolution``,
     the current judgments ``frame`` (for agreement), chunk -> document ``parents`` and the
     ``rubrics`` the judgments were made under; returns the manifest and its sha256.
-    ``derived_from`` (a pool carried from another release: ``annotator.carry.derived_from``)
-    goes into the manifest as it is."""
+    ``derived_from`` (a pool carried from another release:
+    ``annotator.releases.carry.derived_from``) goes into the manifest as it is."""
     qrels = Qrels.from_dict({}, version)
     for (query_id, chunk_id), grade in sorted(resolution.grades.items()):
         qrels.grades.setdefault(query_id, {})[chunk_id] = grade

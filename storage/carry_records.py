@@ -1,7 +1,7 @@
 """Judgments carried across a chunking change, as the database keeps them: how each judged
 candidate of a release maps onto the chunks of a pool's corpus version (``CarriedMapping``),
 and which pools were carried from which release. What to carry is decided in
-``annotator.carry``; every function takes a keyword-only ``session`` and never commits.
+``annotator.releases.carry``; every function takes a keyword-only ``session`` and never commits.
 """
 
 from __future__ import annotations

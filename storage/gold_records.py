@@ -1,5 +1,5 @@
 """Gold items in the database: (query, chunk) pairs of a pool whose grade a lead settled,
-mixed into annotators' work (``annotator.gold``).
+mixed into annotators' work (``annotator.quality.gold``).
 
 A gold item is a candidate of its pool that needs no judgments of its own (``required``
 0): it is never offered as ordinary work, and its final grade in a release is the gold

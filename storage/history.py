@@ -5,7 +5,7 @@ A judgment or an adjudication is never updated: a later one supersedes an earlie
 id) among the judgments in question; ``latest_judgments`` is that definition in SQL,
 filtered as each caller needs (a pool's candidates, one annotator, one assignment), and a
 release applies it to the lines it writes, oldest first (``release_records``;
-``annotator.release_files.Tally``). A candidate's
+``pooling.release_folder.Tally``). A candidate's
 final decision is the lead's latest adjudication of it. Every function takes a keyword-only
 ``session``; only ``append_judgments`` (a batch of judgments, imported or carried) and
 ``adjudicate`` write.

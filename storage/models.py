@@ -401,7 +401,7 @@ class AnnotatorTally(SQLModel, table=True):
 
 class GoldItem(SQLModel, table=True):
     """A (query, chunk) of a pool whose grade a lead settled, mixed into annotators' work to
-    see how they grade (``annotator.gold``). Append-only: a gold grade never changes."""
+    see how they grade (``annotator.quality.gold``). Append-only: a gold grade never changes."""
 
     __tablename__ = "gold_item"
     __table_args__ = (

@@ -195,7 +195,7 @@ def two_runs(engine, tmp_path, monkeypatch) -> dict[str, int]:
     """Pool ``p`` (overlap 2) of the runs a and b (``RUN_A``, ``RUN_B``): six candidates
     of two queries; annotators x and y, lead boss. Returns the annotators' user ids."""
     from annotator.auth import add_user
-    from annotator.pool_building import build_pool
+    from annotator.pools.pool_building import build_pool
     from storage.imports import import_corpus, import_queries, import_run
     from tests.storage.test_imports import jsonl
 
@@ -216,7 +216,7 @@ def two_runs(engine, tmp_path, monkeypatch) -> dict[str, int]:
 def judge(engine: Engine, user_id: int, grade: int | None, seconds: float = 10.0):
     """The next item of ``user_id`` in pool p, graded (None: unsure) through the domain
     functions, at the time the ``clock`` says (when a test uses it)."""
-    from annotator import assignment
+    from annotator.labeling import assignment
 
     item = assignment.next_item(engine, "p", user_id)
     unsure = grade is None
@@ -253,7 +253,7 @@ N_QUERIES, N_CHUNKS = 4, 6
 def pool(engine, tmp_path, monkeypatch):
     """A pool of N_QUERIES x N_CHUNKS candidates with overlap 2, and annotators a1..a6."""
     from annotator.auth import add_user
-    from annotator.pool_building import build_pool
+    from annotator.pools.pool_building import build_pool
     from storage.imports import import_corpus, import_queries, import_run
     from tests.storage.test_imports import jsonl
 

@@ -26,7 +26,7 @@ RULES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
 }
 
 
-SHELL_MODULES = ("app.py", "charts.py")  # annotator/ modules that belong to the app's shell
+SHELL_MODULES = ("shell.py", "charts.py")  # annotator/app/ modules of the app's shell
 
 
 def area(path: Path) -> str:
@@ -34,10 +34,10 @@ def area(path: Path) -> str:
     parts = path.parts
     if parts[0] != "annotator":
         return parts[0]
-    top = len(parts) == 2  # annotator/<module>.py
-    if top and path.name == "ui.py":
+    app = parts[1] == "app" and len(parts) == 3  # annotator/app/<module>.py
+    if app and path.name == "ui.py":
         return "shell-ui"
-    if "pages" in parts or (top and path.name in SHELL_MODULES):
+    if "pages" in parts or (app and path.name in SHELL_MODULES):
         return "shell"
     return "annotator"
 
@@ -89,11 +89,11 @@ def test_every_module_keeps_to_its_layer():
         ("pooling/fusion.py", "def f():\n    import streamlit as st\n"),
         ("pooling/run.py", "import sqlalchemy\n"),
         ("storage/catalog.py", "from annotator import assignment\n"),
-        ("annotator/agreement.py", "import streamlit\n"),
-        ("annotator/pages/label_page.py", "from storage.db import session_scope\n"),
-        ("annotator/pages/label_page.py", "from storage import slots\n"),
-        ("annotator/charts.py", "from storage import counts\n"),
-        ("annotator/progress.py", "import altair as alt\n"),
+        ("annotator/quality/agreement.py", "import streamlit\n"),
+        ("annotator/app/pages/label_page.py", "from storage.db import session_scope\n"),
+        ("annotator/app/pages/label_page.py", "from storage import slots\n"),
+        ("annotator/app/charts.py", "from storage import counts\n"),
+        ("annotator/quality/progress.py", "import altair as alt\n"),
     ],
 )
 def test_the_check_catches_an_import_against_the_layers(path, source):
@@ -103,8 +103,8 @@ def test_the_check_catches_an_import_against_the_layers(path, source):
 def test_the_check_lets_the_layers_import_downwards():
     assert violations(Path("storage/catalog.py"), "from pooling.run import Run\n") == []
     assert violations(Path("annotator/cli/main.py"), "from storage import catalog\n") == []
-    assert violations(Path("annotator/ui.py"), "from storage.db import make_engine\n") == []
-    assert violations(Path("annotator/charts.py"), "import altair as alt\n") == []
+    assert violations(Path("annotator/app/ui.py"), "from storage.db import make_engine\n") == []
+    assert violations(Path("annotator/app/charts.py"), "import altair as alt\n") == []
 
 
 def test_no_module_name_repeats_across_packages():

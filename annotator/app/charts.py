@@ -18,9 +18,9 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from annotator import ui
-from annotator.pool_figures import JOINER
-from annotator.progress import GRADE_LABELS, UNSURE
+from annotator.app import ui
+from annotator.pools.pool_figures import JOINER
+from annotator.quality.progress import GRADE_LABELS, UNSURE
 from pooling.i18n import MESSAGES
 
 # Bars in time: the width of one hour or one day, read in UTC as the frames are.

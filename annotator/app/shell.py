@@ -7,7 +7,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from annotator import ui
+from annotator.app import ui
 from annotator.auth import login
 
 FOLDER = Path(__file__).parent / "pages"

@@ -25,13 +25,13 @@ from typing import Any
 import streamlit as st
 from sqlalchemy.engine import Engine
 
-from annotator.adjudication import pool_queue
-from annotator.agreement import pool_agreement
 from annotator.auth import Account, account
-from annotator.gold import team_gold
-from annotator.pool_building import pool_names
-from annotator.pool_figures import active_queries, pool_figures
-from annotator.progress import data_version, team_figures
+from annotator.pools.pool_building import pool_names
+from annotator.pools.pool_figures import active_queries, pool_figures
+from annotator.quality.adjudication import pool_queue
+from annotator.quality.agreement import pool_agreement
+from annotator.quality.gold import team_gold
+from annotator.quality.progress import data_version, team_figures
 from pooling.grades import DEFAULT_POLICY, POLICIES
 from pooling.i18n import LocalizedError, Refused, current_language
 from pooling.i18n import t as translate

@@ -4,7 +4,7 @@ check releases, run the app.
 One module per group of commands (``setup_commands``, ``import_commands``,
 ``pool_commands``, ``release_commands``, ``quality_commands``, ``evaluate_commands``,
 ``carry_commands``, ``gold_commands``); what they print comes from ``formatting``
-(``annotator.evaluation_text`` for ``evaluate``) in the user's language (``--lang``, else
+(``annotator.evaluation.evaluation_text`` for ``evaluate``) in the user's language (``--lang``, else
 ``QRELS_LANG``, else the locale).
 Commands parse arguments and call ``storage`` and the domain modules of ``annotator``; each
 imports what it needs when it runs, so the command starts at once.

@@ -1,5 +1,5 @@
 """``qrels carry``: carry a release's judgments to a corpus version chunked differently, as a
-pool for people to grade again (``annotator.carry``)."""
+pool for people to grade again (``annotator.releases.carry``)."""
 
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ def carry(
     """Map a release's judged chunks onto another chunking of the same documents, and pool
     the chunks they overlap for people to grade again (the mapped grades are kept only as
     the automatic judge carried:<release>)."""
-    from annotator.carry import carry as carry_release
+    from annotator.releases.carry import carry as carry_release
 
     result = carry_release(
         engine(ctx),

@@ -83,9 +83,9 @@ def evaluate(
     queries apart, Judged@k, comparisons with the first run, and an optional gate."""
     import dataclasses
 
-    from annotator import comparison, evaluation, evaluation_report
-    from annotator.evaluation_text import evaluation_lines
-    from annotator.run_files import read_run_file
+    from annotator.evaluation import comparison, evaluation, evaluation_report
+    from annotator.evaluation.evaluation_text import evaluation_lines
+    from annotator.evaluation.run_files import read_run_file
 
     checks = comparison.parse_gate(gate_text) if gate_text else []
     settings = evaluation.Settings.parse(

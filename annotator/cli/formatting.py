@@ -159,7 +159,7 @@ def _aligned(values: list[str], widths: list[int]) -> str:
 
 def active_lines(settings: dict, status: list, per_query: bool) -> list[str]:
     """Where an active pool's queries stand against the stopping rule: ``status`` is a list
-    of ``annotator.active_pooling.QueryStatus``."""
+    of ``annotator.labeling.active_pooling.QueryStatus``."""
     stopped = Counter(s.state for s in status)
     lines = [
         "",
@@ -188,7 +188,7 @@ def active_lines(settings: dict, status: list, per_query: bool) -> list[str]:
 
 
 def agreement_lines(reports: list) -> list[str]:
-    """``qrels agreement``: ``reports`` are ``annotator.agreement.AgreementReport``."""
+    """``qrels agreement``: ``reports`` are ``annotator.quality.agreement.AgreementReport``."""
     lines = []
     for report in reports:
         lines.append(
@@ -217,7 +217,7 @@ def agreement_lines(reports: list) -> list[str]:
 
 
 def calibration_lines(result, release: str) -> list[str]:
-    """``qrels calibrate``: ``result`` is ``annotator.calibration.Calibration``."""
+    """``qrels calibrate``: ``result`` is ``annotator.judge.calibration.Calibration``."""
     lines = [t("calibration_head", judge=result.judge, release=release, shared=result.shared)]
     lines += [f"  kappa {kind}: {figure.text()}" for kind, figure in result.kappas.items()]
     lines.append("  " + t("calibration_confusion"))
@@ -249,7 +249,7 @@ def calibration_lines(result, release: str) -> list[str]:
 
 
 def coverage_lines(report, ks: list[int]) -> list[str]:
-    """``qrels coverage``: ``report`` is ``annotator.judged.CoverageReport``."""
+    """``qrels coverage``: ``report`` is ``annotator.pools.judged.CoverageReport``."""
     lines = [f"Judged@{k}: {value:.3f}" for k, value in report.overall.items()]
     lines += [
         f"  {row.query_id}\tJudged@{row.k}\t{row.judged}/{row.retrieved}"
@@ -264,7 +264,7 @@ def coverage_lines(report, ks: list[int]) -> list[str]:
 
 
 def diff_lines(change) -> list[str]:
-    """``qrels release diff``: ``change`` is ``annotator.releases.ReleaseDiff``."""
+    """``qrels release diff``: ``change`` is ``annotator.releases.releases.ReleaseDiff``."""
     lines = [
         t(
             "diff_counts",
@@ -319,7 +319,7 @@ LISTED_DOCUMENTS = 10  # documents named per reason; the rest are counted
 
 
 def carry_lines(result, overlap: int) -> list[str]:
-    """``qrels carry``: ``result`` is ``annotator.carry.CarryResult``."""
+    """``qrels carry``: ``result`` is ``annotator.releases.carry.CarryResult``."""
     lines = [
         t(
             "carry_head",
@@ -354,7 +354,8 @@ def carry_lines(result, overlap: int) -> list[str]:
 
 
 def carry_status_lines(status) -> list[str]:
-    """``qrels pool show`` of a carried pool: ``status`` is ``annotator.carry.CarryStatus``."""
+    """``qrels pool show`` of a carried pool: ``status`` is
+    ``annotator.releases.carry.CarryStatus``."""
     lineage = status.lineage
     lines = [
         "",
@@ -381,7 +382,7 @@ def carry_status_lines(status) -> list[str]:
 
 
 def gold_lines(standings: list, floor: float) -> list[str]:
-    """``qrels gold report``: ``standings`` are ``annotator.gold.Standing``."""
+    """``qrels gold report``: ``standings`` are ``annotator.quality.gold.Standing``."""
     if not standings:
         return [t("gold_none_seen")]
     lines = [t("gold_report_head", floor=floor)]

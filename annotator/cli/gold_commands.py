@@ -1,5 +1,5 @@
 """``qrels gold``: gold items mixed into annotators' work, and how each annotator does on
-them (``annotator.gold``)."""
+them (``annotator.quality.gold``)."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ def gold() -> None:
 def gold_add(ctx, pool_name: str | None, release_dir: Path, sample: int | None, seed: int):
     """Make the graded candidates of an earlier release (same query set and corpus version)
     gold items of a pool."""
-    from annotator.gold import add_from_release
+    from annotator.quality.gold import add_from_release
 
     name = only_pool(ctx, pool_name)
     added = add_from_release(engine(ctx), name, release_dir, sample=sample, seed=seed)
@@ -41,7 +41,7 @@ def gold_add(ctx, pool_name: str | None, release_dir: Path, sample: int | None, 
 @click.pass_context
 def gold_settings(ctx, pool_name: str | None, rate, floor, min_seen, show) -> None:
     """Show (and with options, change) how a pool mixes in gold."""
-    from annotator.gold import configure, settings
+    from annotator.quality.gold import configure, settings
 
     name = only_pool(ctx, pool_name)
     asked = {"rate": rate, "floor": floor, "min_seen": min_seen, "show": show}
@@ -60,7 +60,7 @@ def gold_report(ctx, pool_name: str | None, rounds: int, as_json: bool) -> None:
     import dataclasses
 
     from annotator.cli.formatting import gold_lines
-    from annotator.gold import gold_checks, settings, standings
+    from annotator.quality.gold import gold_checks, settings, standings
 
     name = only_pool(ctx, pool_name)
     chosen = settings(engine(ctx), name)

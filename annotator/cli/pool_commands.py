@@ -78,7 +78,7 @@ systems_option = click.option(
 @click.pass_context
 def pool_build(ctx: click.Context, name: str, **options) -> None:
     """Build pool NAME from several systems' top results per query."""
-    from annotator.pool_building import build_pool
+    from annotator.pools.pool_building import build_pool
     from pooling.systems import RetrievalOptions
     from pooling.tokenize import TokenizerConfig
 
@@ -117,7 +117,7 @@ def pool_build(ctx: click.Context, name: str, **options) -> None:
 @click.pass_context
 def pool_topup(ctx: click.Context, name: str, systems: str, depth: int) -> None:
     """Add new systems' candidates that are neither in the pool nor judged yet."""
-    from annotator.pool_building import topup_pool
+    from annotator.pools.pool_building import topup_pool
 
     result = topup_pool(engine(ctx), name, systems=systems, depth=depth, progress=True)
     echo_lines(pool_result_lines(result))
@@ -148,8 +148,8 @@ def pool_require(ctx: click.Context, name: str, query_id: str, chunk_id: str, ju
 @click.pass_context
 def pool_show(ctx: click.Context, name: str, per_query: bool) -> None:
     """Report size per query, and each system's unique contribution and overlap."""
-    from annotator.active_pooling import is_active, pool_status
-    from annotator.carry import carry_status
+    from annotator.labeling.active_pooling import is_active, pool_status
+    from annotator.releases.carry import carry_status
     from storage.db import session_scope
     from storage.pool_records import get_pool, pool_report
 

@@ -26,7 +26,7 @@ from annotator.cli.formatting import agreement_lines, calibration_lines
 @click.pass_context
 def agreement(ctx, pool_name, by, as_json, rounds) -> None:
     """Cohen's kappa per pair of annotators and Krippendorff's alpha."""
-    from annotator.agreement import groups, judgments_frame, report, to_json
+    from annotator.quality.agreement import groups, judgments_frame, report, to_json
 
     frame = judgments_frame(engine(ctx), only_pool(ctx, pool_name))
     parts = {"all": frame} if by is None else {"all": frame, **groups(frame, by)}
@@ -47,7 +47,7 @@ def calibrate(ctx, judge: str, release_dir: Path, worst: int, as_json: bool) -> 
     """An automatic judge against the adjudicated human grades of a release."""
     import dataclasses
 
-    from annotator.calibration import calibrate_judge
+    from annotator.judge.calibration import calibrate_judge
 
     result = calibrate_judge(engine(ctx), judge, release_dir, worst)
     if as_json:

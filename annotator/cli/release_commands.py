@@ -34,7 +34,7 @@ def release() -> None:
 @click.pass_context
 def release_create(ctx, version, pool_name, out, policy, allow_unresolved, accept_carried):
     """Write release VERSION of a pool into a new folder."""
-    from annotator.releases import create_release
+    from annotator.releases.releases import create_release
 
     result = create_release(
         engine(ctx),
@@ -55,8 +55,8 @@ def release_verify(ctx: click.Context, release_dir: Path) -> None:
     """Check every file's sha256 against the manifest, and the files' formats; with a
     database (--db, $QRELS_DATABASE_URL, or ./qrels.db when it exists), also that the
     manifest is the one recorded when the release was created."""
-    from annotator.release_files import verify_release
-    from annotator.releases import recorded_problems
+    from annotator.releases.releases import recorded_problems
+    from pooling.release_folder import verify_release
 
     problems = verify_release(release_dir)
     made = _recording_database(ctx)
@@ -93,7 +93,7 @@ def _recording_database(ctx: click.Context):
 @click.option("--k", type=click.IntRange(min=1), default=10, show_default=True)
 def release_diff(a: Path, b: Path, run: Path | None, k: int) -> None:
     """Judgments added, removed and changed from release A to B (and a run's metrics)."""
-    from annotator.releases import diff_releases
+    from annotator.releases.releases import diff_releases
 
     echo_lines(diff_lines(diff_releases(a, b, run=run, k=k)))
 
@@ -117,9 +117,9 @@ def cutoffs(text: str) -> list[int]:
 @click.pass_context
 def coverage(ctx, release_dir: Path, run_path: Path, ks: str, pool_name: str | None) -> None:
     """Judged@k of a run against a release, and the unjudged chunks in its top k."""
-    from annotator import judged
-    from annotator.release_files import read_qrels
-    from annotator.run_files import checked_against
+    from annotator.evaluation.run_files import checked_against
+    from annotator.pools import judged
+    from pooling.release_folder import read_qrels
     from pooling.run import Run
 
     ks = cutoffs(ks)

@@ -55,9 +55,9 @@ def status(ctx: click.Context) -> None:
 
 
 def _serve(url: str, port: int, host: str) -> None:
-    from annotator.uploads import LIMIT_MB
+    from annotator.app.uploads import LIMIT_MB
 
-    app = Path(__file__).parents[1] / "app.py"
+    app = Path(__file__).parents[1] / "app" / "shell.py"
     command = [
         sys.executable,
         "-m",
@@ -120,7 +120,7 @@ def demo(demo_dir: Path, reset: bool, no_serve: bool, port: int, host: str) -> N
     from importlib.resources import files
 
     from annotator.auth import add_user
-    from annotator.pool_building import build_pool
+    from annotator.pools.pool_building import build_pool
     from storage import imports
     from storage.accounts import find_user
     from storage.db import database_url, make_engine, session_scope, upgrade

@@ -3,7 +3,7 @@ counted queries, its 95% bootstrap interval and a paired randomization test; the
 that moved most; and a gate that a candidate must pass on the frozen test split. No
 Streamlit in here.
 
-The first run of an ``annotator.evaluation.Evaluation`` is the baseline; every other run
+The first run of an ``annotator.evaluation.evaluation.Evaluation`` is the baseline; every other run
 is a candidate. Every difference is candidate minus baseline, on the same queries.
 """
 
@@ -16,10 +16,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from annotator.evaluation import Evaluation
-from annotator.resampling import bootstrap_interval, randomization_test
+from annotator.evaluation.evaluation import Evaluation
 from pooling.i18n import LocalizedError
 from pooling.metrics import Metric, parse_metrics
+from pooling.resampling import bootstrap_interval, randomization_test
 
 OPERATORS = {">=": operator.ge, ">": operator.gt, "<=": operator.le, "<": operator.lt}
 _CHECK = re.compile(r"^\s*([a-z]+(?:@\d+)?)\s*(>=|<=|>|<)\s*([-+]?(?:\d+\.?\d*|\.\d+))\s*$")
@@ -42,7 +42,7 @@ def differences(evaluation: Evaluation, query_sets: dict[str, set[str]] | None =
     """Per candidate, group (default: the evaluation's groups) and metric: ``queries``,
     ``baseline_value``, ``value``, ``difference`` (mean of the paired differences), ``low``
     and ``high`` (its 95% bootstrap interval) and ``p_value`` (paired randomization test,
-    ``annotator.resampling.TEST_NAME``). Empty with a single run."""
+    ``pooling.resampling.TEST_NAME``). Empty with a single run."""
     settings = evaluation.settings
     rows = []
     for info in evaluation.runs[1:]:

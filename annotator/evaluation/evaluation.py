@@ -27,9 +27,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from annotator.agreement import groups
-from annotator.judged import coverage
-from annotator.release_files import (
+from annotator.evaluation.run_files import LEVELS, RunFile, checked_run, trec_order
+from annotator.pools.judged import coverage
+from annotator.quality.agreement import groups
+from pooling.grades import GRADES, RELEVANT
+from pooling.i18n import LocalizedError, check_name
+from pooling.metrics import DEFAULT_METRICS, Metric, parse_metrics, with_context
+from pooling.qrels import Qrels
+from pooling.release_folder import (
     MANIFEST,
     intact,
     read_chunk_map,
@@ -38,12 +43,7 @@ from annotator.release_files import (
     read_queries,
     sha256_of,
 )
-from annotator.resampling import bootstrap_interval
-from annotator.run_files import LEVELS, RunFile, checked_run, trec_order
-from pooling.grades import GRADES, RELEVANT
-from pooling.i18n import LocalizedError, check_name
-from pooling.metrics import DEFAULT_METRICS, Metric, parse_metrics, with_context
-from pooling.qrels import Qrels
+from pooling.resampling import bootstrap_interval
 from pooling.run import Run
 
 SPLITS = ("dev", "test")

@@ -17,11 +17,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from annotator import comparison
-from annotator.evaluation import Evaluation, low_judged
-from annotator.evaluation_text import markdown
-from annotator.resampling import INTERVAL_NAME, TEST_NAME
+from annotator.evaluation import comparison
+from annotator.evaluation.evaluation import Evaluation, low_judged
+from annotator.evaluation.evaluation_text import markdown
 from pooling.i18n import t
+from pooling.resampling import INTERVAL_NAME, TEST_NAME
 
 REPORT_FILES = ("report.json", "per_query.csv", "report.md")
 MOVERS = 5  # queries listed per direction, metric and group

@@ -1,6 +1,6 @@
 """An evaluation in words, in the user's language: the lines ``qrels evaluate`` prints and
 the ``report.md`` of ``--out`` and the Evaluate page's download, both from the report
-dictionary of ``annotator.evaluation_report.report``. Pure functions; tests read them.
+dictionary of ``annotator.evaluation.evaluation_report.report``. Pure functions; tests read them.
 
 Query texts, ids and file names come from users: in Markdown they are escaped, so that a
 query holding a link, an image or a table row is shown as the text it is."""

@@ -9,8 +9,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from annotator.release_files import read_chunk_map, read_manifest, sha256_of
 from pooling.i18n import LocalizedError, check_name
+from pooling.release_folder import read_chunk_map, read_manifest, sha256_of
 from pooling.run import Run
 
 LEVELS = ("chunk", "doc")

@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 from sqlalchemy.engine import Engine
 
-from annotator.agreement import KAPPAS, Figure, confusion, kappa
+from annotator.quality.agreement import KAPPAS, Figure, confusion, kappa
 
 
 @dataclass
@@ -21,7 +21,7 @@ class Calibration:
     per_slice: dict[str, dict] = field(default_factory=dict)
     differences: list[dict] = field(default_factory=list)
     # A judge that carried grades across a chunking change: per mapping class, how far the
-    # carried grades are from the humans' (``annotator.carry``).
+    # carried grades are from the humans' (``annotator.releases.carry``).
     per_class: dict[str, dict] = field(default_factory=dict)
 
 
@@ -78,10 +78,10 @@ def calibrate_judge(
 ) -> Calibration:
     """``calibrate`` with the judge's labels on the release's corpus version and query set
     from the database, the release's grades and slices from its folder, and for a judge
-    that carried grades (``annotator.carry``) their mapping classes. Raises ``NotFound`` for
-    a judge the database does not know."""
-    from annotator.carry import judge_classes
-    from annotator.release_files import read_manifest, read_qrels, read_queries
+    that carried grades (``annotator.releases.carry``) their mapping classes. Raises
+    ``NotFound`` for a judge the database does not know."""
+    from annotator.releases.carry import judge_classes
+    from pooling.release_folder import read_manifest, read_qrels, read_queries
     from storage.accounts import get_user
     from storage.db import session_scope
     from storage.history import labels_of

@@ -1,6 +1,6 @@
 """Active pools: which candidate of a query is judged next, and where each query stands
 against its stopping rule. No Streamlit in here: the assignment of work
-(``annotator.assignment``), the CLI and the lead's pages call these.
+(``annotator.labeling.assignment``), the CLI and the lead's pages call these.
 
 A candidate counts as relevant for learning when the mean of its human grades is at least
 1; what annotators see never says why an item was chosen.

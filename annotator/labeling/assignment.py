@@ -15,8 +15,8 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DBAPIError
 from sqlmodel import Session
 
-from annotator import gold
-from annotator.active_pooling import choose_next, is_active, stopping_rule
+from annotator.labeling.active_pooling import choose_next, is_active, stopping_rule
+from annotator.quality import gold
 from annotator.rubric import current_version
 from pooling.grades import check_grade
 from pooling.i18n import LocalizedError, Refused
@@ -83,7 +83,7 @@ def _order_key(pool: Pool, user: User, query_key: int, chunk_key: int) -> int:
 
 
 def _gold_check(pool: Pool, user: User, session: Session) -> Assignment | None:
-    """A gold item the annotator has not seen, when one is due (``annotator.gold``): given
+    """A gold item the annotator has not seen, when one is due (``annotator.quality.gold``): given
     like any other item, on a slot beyond the candidate's own."""
     settings = gold.GoldSettings.of(pool.config)
     if settings is None:  # no gold items in this pool

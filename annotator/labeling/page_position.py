@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from sqlalchemy.engine import Engine
 
-from annotator import assignment
+from annotator.labeling import assignment
 
 BACK, FORWARD = -1, 1
 

@@ -55,7 +55,7 @@ def topup(
     """Add the unjudged chunks of ``report`` to pool ``pool_name`` as a top-up, with the run
     as their provenance (``run:<name>``), by the lead ``by`` (None: the command line);
     returns ``storage.pool_records.PoolResult``."""
-    from annotator.pool_building import add_candidates
+    from annotator.pools.pool_building import add_candidates
 
     system = f"run:{run_name}"
     config = {"systems_spec": system, "source": "coverage", "k": k}

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import pandas as pd
 from sqlalchemy.engine import Engine
 
-from annotator.active_pooling import QueryStatus, pool_status, stopping_rule
+from annotator.labeling.active_pooling import QueryStatus, pool_status, stopping_rule
 from storage import pool_records
 from storage.counts import combination_relevance
 from storage.db import session_scope
@@ -91,7 +91,7 @@ def active_queries(engine: Engine, pool_name: str) -> pd.DataFrame:
 
 
 def active_frame(status: list[QueryStatus], budget: int) -> pd.DataFrame:
-    """An active pool's queries (``annotator.active_pooling.pool_status``), one row each:
+    """An active pool's queries (``annotator.labeling.active_pooling.pool_status``), one row each:
     ``query``, ``chosen`` (``"chosen/budget"``), ``judged``, ``relevant``, ``estimate``
     (relevant ones estimated left; missing while it cannot be estimated) and ``state``
     (``open``, or why the query stopped)."""

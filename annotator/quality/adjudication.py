@@ -1,5 +1,5 @@
 """Which candidates need a lead's decision, and what every candidate's final grade is.
-Plain functions over the judgments frame of ``annotator.agreement``; no Streamlit.
+Plain functions over the judgments frame of ``annotator.quality.agreement``; no Streamlit.
 
 The disagreement policies and how agreeing grades resolve are ``pooling.grades``. Someone
 marking unsure always needs a decision, and a lead can still override any candidate.
@@ -139,7 +139,7 @@ def resolve(
     gold: dict[tuple[str, str], int] | None = None,
 ) -> Resolution:
     """Every candidate of a pool resolved: ``frame`` holds the current human judgments
-    (``annotator.agreement``), ``decisions`` the leads' latest adjudications, ``pool``
+    (``annotator.quality.agreement``), ``decisions`` the leads' latest adjudications, ``pool``
     every candidate, ``gold`` the gold items' grades, which stand whatever annotators gave
     (a later adjudication still has the last word)."""
     grades, unresolved = final_grades(statuses(frame, policy, overlap), decisions)
@@ -154,7 +154,7 @@ def resolve(
 def pool_table(engine, pool_name: str, policy: str) -> tuple[pd.DataFrame, dict, pd.DataFrame]:
     """For a pool: the candidates table (status ``adjudicated`` where a lead decided), the
     leads' latest decisions, and the judgments frame."""
-    from annotator.agreement import judgments_frame
+    from annotator.quality.agreement import judgments_frame
     from storage.db import session_scope
     from storage.history import latest_adjudications
     from storage.pool_records import get_pool
@@ -217,7 +217,7 @@ def versus_final(frame: pd.DataFrame, table: pd.DataFrame, decisions: dict) -> p
     """Each annotator's quadratic kappa against the final grades, as ``Figure``s: ``before``
     adjudication (the candidates that resolved by themselves) and ``after`` (all final
     grades)."""
-    from annotator.agreement import kappa
+    from annotator.quality.agreement import kappa
 
     before = {
         (r.query_id, r.chunk_id): int(r.auto_grade)

@@ -440,7 +440,7 @@ def judgments_frame(engine, pool_name: str) -> pd.DataFrame:
 @dataclass(frozen=True)
 class PoolAgreement:
     """What the lead's Agreement page shows of a pool: a report per group, and each
-    annotator against the final grades (``annotator.adjudication.versus_final``)."""
+    annotator against the final grades (``annotator.quality.adjudication.versus_final``)."""
 
     reports: list[AgreementReport]
     versus_final: pd.DataFrame
@@ -452,7 +452,7 @@ def pool_agreement(
     """Agreement on pool ``pool_name``, whole or ``by`` slice or split (``groups``), final
     grades resolved under ``policy``. Raises ``NotFound`` for an unknown pool and
     ``LocalizedError`` for an unknown policy or grouping."""
-    from annotator.adjudication import pool_table, versus_final
+    from annotator.quality.adjudication import pool_table, versus_final
 
     table, decisions, frame = pool_table(engine, pool_name, policy)
     reports = [report(part, name, rounds) for name, part in groups(frame, by).items()]

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 from sqlalchemy.engine import Engine
 
-from annotator.agreement import Figure, bootstrap, pair_statistic
+from annotator.quality.agreement import Figure, bootstrap, pair_statistic
 from pooling.i18n import LocalizedError
 from storage import gold_records
 from storage.accounts import acting
@@ -95,7 +95,7 @@ def add_from_release(
     (all, or a seeded random ``sample`` of them), each with the rationale of its last
     adjudication in the release. Raises ``LocalizedError`` for a release that is not intact,
     or of another query set or corpus version."""
-    from annotator.release_files import intact, read_manifest, read_qrels, release_rationales
+    from pooling.release_folder import intact, read_manifest, read_qrels, release_rationales
 
     manifest = read_manifest(intact(release))
     grades = dict(

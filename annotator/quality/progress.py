@@ -18,7 +18,7 @@ from datetime import UTC, datetime, timedelta
 import pandas as pd
 from sqlalchemy.engine import Engine
 
-from annotator.active_pooling import is_active
+from annotator.labeling.active_pooling import is_active
 from pooling.grades import GRADES
 from pooling.i18n import check_name
 from storage import catalog, counts

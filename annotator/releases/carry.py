@@ -26,11 +26,11 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy.engine import Engine
 
-from annotator.adjudication import Resolution
-from annotator.release_files import MANIFEST, intact, read_manifest, read_qrels, sha256_of
+from annotator.quality.adjudication import Resolution
 from pooling.i18n import LocalizedError, NotFound
 from pooling.pool import Candidate, Source
 from pooling.qrels import Qrels
+from pooling.release_folder import MANIFEST, intact, read_manifest, read_qrels, sha256_of
 from pooling.spans import DEFAULT_MIN_OVERLAP, LOST, MAPPED, Overlap, check_min_overlap, map_span
 from storage import carry_records
 from storage.carry_records import MappingRow

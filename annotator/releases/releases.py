@@ -2,10 +2,10 @@
 
 A release is a folder an evaluator can load as it is (trec_eval, ir_measures, ranx, BEIR)
 and a manifest that says which corpus, chunking, query set, rubric and pool the grades
-belong to, with the sha256 of every file (``annotator.release_files``). It is made from
+belong to, with the sha256 of every file (``pooling.release_folder``). It is made from
 one snapshot of the pool, read in a single transaction: the history is streamed into
 ``judgments.jsonl``, the grades are resolved from what those lines say by a pure function
-(``annotator.adjudication.resolve``), then the rest is written. A version is written once:
+(``annotator.quality.adjudication.resolve``), then the rest is written. A version is written once:
 never again, never changed.
 
 A version names a folder, so it is checked in one place (``check_version``) for the CLI and
@@ -32,9 +32,11 @@ import pandas as pd
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 
-from annotator import carry
-from annotator.adjudication import resolve
-from annotator.release_files import (
+from annotator.quality.adjudication import resolve
+from annotator.releases import carry
+from pooling.grades import DEFAULT_POLICY, GRADES, check_policy
+from pooling.i18n import LocalizedError, t
+from pooling.release_folder import (
     MANIFEST,
     read_manifest,
     read_qrels,
@@ -42,8 +44,6 @@ from annotator.release_files import (
     write_judgments,
     write_release,
 )
-from pooling.grades import DEFAULT_POLICY, GRADES, check_policy
-from pooling.i18n import LocalizedError, t
 from storage import history, release_records
 from storage.accounts import acting
 from storage.db import session_scope, snapshot_scope
@@ -236,7 +236,7 @@ def diff_releases(
     """Judgments added, removed and changed from release ``a`` to ``b`` (by document when
     they are on different corpus versions: ``comparison_level``); with a TREC ``run``, its
     nDCG@10 and Recall@k under each, as ``qrels evaluate`` computes them
-    (``annotator.evaluation``: the same queries count, the same library scores them; at
+    (``annotator.evaluation.evaluation``: the same queries count, the same library scores them; at
     document level across corpus versions)."""
     level, versions = comparison_level(a, b)
     judged = "chunk" if level == "chunk" else "doc"
@@ -245,8 +245,8 @@ def diff_releases(
     flat_new = {(q, c): g for q, d in new.items() for c, g in d.items()}
     metrics, counted = {}, None
     if run is not None:
-        from annotator.evaluation import Settings, evaluate, load_release
-        from annotator.run_files import read_run_file
+        from annotator.evaluation.evaluation import Settings, evaluate, load_release
+        from annotator.evaluation.run_files import read_run_file
         from pooling.metrics import Metric
 
         names = {"nDCG@10": Metric("ndcg", 10), f"Recall@{k}": Metric("recall", k)}

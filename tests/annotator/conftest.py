@@ -40,7 +40,7 @@ def fresh_caches():
 def worked(demo_url, clock):
     """The demo pool after two annotators judged the same five candidates yesterday,
     twenty minutes apart (annotator2 grading one of them unsure)."""
-    from annotator import assignment
+    from annotator.labeling import assignment
     from storage.accounts import get_user
     from storage.db import make_engine, session_scope
 

@@ -12,7 +12,7 @@ from storage.db import session_scope
 from storage.history import adjudicate
 from storage.imports import import_judgments
 from storage.pool_records import get_pool
-from tests.annotator.test_releases import GRADES, pooled  # noqa: F401  (a fixture)
+from tests.annotator.releases.test_releases import GRADES, pooled  # noqa: F401  (a fixture)
 from tests.conftest import write
 from tests.storage.test_bad_input import seeded  # noqa: F401  (a fixture, for item 10)
 
@@ -25,7 +25,7 @@ def english(monkeypatch):
 @pytest.fixture
 def history(pooled, tmp_path):  # noqa: F811  (the fixture imported above)
     """``pooled`` with both annotators' grades imported, one decision, and release v1."""
-    from annotator.releases import create_release
+    from annotator.releases.releases import create_release
 
     with session_scope(pooled) as session:
         for name, grades in GRADES.items():

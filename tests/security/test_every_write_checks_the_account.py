@@ -7,8 +7,11 @@ from __future__ import annotations
 import pytest
 from sqlmodel import select
 
-from annotator import adjudication, assignment, judged, pool_building, releases
-from annotator.search import ManualSearch
+from annotator.labeling import assignment
+from annotator.labeling.search import ManualSearch
+from annotator.pools import judged, pool_building
+from annotator.quality import adjudication
+from annotator.releases import releases
 from pooling.i18n import Refused
 from pooling.run import Run
 from storage.db import session_scope

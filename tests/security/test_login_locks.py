@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import threading
 
-from annotator import assignment, auth
+from annotator import auth
+from annotator.labeling import assignment
 from storage import accounts
 from storage.db import session_scope
 

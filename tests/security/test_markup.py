@@ -13,18 +13,18 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from annotator import assignment
-from annotator.adjudication import record_decision
 from annotator.auth import add_user
-from annotator.pool_building import build_pool
+from annotator.labeling import assignment
+from annotator.pools.pool_building import build_pool
+from annotator.quality.adjudication import record_decision
 from storage import accounts
 from storage.db import session_scope
 from storage.imports import import_corpus, import_queries, import_run
-from tests.annotator.test_app import literal
+from tests.annotator.app.test_app import literal
 from tests.conftest import write
 from tests.storage.test_imports import jsonl
 
-PAGES = Path(__file__).resolve().parents[2] / "annotator" / "pages"
+PAGES = Path(__file__).resolve().parents[2] / "annotator" / "app" / "pages"
 MARK = "pixel.png"
 PAYLOAD = f"![p](http://127.0.0.1:9/{MARK}):red[x]$\\frac{{a}}{{b}}$"  # no spaces: an id
 # Elements that show a string as it is; alerts may hold it only in a fenced code block.
@@ -126,7 +126,7 @@ def test_an_alert_shows_even_a_message_built_to_break_out_as_text():
     """Backticks to close the code span early, a blank line to end its paragraph."""
 
     def page():
-        from annotator import ui
+        from annotator.app import ui
 
         breakout = "a `` b ``` c\n\n![p](http://127.0.0.1:9/pixel.png) :red[x]\r\n$x$ `"
         for kind in ("error", "warning", "info", "success"):

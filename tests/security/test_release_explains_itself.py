@@ -7,7 +7,10 @@ from __future__ import annotations
 
 import json
 
-from annotator import adjudication, assignment, release_files, releases
+from annotator.labeling import assignment
+from annotator.quality import adjudication
+from annotator.releases import releases
+from pooling import release_folder
 from pooling.qrels import Qrels
 from storage import history
 from storage.db import session_scope
@@ -42,11 +45,11 @@ def test_a_pool_completed_by_imports_has_every_deciding_judgment(engine, pool, t
     judged = lines_of(folder, "judgment")
     assert len(judged) == 2 * N_QUERIES * N_CHUNKS
     assert {r["source"] for r in judged} == {"import:offline1.trec", "import:offline2.trec"}
-    manifest = release_files.read_manifest(folder)
+    manifest = release_folder.read_manifest(folder)
     assert manifest["rubric_versions"] == ["v1"]
     qrels = Qrels.from_file(folder / "qrels.trec")
     assert qrels.size == manifest["counts"]["judged_candidates"] > 0
-    assert release_files.recompute(folder) == qrels
+    assert release_folder.recompute(folder) == qrels
 
 
 def test_app_revisions_adjudications_and_imports_recompute_to_the_same_file(engine, pool, tmp_path):
@@ -70,7 +73,7 @@ def test_app_revisions_adjudications_and_imports_recompute_to_the_same_file(engi
     assert {r["revision"] for r in lines_of(folder, "judgment")} == {None, 1, 2}
     qrels = Qrels.from_file(folder / "qrels.trec")
     assert qrels["q0"]["c0"] == 3  # the lead's last word
-    assert release_files.recompute(folder) == qrels
+    assert release_folder.recompute(folder) == qrels
 
 
 def test_a_grade_given_while_the_release_is_written_lands_in_no_file(
@@ -95,4 +98,4 @@ def test_a_grade_given_while_the_release_is_written_lands_in_no_file(
     judgments = lines_of(folder, "judgment")
     assert len(judgments) == 2 * N_CHUNKS  # not the late one
     assert {r["grade"] for r in judgments} == {2}
-    assert release_files.recompute(folder) == Qrels.from_file(folder / "qrels.trec")
+    assert release_folder.recompute(folder) == Qrels.from_file(folder / "qrels.trec")

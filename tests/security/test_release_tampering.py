@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import shutil
 
-from annotator.release_files import MANIFEST, sha256_of, verify_release
+from pooling.release_folder import MANIFEST, sha256_of, verify_release
 from tests.conftest import run_qrels
 
 

@@ -11,15 +11,15 @@ import pytest
 from sqlmodel import select
 from streamlit.testing.v1 import AppTest
 
-from annotator import releases
-from annotator.release_files import verify_release
+from annotator.releases import releases
+from pooling.release_folder import verify_release
 from storage import accounts
 from storage.db import session_scope
 from storage.models import Release
-from tests.annotator.test_app import literal
+from tests.annotator.app.test_app import literal
 from tests.conftest import run_qrels, together
 
-PAGE = Path(__file__).resolve().parents[2] / "annotator" / "pages" / "releases_page.py"
+PAGE = Path(__file__).resolve().parents[2] / "annotator" / "app" / "pages" / "releases_page.py"
 
 
 def recorded(engine) -> list[str]:

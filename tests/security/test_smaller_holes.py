@@ -25,7 +25,7 @@ from tests.conftest import snapshot, write
 from tests.storage.test_bad_input import corpus as corpus_import
 from tests.storage.test_bad_input import judgments, queries, run
 
-APP = Path(__file__).resolve().parents[2] / "annotator"
+SHELL = Path(__file__).resolve().parents[2] / "annotator" / "app" / "shell.py"
 CONTROL_CASES = [
     # (importer, file, content, where it is reported, the character)
     (corpus_import, "c.jsonl", '{"_id": "d1", "text": "a\\u0000b"}\n', "line 1, field 'text'", 0),
@@ -113,7 +113,7 @@ def app_as(url: str, name: str, monkeypatch) -> AppTest:
 
     with session_scope(make_engine(url)) as session:
         uid = accounts.get_user(name, session=session).id
-    at = AppTest.from_file(str(APP / "app.py"), default_timeout=60)
+    at = AppTest.from_file(str(SHELL), default_timeout=60)
     at.session_state["user_id"] = uid
     return at
 
@@ -131,35 +131,35 @@ def incident_only(at: AppTest, caplog, secret: str) -> None:
 
 
 def test_no_traceback_reaches_a_user(pooled, db_url, monkeypatch, caplog):
-    from annotator import assignment, labeling
+    from annotator.labeling import assignment, page_position
 
     secret = "password=hunter2 at db-host:5432"
 
     def broken(*args, **kwargs):
         raise RuntimeError(secret)
 
-    caplog.set_level(logging.ERROR, logger="annotator.ui")
+    caplog.set_level(logging.ERROR, logger="annotator.app.ui")
     at = app_as(db_url, "ann1", monkeypatch).run()
     assert not at.exception and at.button(key="grade_2")
     monkeypatch.setattr(assignment, "submit", broken)  # a button's callback fails
     at.button(key="grade_2").click().run()
     incident_only(at, caplog, secret)
-    monkeypatch.setattr(labeling, "view", broken)  # the labeling fragment fails
+    monkeypatch.setattr(page_position, "view", broken)  # the labeling fragment fails
     incident_only(app_as(db_url, "ann1", monkeypatch).run(), caplog, secret)
-    monkeypatch.setattr("annotator.ui.pool_names", broken)  # the page itself fails
+    monkeypatch.setattr("annotator.app.ui.pool_names", broken)  # the page itself fails
     incident_only(app_as(db_url, "boss", monkeypatch).run(), caplog, secret)
 
     def refused(*args, **kwargs):
         raise LocalizedError("user_unknown", name="zed")
 
-    monkeypatch.setattr("annotator.ui.pool_names", refused)  # an error a user can act on
+    monkeypatch.setattr("annotator.app.ui.pool_names", refused)  # an error a user can act on
     at = app_as(db_url, "boss", monkeypatch).run()
     assert not at.exception and "user 'zed' does not exist" in at.error[0].value
 
 
 def test_serve_hides_error_details_and_limits_uploads(monkeypatch, tmp_path):
+    from annotator.app.uploads import LIMIT_MB
     from annotator.cli import cli
-    from annotator.uploads import LIMIT_MB
 
     started = []
     monkeypatch.setattr(os, "execve", lambda path, args, env: started.append(args))
@@ -238,8 +238,8 @@ def test_an_id_with_a_space_is_refused_as_releases_could_not_write_it(seeded, tm
 def test_control_characters_typed_into_the_app_are_refused_with_a_message(
     pooled, db_url, monkeypatch
 ):
-    from annotator import adjudication
     from annotator.auth import add_user
+    from annotator.quality import adjudication
 
     at = app_as(db_url, "ann1", monkeypatch).run()
     before = snapshot(pooled)

@@ -13,13 +13,13 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from annotator import uploads
-from annotator.release_files import verify_release
+from annotator.app import uploads
+from pooling.release_folder import verify_release
 from storage import accounts
 from storage.db import session_scope
-from tests.annotator.test_app import literal
+from tests.annotator.app.test_app import literal
 
-PAGE = Path(__file__).resolve().parents[2] / "annotator" / "pages" / "releases_page.py"
+PAGE = Path(__file__).resolve().parents[2] / "annotator" / "app" / "pages" / "releases_page.py"
 RUN = b"q1 Q0 a#0 1 3 new\nq1 Q0 c#0 2 2 new\n"
 
 

@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from annotator import assignment
+from annotator.labeling import assignment
 from storage import counts
 from storage.accounts import get_user
 from storage.catalog import pool_summary

@@ -8,7 +8,7 @@ import json
 import pytest
 from sqlmodel import select
 
-from annotator.pool_building import build_pool, topup_pool
+from annotator.pools.pool_building import build_pool, topup_pool
 from storage.catalog import NotFound
 from storage.db import session_scope
 from storage.imports import import_corpus, import_judgments, import_queries, import_run
@@ -184,7 +184,7 @@ def test_a_pool_name_is_never_reused(loaded):
 
 def test_manual_search_finds_and_adds_with_the_users_provenance(loaded):
     from annotator.auth import add_user
-    from annotator.search import ManualSearch
+    from annotator.labeling.search import ManualSearch
 
     build_pool(loaded, "p", systems="run:old", depth=5)
     with session_scope(loaded) as session:

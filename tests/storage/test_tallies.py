@@ -9,8 +9,8 @@ import random
 from alembic import command
 from sqlalchemy import update
 
-from annotator import assignment
-from annotator.pool_building import build_pool
+from annotator.labeling import assignment
+from annotator.pools.pool_building import build_pool
 from storage import slots, tallies
 from storage.db import _alembic_config, session_scope, upgrade
 from storage.imports import import_corpus, import_queries, import_run

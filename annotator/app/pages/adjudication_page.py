@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from annotator import adjudication, gold, releases, ui
+from annotator.app import ui
+from annotator.quality import adjudication, gold
+from annotator.releases import releases
 from pooling.grades import GRADES
 
 # The decisions this lead made since the queue was counted: (what was counted, decisions).

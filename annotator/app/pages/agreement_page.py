@@ -8,7 +8,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from annotator import agreement, charts, ui
+from annotator.app import charts, ui
+from annotator.quality import agreement
 
 user = ui.require("lead")
 ui.sidebar(user)

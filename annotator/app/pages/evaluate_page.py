@@ -1,7 +1,7 @@
 """Leads: evaluate uploaded runs against a release. The overall table, a chart per slice or
 split with its intervals, each candidate's queries against the baseline, the regressions,
-and the report to download; every figure comes from ``annotator.evaluation`` and
-``annotator.evaluation_report`` (what ``qrels evaluate`` prints)."""
+and the report to download; every figure comes from ``annotator.evaluation.evaluation`` and
+``annotator.evaluation.evaluation_report`` (what ``qrels evaluate`` prints)."""
 
 from __future__ import annotations
 
@@ -9,10 +9,17 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from annotator import comparison, evaluation, evaluation_report, releases, ui
-from annotator.evaluation_text import head_lines, low_judged_lines, table, unanswerable_lines
-from annotator.run_files import read_run_file
-from annotator.uploads import saved
+from annotator.app import ui
+from annotator.app.uploads import saved
+from annotator.evaluation import comparison, evaluation, evaluation_report
+from annotator.evaluation.evaluation_text import (
+    head_lines,
+    low_judged_lines,
+    table,
+    unanswerable_lines,
+)
+from annotator.evaluation.run_files import read_run_file
+from annotator.releases import releases
 from pooling.i18n import LocalizedError
 from pooling.metrics import DEFAULT_METRICS
 

@@ -10,9 +10,10 @@ import time
 
 import streamlit as st
 
-from annotator import assignment, labeling, ui
+from annotator.app import ui
+from annotator.labeling import assignment, page_position
+from annotator.labeling.search import ManualSearch
 from annotator.rubric import load_rubric
-from annotator.search import ManualSearch
 from pooling.grades import GRADES
 from pooling.i18n import LocalizedError
 
@@ -77,7 +78,7 @@ def skip(item: assignment.Item, user_id: int) -> None:
 
 
 def move(step: int, judged: int) -> None:
-    st.session_state[POSITION] = labeling.moved(st.session_state.get(POSITION), step, judged)
+    st.session_state[POSITION] = page_position.moved(st.session_state.get(POSITION), step, judged)
 
 
 @ui.guarded
@@ -97,13 +98,13 @@ def progress_bars(done: assignment.Progress) -> None:
         st.progress(part / max(whole, 1), text=ui.t(key, done=part, total=whole))
 
 
-def back_button(view: labeling.View, **style) -> None:
+def back_button(view: page_position.View, **style) -> None:
     st.button(
         ui.t("previous_button"),
         key="previous",
         shortcut="B",
         on_click=move,
-        args=(labeling.BACK, view.judged),
+        args=(page_position.BACK, view.judged),
         disabled=not view.judged or view.position == 0,
         **style,
     )
@@ -124,7 +125,7 @@ def grade_buttons(item: assignment.Item, user_id: int) -> None:
         )
 
 
-def other_buttons(view: labeling.View, user_id: int) -> None:
+def other_buttons(view: page_position.View, user_id: int) -> None:
     item = view.item
     left, middle, right, far = st.columns(4)
     with left:
@@ -154,7 +155,7 @@ def other_buttons(view: labeling.View, user_id: int) -> None:
             key="next",
             shortcut="F",
             on_click=move,
-            args=(labeling.FORWARD, view.judged),
+            args=(page_position.FORWARD, view.judged),
             width="stretch",
             disabled=not view.reviewing,
         )
@@ -188,7 +189,7 @@ def labeling_panel(pool_name: str, user_id: int) -> None:
     if ui.current_user() is None:
         st.rerun(scope="app")
     engine = ui.engine()
-    view = labeling.view(engine, pool_name, user_id, st.session_state.get(POSITION))
+    view = page_position.view(engine, pool_name, user_id, st.session_state.get(POSITION))
     st.session_state[POSITION] = view.position
     item = view.item
     if view.reviewing:

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from annotator import charts, gold, ui
-from annotator.progress import my_progress
+from annotator.app import charts, ui
+from annotator.quality import gold
+from annotator.quality.progress import my_progress
 
 user = ui.require()
 ui.sidebar(user)

@@ -7,9 +7,10 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from annotator import charts, pool_building, ui
-from annotator.active_pooling import is_active
-from annotator.carry import CarryStatus, carry_status
+from annotator.app import charts, ui
+from annotator.labeling.active_pooling import is_active
+from annotator.pools import pool_building
+from annotator.releases.carry import CarryStatus, carry_status
 from pooling.chunking import describe
 
 

@@ -6,11 +6,13 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from annotator import charts, judged, releases, ui
-from annotator.release_files import read_qrels, zip_bytes
-from annotator.run_files import checked_against
-from annotator.uploads import saved
+from annotator.app import charts, ui
+from annotator.app.uploads import saved
+from annotator.evaluation.run_files import checked_against
+from annotator.pools import judged
+from annotator.releases import releases
 from pooling.grades import DEFAULT_POLICY, POLICIES
+from pooling.release_folder import read_qrels, zip_bytes
 from pooling.run import Run
 
 COVERAGE_KS = [5, 10, 20]

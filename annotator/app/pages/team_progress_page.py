@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from annotator import charts, ui
-from annotator.progress import PERIODS
+from annotator.app import charts, ui
+from annotator.quality.progress import PERIODS
 
 user = ui.require("lead")
 ui.sidebar(user)

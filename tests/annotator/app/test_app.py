@@ -10,12 +10,14 @@ import pytest
 from sqlmodel import select
 from streamlit.testing.v1 import AppTest
 
-from annotator import assignment, ui
+from annotator.app import ui
+from annotator.labeling import assignment
 from storage import accounts
 from storage.db import make_engine, session_scope
 from storage.models import Chunk
 
-APP = Path(__file__).resolve().parents[2] / "annotator"
+APP = Path(__file__).resolve().parents[3] / "annotator" / "app"
+SHELL = APP / "shell.py"  # the entry `qrels serve` runs
 PAGES = APP / "pages"
 LEAD_PAGES = [
     "team_progress_page.py",
@@ -68,7 +70,7 @@ def log_in(at: AppTest, name: str, password: str) -> AppTest:
 
 
 def test_a_logged_out_visitor_sees_only_the_login_form(demo_url):
-    at = AppTest.from_file(str(APP / "app.py"), default_timeout=60).run()
+    at = AppTest.from_file(str(SHELL), default_timeout=60).run()
     assert not at.exception
     assert [w.label for w in at.text_input] == ["User name", "Password"]
     assert [b.label for b in at.button] == ["Log in"]
@@ -76,16 +78,14 @@ def test_a_logged_out_visitor_sees_only_the_login_form(demo_url):
 
 
 def test_a_wrong_password_is_refused(demo_url):
-    at = log_in(
-        AppTest.from_file(str(APP / "app.py"), default_timeout=60).run(), "annotator1", "nope"
-    )
+    at = log_in(AppTest.from_file(str(SHELL), default_timeout=60).run(), "annotator1", "nope")
     assert at.error[0].value.startswith("Wrong user name or password")
     assert "user_id" not in at.session_state
 
 
 def test_an_annotator_logs_in_and_sees_an_item_but_no_system_or_rank(demo_url):
     at = log_in(
-        AppTest.from_file(str(APP / "app.py"), default_timeout=60).run(),
+        AppTest.from_file(str(SHELL), default_timeout=60).run(),
         "annotator1",
         "demo-annotator-1",
     )
@@ -128,7 +128,7 @@ def test_a_lead_opens_lead_pages(demo_url, name):
 
 
 def test_the_lead_pages_show_what_the_modules_compute(demo_url):
-    from annotator.progress import team_figures
+    from annotator.quality.progress import team_figures
 
     engine = make_engine(demo_url)
     uid = user_id(demo_url, "annotator1")
@@ -298,15 +298,15 @@ def test_a_lead_creates_and_downloads_a_release(demo_url, tmp_path, monkeypatch)
     at.checkbox[0].check()
     at.button[0].click().run()
     assert not at.exception and "Release v1 written to" in at.success[0].value
-    from annotator.release_files import verify_release
+    from pooling.release_folder import verify_release
 
     assert verify_release(tmp_path / "releases" / "v1") == []
     assert at.get("download_button")
 
 
 def test_a_lead_reads_a_new_runs_coverage_and_tops_up_the_pool(demo_url, tmp_path, monkeypatch):
-    from annotator.release_files import read_qrels
-    from annotator.releases import create_release
+    from annotator.releases.releases import create_release
+    from pooling.release_folder import read_qrels
 
     monkeypatch.setenv("QRELS_RELEASE_DIR", str(tmp_path / "releases"))
     engine = make_engine(demo_url)
@@ -340,15 +340,18 @@ def test_a_lead_reads_a_new_runs_coverage_and_tops_up_the_pool(demo_url, tmp_pat
 
 
 def test_no_module_of_the_app_shadows_one_its_libraries_import():
-    """Streamlit puts annotator/ first on sys.path: a module there named like one that a
-    library imports, even optionally (numba tries `coverage`), would replace it."""
+    """Streamlit puts the entry's folder (annotator/app/) first on sys.path: a module there
+    named like one that a library imports, even optionally (numba tries `coverage`), would
+    replace it."""
     import subprocess
     import sys
 
     code = (
         f"import sys; sys.path.insert(0, {str(APP)!r}); "
-        "import annotator.ui, annotator.search, annotator.releases, annotator.agreement, "
-        "annotator.evaluation, annotator.comparison, annotator.evaluation_report, "
+        "import annotator.app.ui, annotator.app.charts, annotator.app.uploads, "
+        "annotator.labeling.search, annotator.releases.releases, annotator.quality.agreement, "
+        "annotator.evaluation.evaluation, annotator.evaluation.comparison, "
+        "annotator.evaluation.evaluation_report, "
         "pooling.retrievers, numba, sklearn, bm25s, altair, ir_measures, pytrec_eval"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)

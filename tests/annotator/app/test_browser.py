@@ -116,7 +116,7 @@ def test_disagreement_adjudicated_in_the_browser_then_released_and_verified(
 ):
     import zipfile
 
-    from annotator.release_files import verify_release
+    from pooling.release_folder import verify_release
 
     address, url = server
     for name, key in (("ann1", "3"), ("ann2", "0")):

@@ -10,10 +10,12 @@ from datetime import UTC, datetime
 import pandas as pd
 import pytest
 
-from annotator import adjudication, agreement, assignment, gold, releases
-from annotator.pool_building import build_pool
-from annotator.pool_figures import active_queries, pool_figures
-from annotator.progress import team_figures
+from annotator.labeling import assignment
+from annotator.pools.pool_building import build_pool
+from annotator.pools.pool_figures import active_queries, pool_figures
+from annotator.quality import adjudication, agreement, gold
+from annotator.quality.progress import team_figures
+from annotator.releases import releases
 from pooling.i18n import t
 from storage.accounts import get_user
 from storage.db import session_scope

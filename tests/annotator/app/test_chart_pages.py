@@ -11,10 +11,11 @@ import pytest
 from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
 from streamlit.testing.v1 import AppTest
 
-from annotator import agreement, releases
-from annotator.pool_figures import pool_figures
-from annotator.progress import my_progress, team_figures
-from tests.annotator.test_app import PAGES, user_id
+from annotator.pools.pool_figures import pool_figures
+from annotator.quality import agreement
+from annotator.quality.progress import my_progress, team_figures
+from annotator.releases import releases
+from tests.annotator.app.test_app import PAGES, user_id
 
 TEAM_CHARTS = ["timeline", "completion", "throughput", "distribution", "drift"]
 
@@ -147,8 +148,9 @@ def test_figures_are_counted_once_per_change_of_the_data(worked, monkeypatch):
     """Two looks at unchanged data count once; a judgment since is counted in once the kept
     figures are FIGURES_KEPT old (until then they are shown, said to be older than the
     data); a lead's own change is counted at once."""
-    from annotator import assignment, ui
-    from annotator.adjudication import record_decision
+    from annotator.app import ui
+    from annotator.labeling import assignment
+    from annotator.quality.adjudication import record_decision
     from storage.accounts import get_user
     from storage.db import session_scope
 
@@ -185,7 +187,7 @@ def test_a_team_of_twelve_keeps_the_kappa_chart_to_the_page(groups):
     # 3,696 px wide each, a chart some 366,000 px across, and its intervals beside the bars.
     from itertools import combinations
 
-    from annotator import charts
+    from annotator.app import charts
 
     people = [f"a{i:02d}" for i in range(12)]
     pairs = [f"{a} × {b}" for a, b in combinations(people, 2)]

@@ -8,10 +8,10 @@ import zipfile
 
 import pytest
 
-from annotator import evaluation
+from annotator.evaluation import evaluation
 from pooling.metrics import DEFAULT_METRICS
 from pooling.run import Run
-from tests.annotator.test_evaluation import BASE, BETTER, make_release, scored
+from tests.annotator.evaluation.test_evaluation import BASE, BETTER, make_release, scored
 from tests.browser_support import serving
 
 pytestmark = pytest.mark.browser

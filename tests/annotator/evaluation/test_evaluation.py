@@ -14,17 +14,18 @@ import pytest
 import pytrec_eval
 from click.testing import CliRunner
 
-from annotator import comparison, evaluation, judged
-from annotator.adjudication import Resolution
 from annotator.cli import cli
-from annotator.evaluation_report import report
-from annotator.evaluation_text import TABLES, evaluation_lines, markdown, table
-from annotator.release_files import sha256_of, write_judgments, write_release
-from annotator.resampling import bootstrap_interval, randomization_test
-from annotator.run_files import RunFile, checked_run, trec_order
+from annotator.evaluation import comparison, evaluation
+from annotator.evaluation.evaluation_report import report
+from annotator.evaluation.evaluation_text import TABLES, evaluation_lines, markdown, table
+from annotator.evaluation.run_files import RunFile, checked_run, trec_order
+from annotator.pools import judged
+from annotator.quality.adjudication import Resolution
 from pooling.i18n import MESSAGES, LocalizedError
 from pooling.metrics import DEFAULT_METRICS, parse_metrics
 from pooling.qrels import Qrels
+from pooling.release_folder import sha256_of, write_judgments, write_release
+from pooling.resampling import bootstrap_interval, randomization_test
 from pooling.run import Run
 from tests.conftest import write
 
@@ -445,7 +446,7 @@ def test_a_document_run_is_refused_by_coverage_and_release_diff(tmp_path):
 def test_the_evaluate_page_shows_what_the_modules_compute(demo_url, tmp_path, monkeypatch):
     from streamlit.testing.v1 import AppTest
 
-    from tests.annotator.test_app import PAGES, user_id
+    from tests.annotator.app.test_app import PAGES, user_id
 
     monkeypatch.setenv("QRELS_RELEASE_DIR", str(tmp_path / "releases"))
     at = AppTest.from_file(str(PAGES / "evaluate_page.py"), default_timeout=60)

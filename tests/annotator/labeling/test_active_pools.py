@@ -10,12 +10,12 @@ import pytest
 from click.testing import CliRunner
 from sqlmodel import select
 
-from annotator import assignment
-from annotator.active_pooling import pool_status
 from annotator.auth import add_user
 from annotator.cli import cli
-from annotator.pool_building import build_pool, topup_pool
-from annotator.releases import create_release
+from annotator.labeling import assignment
+from annotator.labeling.active_pooling import pool_status
+from annotator.pools.pool_building import build_pool, topup_pool
+from annotator.releases.releases import create_release
 from storage.db import session_scope
 from storage.imports import import_corpus, import_queries, import_run
 from storage.models import Judgment

@@ -10,8 +10,8 @@ import pytest
 from click.testing import CliRunner
 from sqlmodel import select
 
-from annotator import assignment
 from annotator.cli import cli
+from annotator.labeling import assignment
 from storage import slots
 from storage.db import session_scope
 from storage.models import Assignment, Chunk, Judgment, Query

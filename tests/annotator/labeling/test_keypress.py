@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import event
 
-from annotator import assignment, labeling
 from annotator.auth import add_user
-from annotator.pool_building import build_pool
+from annotator.labeling import assignment, page_position
+from annotator.pools.pool_building import build_pool
 from storage.db import session_scope
 from storage.imports import import_corpus, import_queries, import_run
 from tests.conftest import write
@@ -43,11 +43,11 @@ def grade(engine, user: int, count: int) -> None:
         assert assignment.submit(engine, item, user, grade=1)
 
 
-def keypress(engine, user: int, item, position: int | None = None) -> labeling.View:
+def keypress(engine, user: int, item, position: int | None = None) -> page_position.View:
     """A key grades ``item``; the page then renders again: the item at ``position`` (the
     next one to judge, or an earlier one) and the progress bars."""
     assert assignment.submit(engine, item, user, grade=2)
-    view = labeling.view(engine, "p", user, position)
+    view = page_position.view(engine, "p", user, position)
     assignment.progress(engine, "p", user, view.item.query_id)
     return view
 
@@ -72,7 +72,7 @@ def costs(engine, folder, queries: int, history: int) -> dict[str, int]:
     of CHUNKS candidates each: the annotator then stands at the start of a fresh query)."""
     busy = make_pool(engine, folder, queries, CHUNKS)["busy"]
     grade(engine, busy, history)
-    first = labeling.view(engine, "p", busy, None).item
+    first = page_position.view(engine, "p", busy, None).item
     view, mid_query = counted(engine, lambda: keypress(engine, busy, first))
     for _ in range(CHUNKS - 2):  # up to the query's last candidate
         view = keypress(engine, busy, view.item)

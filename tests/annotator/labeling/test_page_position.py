@@ -4,23 +4,23 @@ from __future__ import annotations
 
 import pytest
 
-from annotator import assignment, labeling
+from annotator.labeling import assignment, page_position
 
 
 @pytest.mark.parametrize(
     ("position", "step", "judged", "expected"),
     [
-        (None, labeling.BACK, 3, 2),  # from the current item to the newest judged one
-        (2, labeling.BACK, 3, 1),
-        (0, labeling.BACK, 3, 0),  # the oldest stays there
-        (1, labeling.FORWARD, 3, 2),
-        (2, labeling.FORWARD, 3, None),  # past the newest is the current item
-        (None, labeling.FORWARD, 3, None),
-        (None, labeling.BACK, 0, None),  # nothing judged: nowhere to go back to
+        (None, page_position.BACK, 3, 2),  # from the current item to the newest judged one
+        (2, page_position.BACK, 3, 1),
+        (0, page_position.BACK, 3, 0),  # the oldest stays there
+        (1, page_position.FORWARD, 3, 2),
+        (2, page_position.FORWARD, 3, None),  # past the newest is the current item
+        (None, page_position.FORWARD, 3, None),
+        (None, page_position.BACK, 0, None),  # nothing judged: nowhere to go back to
     ],
 )
 def test_moves(position, step, judged, expected):
-    assert labeling.moved(position, step, judged) == expected
+    assert page_position.moved(position, step, judged) == expected
 
 
 def test_the_view_steps_back_through_what_was_judged_one_item_at_a_time(engine, pool):
@@ -30,12 +30,12 @@ def test_the_view_steps_back_through_what_was_judged_one_item_at_a_time(engine, 
         item = assignment.next_item(engine, "p", user)
         assert assignment.submit(engine, item, user, grade=value)
         graded.append(item.chunk_id)
-    current = labeling.view(engine, "p", user, None)
+    current = page_position.view(engine, "p", user, None)
     assert not current.reviewing and current.judged == 3
     assert current.item.chunk_id not in graded
-    newest = labeling.view(engine, "p", user, labeling.moved(None, labeling.BACK, 3))
+    newest = page_position.view(engine, "p", user, page_position.moved(None, page_position.BACK, 3))
     assert newest.reviewing and (newest.item.chunk_id, newest.item.grade) == (graded[2], 2)
-    oldest = labeling.view(engine, "p", user, 0)
+    oldest = page_position.view(engine, "p", user, 0)
     assert (oldest.item.chunk_id, oldest.item.grade) == (graded[0], 3)
     # A position beyond the history (another tab, a stale session) is the current item.
-    assert labeling.view(engine, "p", user, 7).position is None
+    assert page_position.view(engine, "p", user, 7).position is None

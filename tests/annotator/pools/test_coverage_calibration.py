@@ -9,12 +9,12 @@ from click.testing import CliRunner
 from sklearn.metrics import cohen_kappa_score
 
 from annotator.cli import cli
-from annotator.judged import coverage
+from annotator.pools.judged import coverage
 from pooling.run import Run
 from storage.db import make_engine, session_scope
 from storage.imports import import_judgments
 from storage.pool_records import get_pool, pool_candidates
-from tests.annotator.test_releases import decide, judged, pooled  # noqa: F401  (fixtures)
+from tests.annotator.releases.test_releases import decide, judged, pooled  # noqa: F401  (fixtures)
 from tests.conftest import write
 
 QRELS = {"q1": {"a": 3, "b": 0, "c": 1}, "q2": {"x": 2}, "q3": {"z": 1}}
@@ -39,7 +39,7 @@ def test_judged_at_k_equals_ir_measures():
 
 
 def test_coverage_command_tops_up_a_pool_with_the_unjudged(judged, tmp_path, db_url):  # noqa: F811
-    from annotator.releases import create_release
+    from annotator.releases.releases import create_release
 
     decide(judged, "q1", "a#1", 2)
     folder = create_release(judged, "v1", "p", tmp_path / "v1").folder
@@ -74,7 +74,7 @@ def test_coverage_command_tops_up_a_pool_with_the_unjudged(judged, tmp_path, db_
 
 
 def test_calibration_against_a_release(judged, tmp_path, db_url):  # noqa: F811
-    from annotator.releases import create_release
+    from annotator.releases.releases import create_release
 
     decide(judged, "q1", "a#1", 2)
     folder = create_release(judged, "v1", "p", tmp_path / "v1").folder

@@ -3,9 +3,9 @@ the combinations of systems (every annotator's search as one), an active pool's 
 
 from __future__ import annotations
 
-from annotator.active_pooling import QueryStatus
-from annotator.pool_building import build_pool
-from annotator.pool_figures import active_frame, active_queries, pool_figures
+from annotator.labeling.active_pooling import QueryStatus
+from annotator.pools.pool_building import build_pool
+from annotator.pools.pool_figures import active_frame, active_queries, pool_figures
 from storage.db import session_scope
 from storage.pool_records import add_manual_candidate, get_pool
 from tests.conftest import import_grades

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from annotator.agreement import (
+from annotator.quality.agreement import (
     bootstrap,
     confusion_frame,
     figures_frame,
@@ -175,7 +175,7 @@ def test_kappa_from_a_confusion_matrix_is_scikit_learns(kind):
 def test_the_bootstrap_reweights_queries_as_resampling_them_would():
     """A resample that draws query q w times is the frame with q's rows w times over: the
     figures computed by re-weighting per-query shares equal those on that frame."""
-    from annotator.agreement import _shared, pair_statistic
+    from annotator.quality.agreement import _shared, pair_statistic
 
     rng = random.Random(7)
     grades = {name: [rng.choice([0, 1, 2, 3, None]) for _ in range(30)] for name in "abc"}

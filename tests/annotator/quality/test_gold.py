@@ -14,9 +14,11 @@ from sqlalchemy import text
 from sqlalchemy.exc import DBAPIError
 from sqlmodel import select
 
-from annotator import assignment, gold, releases
 from annotator.auth import add_user
-from annotator.pool_building import build_pool
+from annotator.labeling import assignment
+from annotator.pools.pool_building import build_pool
+from annotator.quality import gold
+from annotator.releases import releases
 from pooling.qrels import Qrels
 from storage import tallies
 from storage.db import session_scope
@@ -116,7 +118,7 @@ def test_gold_never_changes_a_grade_nor_anyones_overlap(engine, gold_pool, tmp_p
     folder = releases.create_release(engine, "v1", "p", tmp_path / "v1").folder
     released = Qrels.from_file(folder / "qrels.trec")
     assert all(released[q][c] == g for (q, c), g in GOLD.items())  # not the 0s annotators gave
-    from annotator.release_files import read_manifest, recompute
+    from pooling.release_folder import read_manifest, recompute
 
     assert read_manifest(folder)["counts"]["gold_items"] == len(GOLD)
     assert recompute(folder) == released
@@ -168,7 +170,7 @@ def test_adjudicated_candidates_become_gold_and_the_cli(engine, gold_pool, tmp_p
         lead = add_user("boss", "lead", "password-1", session=session).id
     for name in ("a1", "a2"):
         judge(engine, gold_pool[name], 3)
-    from annotator.adjudication import record_decision
+    from annotator.quality.adjudication import record_decision
 
     key = ("q0", "c0-5")
     with pytest.raises(ValueError, match="has no lead's decision"):

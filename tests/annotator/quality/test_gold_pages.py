@@ -9,15 +9,16 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from annotator import adjudication, gold, releases
-from annotator.adjudication import record_decision
 from annotator.auth import add_user
-from annotator.pool_building import build_pool
+from annotator.pools.pool_building import build_pool
+from annotator.quality import adjudication, gold
+from annotator.quality.adjudication import record_decision
+from annotator.releases import releases
 from pooling.i18n import t
 from storage.db import session_scope
-from tests.annotator.test_app import PAGES, user_id
-from tests.annotator.test_chart_pages import figure, same
-from tests.annotator.test_gold import CHUNKS, GOLD, gold_pool, judge  # noqa: F401  (a fixture)
+from tests.annotator.app.test_app import PAGES, user_id
+from tests.annotator.app.test_chart_pages import figure, same
+from tests.annotator.quality.test_gold import CHUNKS, GOLD, gold_pool, judge  # noqa: F401  (a fixture)
 
 
 def opened(url: str, page: str, user: str, lang: str = "en", **state) -> AppTest:

@@ -8,8 +8,8 @@ from datetime import UTC, datetime, timedelta
 import pandas as pd
 import pytest
 
-from annotator.pool_building import build_pool
-from annotator.progress import my_progress, project_finish, team_figures
+from annotator.pools.pool_building import build_pool
+from annotator.quality.progress import my_progress, project_finish, team_figures
 from pooling.i18n import LocalizedError
 from storage.catalog import pool_summary
 from storage.db import session_scope

@@ -9,9 +9,11 @@ import json
 import pytest
 from sqlmodel import select
 
-from annotator import assignment, carry, release_files, releases
 from annotator.auth import add_user
-from annotator.calibration import calibrate_judge
+from annotator.judge.calibration import calibrate_judge
+from annotator.labeling import assignment
+from annotator.releases import carry, releases
+from pooling import release_folder
 from pooling.i18n import LocalizedError
 from pooling.qrels import Qrels
 from pooling.spans import Overlap
@@ -142,7 +144,7 @@ def released(engine, tmp_path, monkeypatch):
         )
         for name in ("ann1", "ann2"):
             add_user(name, "annotator", "password-1", session=session)
-    from annotator.pool_building import build_pool
+    from annotator.pools.pool_building import build_pool
 
     build_pool(engine, "p", systems="run:r", depth=10, overlap=1, corpus_version="whole")
     return releases.create_release(engine, "v1", "p", tmp_path / "v1").folder
@@ -155,7 +157,7 @@ def test_carrying_builds_a_pool_of_every_overlapping_chunk(engine, released):
         "same_text": 3, "split": 2, "merged": 0, "partial": 0, "lost": 0,
         "document_changed": 1, "document_missing": 1, "document_unknown": 0, "span_unknown": 0,
     }  # fmt: skip
-    assert sum(result.counts.values()) == release_files.read_qrels(released).size
+    assert sum(result.counts.values()) == release_folder.read_qrels(released).size
     assert result.documents["document_changed"] == ["b"]
     assert result.documents["document_missing"] == ["d"]
     with session_scope(engine) as session:
@@ -221,18 +223,18 @@ def test_the_carried_judge_never_reaches_a_release_or_an_annotator(engine, relea
     carry.carry(engine, released, "c30", "p30")
     grade_everything(engine, "p30", HUMANS)  # each sees all 11 candidates: no slot is held
     folder = releases.create_release(engine, "v2", "p30", tmp_path / "v2").folder
-    qrels = release_files.read_qrels(folder)
+    qrels = release_folder.read_qrels(folder)
     assert qrels.size == 11
     assert {(q, c): g for q, c, g in qrels.judgments() if g} == HUMANS  # people's grades only
     history = (folder / "judgments.jsonl").read_text()
     assert "carried" not in history
     assert len(history.splitlines()) == 22  # two people, eleven candidates
-    manifest = release_files.read_manifest(folder)
+    manifest = release_folder.read_manifest(folder)
     assert manifest["derived_from"]["release"] == "v1"
     assert manifest["derived_from"]["corpus_version"]["name"] == "whole"
     assert manifest["derived_from"]["mapping"]["split"] == 2
     assert manifest["derived_from"]["accepted_carried"] == 0
-    assert release_files.verify_release(folder) == []
+    assert release_folder.verify_release(folder) == []
 
     # Calibration of the carried judge against the re-judged grades, per mapping class.
     result = calibrate_judge(engine, "carried:v1", folder)
@@ -286,7 +288,7 @@ def test_accept_carried_publishes_same_text_grades_of_dev_queries_only(
     assert "q1 0 c#0 2" in published and "q1 0 e#0 0" in published
     assert "q2 0 e#0" not in published
     # The published carried grades are in judgments.jsonl: the file can be worked out again.
-    assert release_files.recompute(folder) == Qrels.from_file(folder / "qrels.trec")
+    assert release_folder.recompute(folder) == Qrels.from_file(folder / "qrels.trec")
     carried = [
         record
         for record in map(json.loads, (folder / "judgments.jsonl").read_text().splitlines())
@@ -314,9 +316,9 @@ def test_accept_carried_publishes_same_text_grades_of_dev_queries_only(
             "from_chunks": ["e"],
         },
     ]
-    lineage = release_files.read_manifest(folder)["derived_from"]
+    lineage = release_folder.read_manifest(folder)["derived_from"]
     assert (lineage["accepted_carried"], lineage["refused_carried_test_split"]) == (2, 1)
-    assert release_files.verify_release(folder) == []
+    assert release_folder.verify_release(folder) == []
     with pytest.raises(LocalizedError, match="pool 'p' was not built by `qrels carry`"):
         releases.create_release(engine, "v3", "p", tmp_path / "v3", accept_carried=True)
 
@@ -349,7 +351,7 @@ def test_the_cli_carries_shows_and_tops_up_a_carried_pool(engine, released, db_u
 def app_page(name: str, url: str, user: str, pool: str):
     from streamlit.testing.v1 import AppTest
 
-    from tests.annotator.test_app import PAGES, user_id
+    from tests.annotator.app.test_app import PAGES, user_id
 
     at = AppTest.from_file(str(PAGES / name), default_timeout=60)
     at.session_state["user_id"] = user_id(url, user)
@@ -371,7 +373,7 @@ def carried_app(engine, released, db_url, monkeypatch):
 
 
 def test_an_annotator_sees_nothing_carried_on_the_labeling_page(carried_app):
-    from tests.annotator.test_app import shown_text
+    from tests.annotator.app.test_app import shown_text
 
     at = app_page("label_page.py", carried_app, "ann1", "p30")
     assert not at.exception
@@ -421,6 +423,6 @@ def test_a_lead_accepts_carried_grades_on_the_releases_page(carried_app, tmp_pat
     at.checkbox[1].check()  # accept carried
     at.button[0].click().run()
     assert not at.exception and "Release v2 written to" in at.success[0].value
-    lineage = release_files.read_manifest(tmp_path / "releases" / "v2")["derived_from"]
+    lineage = release_folder.read_manifest(tmp_path / "releases" / "v2")["derived_from"]
     # Nobody graded: q1's two same-text chunks (dev) are accepted, q2's one (test) refused.
     assert (lineage["accepted_carried"], lineage["refused_carried_test_split"]) == (2, 1)

@@ -8,8 +8,8 @@ import functools
 
 import pytest
 
-from tests.annotator import test_browser as harness
-from tests.annotator.test_carry import DOCS, DOCS_V2, QUERIES, RELEASED
+from tests.annotator.app import test_browser as harness
+from tests.annotator.releases.test_carry import DOCS, DOCS_V2, QUERIES, RELEASED
 from tests.conftest import run_qrels, run_text, write
 from tests.storage.test_imports import jsonl
 

@@ -10,8 +10,9 @@ import json
 import pytest
 from sqlmodel import select
 
-from annotator import carry, release_files
-from annotator.calibration import calibrate_judge
+from annotator.judge.calibration import calibrate_judge
+from annotator.releases import carry
+from pooling import release_folder
 from storage.chunk_spans import chunk_places
 from storage.db import make_engine, session_scope
 from storage.models import Chunk, CorpusVersion
@@ -90,7 +91,7 @@ def test_cranfield_carried_from_whole_documents_to_300_then_to_500(
     qrels("pool", "build", "p", "--systems", "run:judged", "--depth", "1000", "--overlap", "1",
           "--corpus-version", "cran")  # fmt: skip
     qrels("release", "create", "v1", "--pool", "p", "--out", tmp_path / "v1")
-    v1 = release_files.read_qrels(tmp_path / "v1")
+    v1 = release_folder.read_qrels(tmp_path / "v1")
     assert v1.size == 1612
 
     out = qrels("carry", "--release", tmp_path / "v1", "--to-corpus-version", "cran300",
@@ -129,8 +130,8 @@ def test_cranfield_carried_from_whole_documents_to_300_then_to_500(
     qrels("import", "judgments", write(tmp_path, "people.trec", "".join(lines)),
           "--annotator", "people", "--corpus-version", "cran300")  # fmt: skip
     qrels("release", "create", "v300", "--pool", "p300", "--out", tmp_path / "v300")
-    v300 = release_files.read_qrels(tmp_path / "v300")
-    manifest = release_files.read_manifest(tmp_path / "v300")
+    v300 = release_folder.read_qrels(tmp_path / "v300")
+    manifest = release_folder.read_manifest(tmp_path / "v300")
     assert manifest["derived_from"]["release"] == "v1"
     assert manifest["derived_from"]["mapping"] == {r.mapping: r.judged for r in status.classes}
 

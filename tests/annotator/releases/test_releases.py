@@ -11,11 +11,15 @@ import warnings
 import pytest
 from click.testing import CliRunner
 
-from annotator import adjudication, agreement, assignment, evaluation, release_files, releases
 from annotator.auth import add_user
 from annotator.cli import cli
-from annotator.pool_building import build_pool
-from annotator.run_files import RunFile
+from annotator.evaluation import evaluation
+from annotator.evaluation.run_files import RunFile
+from annotator.labeling import assignment
+from annotator.pools.pool_building import build_pool
+from annotator.quality import adjudication, agreement
+from annotator.releases import releases
+from pooling import release_folder
 from pooling.metrics import Metric
 from pooling.run import Run
 from storage import accounts
@@ -186,7 +190,7 @@ def test_release_files(released):
     assert manifest["rubric_versions"] == ["v1"] and manifest["pool"]["name"] == "p"
     assert manifest["counts"]["per_grade"] == {"0": 2, "1": 0, "2": 2, "3": 1}
     assert manifest["counts"]["adjudicated"] == 1
-    assert set(manifest["files"]) == set(release_files.FILES)
+    assert set(manifest["files"]) == set(release_folder.FILES)
 
 
 def test_a_release_loads_in_ir_measures_and_ranx_and_ndcg_matches_a_hand_computation(
@@ -218,10 +222,10 @@ def test_a_release_loads_in_ir_measures_and_ranx_and_ndcg_matches_a_hand_computa
 
 
 def test_verify_passes_and_a_tampered_file_fails(released):
-    assert release_files.verify_release(released) == []
+    assert release_folder.verify_release(released) == []
     with open(released / "qrels.trec", "a") as handle:
         handle.write("q9 0 zz 3\n")
-    assert release_files.verify_release(released) == [
+    assert release_folder.verify_release(released) == [
         "qrels.trec: sha256 differs from the manifest (changed after release)"
     ]
 
