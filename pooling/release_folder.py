@@ -31,11 +31,12 @@ import orjson
 import pandas as pd
 
 from annotator.quality import agreement
-from annotator.quality.adjudication import Resolution, final_grades, statuses
+from annotator.quality.adjudication import Resolution
 from pooling.grades import EVIDENCE
 from pooling.i18n import LocalizedError, t
 from pooling.qrels import Qrels
 from pooling.readers import InputError, Where, read_jsonl, read_lines
+from pooling.resolution import final_grades, frame_of, statuses
 from storage.release_records import ReleaseSnapshot
 
 CHUNK_MAP = "chunks.tsv"
@@ -99,9 +100,9 @@ class Tally:
             yield record
 
     def frame(self) -> pd.DataFrame:
-        """The current grades as ``annotator.quality.agreement``'s frame (people by pseudonym)."""
+        """The current grades as the judgments frame (people by pseudonym)."""
         rows = [(who, query, chunk, grade) for (who, query, chunk), grade in self.current.items()]
-        return agreement.frame_of(rows, ["annotator", "query_id", "chunk_id", "grade"])
+        return frame_of(rows, ["annotator", "query_id", "chunk_id", "grade"])
 
 
 def write_judgments(folder: Path, records: Iterable[dict]) -> Tally:

@@ -28,9 +28,8 @@ from sqlalchemy.engine import Engine
 from annotator.auth import Account, account
 from annotator.pools.pool_building import pool_names
 from annotator.pools.pool_figures import active_queries, pool_figures
-from annotator.quality.adjudication import pool_queue
-from annotator.quality.agreement import pool_agreement
 from annotator.quality.gold import team_gold
+from annotator.quality.pool_quality import pool_agreement, pool_queue
 from annotator.quality.progress import data_version, team_figures
 from pooling.grades import DEFAULT_POLICY, POLICIES
 from pooling.i18n import LocalizedError, Refused, current_language

@@ -26,7 +26,9 @@ from annotator.cli.formatting import agreement_lines, calibration_lines
 @click.pass_context
 def agreement(ctx, pool_name, by, as_json, rounds) -> None:
     """Cohen's kappa per pair of annotators and Krippendorff's alpha."""
-    from annotator.quality.agreement import groups, judgments_frame, report, to_json
+    from annotator.quality.agreement import report, to_json
+    from annotator.quality.pool_quality import judgments_frame
+    from pooling.grouping import groups
 
     frame = judgments_frame(engine(ctx), only_pool(ctx, pool_name))
     parts = {"all": frame} if by is None else {"all": frame, **groups(frame, by)}

@@ -29,8 +29,8 @@ import pandas as pd
 
 from annotator.evaluation.run_files import LEVELS, RunFile, checked_run, trec_order
 from annotator.pools.judged import coverage
-from annotator.quality.agreement import groups
 from pooling.grades import GRADES, RELEVANT
+from pooling.grouping import GROUPINGS, groups
 from pooling.i18n import LocalizedError, check_name
 from pooling.metrics import DEFAULT_METRICS, Metric, parse_metrics, with_context
 from pooling.qrels import Qrels
@@ -47,7 +47,6 @@ from pooling.resampling import bootstrap_interval
 from pooling.run import Run
 
 SPLITS = ("dev", "test")
-GROUPINGS = ("slice", "split")
 # Below this Judged@k a figure may well be too low: unjudged chunks count as non-relevant.
 LOW_JUDGED = 0.9
 

@@ -1,51 +1,28 @@
 """Which candidates need a lead's decision, and what every candidate's final grade is.
-Plain functions over the judgments frame of ``annotator.quality.agreement``; no Streamlit.
+Plain functions over the judgments frame of ``annotator.quality.agreement``; no Streamlit,
+no database (``annotator.quality.pool_quality`` reads a pool's frame and decisions, and
+records a decision).
 
-The disagreement policies and how agreeing grades resolve are ``pooling.grades``. Someone
-marking unsure always needs a decision, and a lead can still override any candidate.
+The disagreement policies are ``pooling.grades``; how each candidate's grades resolve
+(status, agreed grade, final grade) is ``pooling.resolution``. Someone marking unsure always
+needs a decision, and a lead can still override any candidate.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
 import pandas as pd
 
-from pooling.grades import POLICIES, check_policy
-
-KEYS = ["query_id", "chunk_id"]
-# One line per candidate, the way every one of them is decided.
-STATUS_COLUMNS = ["status", "severity", "auto_grade"]
-
-
-def statuses(frame: pd.DataFrame, policy: str, overlap: int) -> pd.DataFrame:
-    """Per judged candidate (indexed by query id and chunk id): ``status`` (``unsure`` when
-    someone marked it so, ``incomplete`` with fewer than ``overlap`` judgments, else
-    ``disagree`` or ``agreed`` by ``policy``), ``severity`` (the gap between grades; unsure
-    counts as the widest, 4) and ``auto_grade`` (the lower median, for agreed ones).
-    Computed on whole columns at once: a million judgments take a second or two."""
-    check_policy(policy)
-    grades = frame.assign(grade=frame["grade"].astype(float)).groupby(KEYS, sort=True)["grade"]
-    table = pd.DataFrame(
-        {"judged": grades.size(), "graded": grades.count(), "low": grades.min()}
-    ).assign(high=grades.max(), median=grades.quantile(0.5, interpolation="lower"))
-    unsure = table["judged"] > table["graded"]
-    split = POLICIES[policy](table["low"], table["high"])
-    table["status"] = np.select(
-        [unsure, table["judged"] < overlap, split], ["unsure", "incomplete", "disagree"], "agreed"
-    )
-    table["severity"] = np.where(unsure, 4, (table["high"] - table["low"]).fillna(0)).astype(int)
-    agreed = table["status"] == "agreed"
-    table["auto_grade"] = table["median"].where(agreed).astype("Int64")
-    return table[STATUS_COLUMNS]
+from annotator.quality.agreement import kappa
+from pooling.resolution import STATUS_COLUMNS, final_grades, statuses
 
 
 def candidates(frame: pd.DataFrame, policy: str, overlap: int) -> pd.DataFrame:
     """One row per judged candidate, most severe first: ``query_id``, ``chunk_id``,
     ``grades`` (by annotator), ``notes``, ``unsure`` (who), and the ``statuses`` columns
-    (``pool_table`` adds the status ``adjudicated``) and ``slices``; for the lead's queue,
-    which shows who said what."""
+    (``pool_quality.pool_table`` adds the status ``adjudicated``) and ``slices``; for the
+    lead's queue, which shows who said what."""
     table = statuses(frame, policy, overlap)
     grades, notes, unsure, slices = {}, {}, {}, {}
     for row in frame.itertuples(index=False):
@@ -100,23 +77,6 @@ def queue(
     return wanted
 
 
-def final_grades(
-    table: pd.DataFrame, decisions: dict[tuple[str, str], tuple]
-) -> tuple[dict[tuple[str, str], int], list[tuple[str, str]]]:
-    """Each candidate's final grade (a lead's latest decision, else the agreed grade) and
-    the candidates still unresolved; ``table`` is ``candidates`` or ``statuses``."""
-    if "query_id" in table:
-        table = table.set_index(KEYS)
-    agreed = (table["status"] == "agreed").to_numpy()
-    # Whole columns at once: half a million candidates one row at a time took seconds.
-    auto = table["auto_grade"][agreed].astype("int64").tolist()
-    grades = dict(zip(table.index[agreed], auto, strict=True))
-    grades.update({key: int(d[0]) for key, d in decisions.items() if key in table.index})
-    decided = table.index.isin(list(decisions)) if decisions else np.zeros(len(table), bool)
-    unresolved = table.index[~agreed & ~decided].tolist()
-    return grades, unresolved
-
-
 @dataclass
 class Resolution:
     """A pool's final grades, and the candidates left unresolved (disagreements, unsure,
@@ -151,57 +111,12 @@ def resolve(
     return Resolution(grades, unresolved, sum(1 for key in grades if key in decisions))
 
 
-def pool_table(engine, pool_name: str, policy: str) -> tuple[pd.DataFrame, dict, pd.DataFrame]:
-    """For a pool: the candidates table (status ``adjudicated`` where a lead decided), the
-    leads' latest decisions, and the judgments frame."""
-    from annotator.quality.agreement import judgments_frame
-    from storage.db import session_scope
-    from storage.history import latest_adjudications
-    from storage.pool_records import get_pool
-
-    frame = judgments_frame(engine, pool_name)
-    with session_scope(engine) as session:
-        pool = get_pool(pool_name, session=session)
-        decisions, overlap = latest_adjudications(pool, session=session), pool.overlap
-    table = candidates(frame, policy, overlap)
-    decided = [
-        (q, c) in decisions for q, c in zip(table["query_id"], table["chunk_id"], strict=True)
-    ]
-    table.loc[decided, "status"] = "adjudicated"
-    return table, decisions, frame
-
-
-@dataclass(frozen=True)
-class Queue:
-    """What the Adjudication page offers for a pool, counted once for every lead looking
-    (``ui.figures``): the candidates table, the leads' decisions, and the choices of its
-    filters."""
-
-    table: pd.DataFrame
-    decisions: dict[tuple[str, str], tuple]
-    annotators: list[str]
-    slice_tags: list[str]
-    query_ids: list[str]
-
-
-def pool_queue(engine, pool_name: str, policy: str) -> Queue:
-    """``Queue`` of pool ``pool_name`` under ``policy``."""
-    table, decisions, _ = pool_table(engine, pool_name, policy)
-    return Queue(
-        table,
-        decisions,
-        sorted({a for grades in table["grades"] for a in grades}),
-        sorted({tag for tags in table["slices"] for tag in tags}),
-        sorted(table["query_id"].unique()),
-    )
-
-
 def decided_since(
     shown: pd.DataFrame, decisions: dict[tuple[str, str], tuple], *, everything: bool = False
 ) -> pd.DataFrame:
-    """``shown`` (rows of a counted ``Queue``) with the decisions a lead made since it was
-    counted: those candidates marked adjudicated, and left out unless ``everything``. So a
-    decision shows at once without counting the whole pool again."""
+    """``shown`` (rows of a counted ``pool_quality.Queue``) with the decisions a lead made
+    since it was counted: those candidates marked adjudicated, and left out unless
+    ``everything``. So a decision shows at once without counting the whole pool again."""
     if not decisions or shown.empty:
         return shown
     decided = pd.Series(
@@ -217,8 +132,6 @@ def versus_final(frame: pd.DataFrame, table: pd.DataFrame, decisions: dict) -> p
     """Each annotator's quadratic kappa against the final grades, as ``Figure``s: ``before``
     adjudication (the candidates that resolved by themselves) and ``after`` (all final
     grades)."""
-    from annotator.quality.agreement import kappa
-
     before = {
         (r.query_id, r.chunk_id): int(r.auto_grade)
         for r in table.itertuples()
@@ -235,36 +148,3 @@ def versus_final(frame: pd.DataFrame, table: pd.DataFrame, decisions: dict) -> p
             row[label] = figure
         rows.append(row)
     return pd.DataFrame(rows, columns=["annotator", "before", "after"])
-
-
-def record_decision(
-    engine,
-    pool_name: str,
-    key: tuple[str, str],
-    grade: int,
-    rationale: str,
-    lead_id: int,
-    policy: str,
-) -> None:
-    """A lead's final grade for the candidate ``key`` (query id, chunk id), with the reason;
-    an earlier decision stays in the history. Raises ``LocalizedError`` for a grade off the
-    scale or a missing rationale, ``Refused`` for an account that is not an enabled lead's."""
-    from storage.accounts import acting
-    from storage.db import session_scope
-    from storage.history import adjudicate
-    from storage.pool_records import get_pool
-
-    with session_scope(engine) as session:
-        lead = acting(lead_id, "lead", session=session)
-        pool = get_pool(pool_name, session=session)
-        adjudicate(pool, *key, grade, rationale, lead, policy, session=session)
-
-
-def candidate_view(engine, pool_name: str, key: tuple[str, str]):
-    """What a lead sees of the candidate ``key``: ``storage.pool_records.CandidateView``."""
-    from storage.db import session_scope
-    from storage.pool_records import candidate_view as view
-    from storage.pool_records import get_pool
-
-    with session_scope(engine) as session:
-        return view(get_pool(pool_name, session=session), *key, session=session)

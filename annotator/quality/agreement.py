@@ -1,9 +1,10 @@
-"""How far annotators agree. Plain functions over a data frame of judgments; no Streamlit.
+"""How far annotators agree. Plain functions over a data frame of judgments; no Streamlit,
+no database (``annotator.quality.pool_quality`` reads a pool's frame).
 
-The frame has one row per (annotator, query, chunk) with the annotator's current grade:
-columns ``annotator``, ``query_id``, ``chunk_id``, ``grade`` (0–3, or missing when the
-judgment is "unsure": unsure judgments are left out of every figure), and for breakdowns
-``slices`` (a list of tags) and ``split``.
+The frame (``pooling.resolution.frame_of``) has one row per (annotator, query, chunk) with
+the annotator's current grade: columns ``annotator``, ``query_id``, ``chunk_id``, ``grade``
+(0–3, or missing when the judgment is "unsure": unsure judgments are left out of every
+figure), and for breakdowns ``slices`` (a list of tags) and ``split``.
 
 A figure that cannot be computed is reported as undefined with the reason (fewer than two
 shared items, only one grade in use), never as 0, NaN or an error.
@@ -23,7 +24,6 @@ from pooling.i18n import check_name, t
 
 KAPPAS = ("unweighted", "linear", "quadratic", "binary_ge1", "binary_ge2")
 PAGE_ROUNDS = 200  # bootstrap resamplings on the lead's Agreement page (the CLI: 500)
-GROUPINGS = ("slice", "split")
 
 
 # Why a figure can be undefined: message keys. ``Figure.undefined`` holds the English text
@@ -396,64 +396,6 @@ def figures_frame(
     )
 
 
-def groups(frame: pd.DataFrame, by: str | None) -> dict[str, pd.DataFrame]:
-    """The frame whole, or split by ``slice`` (an item counts in each of its query's
-    slices) or by ``split``."""
-    if by is None:
-        return {"all": frame}
-    check_name(by, GROUPINGS, "what_grouping")
-    if by == "split":
-        return {f"split:{name}": part for name, part in frame.groupby("split")}
-    exploded = frame.explode("slices")
-    return {
-        f"slice:{name}": part.drop(columns="slices")
-        for name, part in exploded.dropna(subset=["slices"]).groupby("slices")
-    }
-
-
 def to_json(reports: list[AgreementReport]) -> list[dict]:
     """The reports as plain data: the stable layout documented in the README."""
     return [asdict(r) for r in reports]
-
-
-def frame_of(rows: list[tuple], columns: list[str] | None = None) -> pd.DataFrame:
-    """The frame described above from ``storage.history.candidate_judgments`` rows (or rows
-    of other ``columns``, such as ``release_files.Tally.frame``'s); an unsure judgment has
-    no grade."""
-    from storage.history import JUDGMENT_COLUMNS
-
-    frame = pd.DataFrame(rows, columns=columns or JUDGMENT_COLUMNS)
-    frame["grade"] = frame["grade"].astype("Int64")
-    return frame
-
-
-def judgments_frame(engine, pool_name: str) -> pd.DataFrame:
-    """The current human judgments on a pool's candidates, as the frame described above."""
-    from storage.db import session_scope
-    from storage.history import candidate_judgments
-    from storage.pool_records import get_pool
-
-    with session_scope(engine) as session:
-        return frame_of(candidate_judgments(get_pool(pool_name, session=session), session=session))
-
-
-@dataclass(frozen=True)
-class PoolAgreement:
-    """What the lead's Agreement page shows of a pool: a report per group, and each
-    annotator against the final grades (``annotator.quality.adjudication.versus_final``)."""
-
-    reports: list[AgreementReport]
-    versus_final: pd.DataFrame
-
-
-def pool_agreement(
-    engine, pool_name: str, policy: str, by: str | None = None, rounds: int = PAGE_ROUNDS
-) -> PoolAgreement:
-    """Agreement on pool ``pool_name``, whole or ``by`` slice or split (``groups``), final
-    grades resolved under ``policy``. Raises ``NotFound`` for an unknown pool and
-    ``LocalizedError`` for an unknown policy or grouping."""
-    from annotator.quality.adjudication import pool_table, versus_final
-
-    table, decisions, frame = pool_table(engine, pool_name, policy)
-    reports = [report(part, name, rounds) for name, part in groups(frame, by).items()]
-    return PoolAgreement(reports, versus_final(frame, table, decisions))

@@ -10,7 +10,7 @@ from sqlmodel import select
 from annotator.labeling import assignment
 from annotator.labeling.search import ManualSearch
 from annotator.pools import judged, pool_building
-from annotator.quality import adjudication
+from annotator.quality import pool_quality
 from annotator.releases import releases
 from pooling.i18n import Refused
 from pooling.run import Run
@@ -80,12 +80,12 @@ def test_a_lead_who_lost_the_role_writes_nothing(engine, pool, lead, tmp_path, m
         item = assignment.next_item(engine, "p", pool[name])
         assert assignment.submit(engine, item, pool[name], grade=1)
     key = (item.query_id, item.chunk_id)
-    adjudication.record_decision(engine, "p", key, 2, "clear", lead, "threshold")  # a lead may
+    pool_quality.record_decision(engine, "p", key, 2, "clear", lead, "threshold")  # a lead may
     set_account(engine, lead, role="annotator")  # demoted
     before = snapshot(engine)
     report = judged.coverage({"q0": {"c0": 1}}, Run({"q0": {"c5": 1.0}}), [1])
     for action in (
-        lambda: adjudication.record_decision(engine, "p", key, 3, "no", lead, "threshold"),
+        lambda: pool_quality.record_decision(engine, "p", key, 3, "no", lead, "threshold"),
         lambda: pool_building.build_pool(engine, "p2", systems="run:r", depth=2, by=lead),
         lambda: pool_building.topup_pool(engine, "p", systems="run:r", depth=2, by=lead),
         lambda: judged.topup(engine, "p", report, "new", 1, by=lead),

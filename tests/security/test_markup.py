@@ -16,7 +16,7 @@ from streamlit.testing.v1 import AppTest
 from annotator.auth import add_user
 from annotator.labeling import assignment
 from annotator.pools.pool_building import build_pool
-from annotator.quality.adjudication import record_decision
+from annotator.quality.pool_quality import record_decision
 from storage import accounts
 from storage.db import session_scope
 from storage.imports import import_corpus, import_queries, import_run

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 
 from annotator.labeling import assignment
-from annotator.quality import adjudication
+from annotator.quality import pool_quality
 from annotator.releases import releases
 from pooling import release_folder
 from pooling.qrels import Qrels
@@ -64,8 +64,8 @@ def test_app_revisions_adjudications_and_imports_recompute_to_the_same_file(engi
                 assert assignment.submit(engine, again, pool[name], grade=2)
     with session_scope(engine) as session:
         lead = add_user("boss", "lead", "password-1", session=session).id
-    adjudication.record_decision(engine, "p", ("q0", "c0"), 0, "misleading", lead, "gap2")
-    adjudication.record_decision(engine, "p", ("q0", "c0"), 3, "second look", lead, "gap2")
+    pool_quality.record_decision(engine, "p", ("q0", "c0"), 0, "misleading", lead, "gap2")
+    pool_quality.record_decision(engine, "p", ("q0", "c0"), 3, "second look", lead, "gap2")
     folder = releases.create_release(
         engine, "v1", "p", tmp_path / "v1", policy="gap2", allow_unresolved=True
     ).folder

@@ -239,7 +239,7 @@ def test_control_characters_typed_into_the_app_are_refused_with_a_message(
     pooled, db_url, monkeypatch
 ):
     from annotator.auth import add_user
-    from annotator.quality import adjudication
+    from annotator.quality import pool_quality
 
     at = app_as(db_url, "ann1", monkeypatch).run()
     before = snapshot(pooled)
@@ -253,7 +253,7 @@ def test_control_characters_typed_into_the_app_are_refused_with_a_message(
         with pytest.raises(LocalizedError, match="account name holds the control character"):
             add_user("eve\x1b[2J", "annotator", "password-1", session=session)
     with pytest.raises(LocalizedError, match="rationale holds the control character U\\+0008"):
-        adjudication.record_decision(pooled, "p", ("q1", "a#1"), 2, "ok\x08", boss, "threshold")
+        pool_quality.record_decision(pooled, "p", ("q1", "a#1"), 2, "ok\x08", boss, "threshold")
     after = snapshot(pooled)
     after.pop("assignment"), before.pop("assignment")  # the hold is renewed as she works
     assert after == before

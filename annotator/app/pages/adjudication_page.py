@@ -6,7 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from annotator.app import ui
-from annotator.quality import adjudication, gold
+from annotator.quality import adjudication, gold, pool_quality
 from annotator.releases import releases
 from pooling.grades import GRADES
 
@@ -22,7 +22,7 @@ def record(pool_name: str, key: tuple[str, str], policy: str, lead_id: int) -> N
     grade = st.session_state["final_grade"]
     rationale = st.session_state.get("rationale", "")
     try:
-        adjudication.record_decision(ui.engine(), pool_name, key, grade, rationale, lead_id, policy)
+        pool_quality.record_decision(ui.engine(), pool_name, key, grade, rationale, lead_id, policy)
     except ValueError as error:
         st.session_state["adjudication_flash"] = ("error", error)
     else:
@@ -129,7 +129,7 @@ key = st.selectbox(
     ui.t("candidate"), keys, format_func=lambda k: f"{k[0]} / {k[1]}", key="candidate"
 )
 row = offered[(offered["query_id"] == key[0]) & (offered["chunk_id"] == key[1])].iloc[0]
-view = adjudication.candidate_view(ui.engine(), pool_name, key)
+view = pool_quality.candidate_view(ui.engine(), pool_name, key)
 
 ui.show_pair(view.query_text, view.query_notes, view.title, view.text)
 with st.expander(ui.t("show_context")):

@@ -13,7 +13,7 @@ import pytest
 from annotator.labeling import assignment
 from annotator.pools.pool_building import build_pool
 from annotator.pools.pool_figures import active_queries, pool_figures
-from annotator.quality import adjudication, agreement, gold
+from annotator.quality import agreement, gold, pool_quality
 from annotator.quality.progress import team_figures
 from annotator.releases import releases
 from pooling.i18n import t
@@ -48,7 +48,7 @@ def lead_server(worked, demo_url, tmp_path, clock):
         assignment.submit(worked, item, uid, grade=grade)
     # Gold: four candidates nobody judged, decided 0-3 by the lead; one item in two is gold
     # for annotator3, who grades everything 1.
-    table, _, _ = adjudication.pool_table(worked, "demo-pool", "threshold")
+    table, _, _ = pool_quality.pool_table(worked, "demo-pool", "threshold")
     judged = set(zip(table["query_id"], table["chunk_id"], strict=True))
     with session_scope(worked) as session:
         lead = get_user("boss", session=session).id
@@ -58,7 +58,7 @@ def lead_server(worked, demo_url, tmp_path, clock):
     ]
     unjudged = unjudged[-4:]  # the last query's: not where annotator3 starts
     for grade, key in enumerate(unjudged):
-        adjudication.record_decision(worked, "demo-pool", key, grade, "read it", lead, "threshold")
+        pool_quality.record_decision(worked, "demo-pool", key, grade, "read it", lead, "threshold")
     gold.add_from_adjudications(worked, "demo-pool", unjudged, by=lead)
     gold.configure(worked, "demo-pool", rate=2)
     add = ["user", "add", "annotator3", "--role", "annotator", "--password-file", password]
@@ -200,7 +200,7 @@ def test_every_lead_chart_is_drawn_and_its_table_shows_what_the_module_computes(
     choose_pool(page, "demo-pool")
 
     page.get_by_role("link", name="Agreement").click()
-    reports = agreement.pool_agreement(engine, "demo-pool", "threshold").reports
+    reports = pool_quality.pool_agreement(engine, "demo-pool", "threshold").reports
     check(page, "alpha", agreement.figures_frame(reports, "alpha", "en"), {"value": ["value"]})
     pairs = agreement.figures_frame(reports, "quadratic", "en")
     check(page, "pairs", pairs, {"value": ["value"], "95% high": ["high"]})

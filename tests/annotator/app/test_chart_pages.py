@@ -12,7 +12,7 @@ from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
 from streamlit.testing.v1 import AppTest
 
 from annotator.pools.pool_figures import pool_figures
-from annotator.quality import agreement
+from annotator.quality import agreement, pool_quality
 from annotator.quality.progress import my_progress, team_figures
 from annotator.releases import releases
 from tests.annotator.app.test_app import PAGES, user_id
@@ -110,7 +110,7 @@ def test_pools_charts_draw_what_pool_figures_computes(worked, demo_url):
 
 def test_agreement_charts_draw_what_the_reports_say(worked, demo_url):
     at = opened("agreement_page.py", demo_url, ["alpha", "pairs"])
-    reports = agreement.pool_agreement(worked, "demo-pool", "threshold").reports
+    reports = pool_quality.pool_agreement(worked, "demo-pool", "threshold").reports
     for key, measure in (("alpha", "alpha"), ("pairs", "quadratic")):
         computed = agreement.figures_frame(reports, measure, "en")
         drawn, shown = figure(at, key)
@@ -150,7 +150,7 @@ def test_figures_are_counted_once_per_change_of_the_data(worked, monkeypatch):
     data); a lead's own change is counted at once."""
     from annotator.app import ui
     from annotator.labeling import assignment
-    from annotator.quality.adjudication import record_decision
+    from annotator.quality.pool_quality import record_decision
     from storage.accounts import get_user
     from storage.db import session_scope
 

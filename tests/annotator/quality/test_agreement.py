@@ -15,13 +15,13 @@ from annotator.quality.agreement import (
     bootstrap,
     confusion_frame,
     figures_frame,
-    groups,
     kappa,
     krippendorff_alpha,
     pair_agreement,
     report,
     to_json,
 )
+from pooling.grouping import groups
 
 krippendorff = pytest.importorskip("krippendorff")
 

@@ -170,7 +170,7 @@ def test_adjudicated_candidates_become_gold_and_the_cli(engine, gold_pool, tmp_p
         lead = add_user("boss", "lead", "password-1", session=session).id
     for name in ("a1", "a2"):
         judge(engine, gold_pool[name], 3)
-    from annotator.quality.adjudication import record_decision
+    from annotator.quality.pool_quality import record_decision
 
     key = ("q0", "c0-5")
     with pytest.raises(ValueError, match="has no lead's decision"):

@@ -11,8 +11,8 @@ from streamlit.testing.v1 import AppTest
 
 from annotator.auth import add_user
 from annotator.pools.pool_building import build_pool
-from annotator.quality import adjudication, gold
-from annotator.quality.adjudication import record_decision
+from annotator.quality import gold, pool_quality
+from annotator.quality.pool_quality import record_decision
 from annotator.releases import releases
 from pooling.i18n import t
 from storage.db import session_scope
@@ -89,7 +89,7 @@ def test_an_annotator_sees_their_figures_and_what_they_missed(checked, db_url, l
 
 def test_a_lead_makes_gold_and_sets_the_rate_on_the_adjudication_page(checked, db_url):
     lead = user_id(db_url, "boss")
-    table, _, _ = adjudication.pool_table(checked, "g", "threshold")
+    table, _, _ = pool_quality.pool_table(checked, "g", "threshold")
     key = next(k for k in zip(table["query_id"], table["chunk_id"], strict=True) if k not in GOLD)
     record_decision(checked, "g", key, 2, "the limits are stated", lead, "threshold")
     at = opened(db_url, "adjudication_page.py", "boss", include_resolved=True)

@@ -17,7 +17,7 @@ from annotator.evaluation import evaluation
 from annotator.evaluation.run_files import RunFile
 from annotator.labeling import assignment
 from annotator.pools.pool_building import build_pool
-from annotator.quality import adjudication, agreement
+from annotator.quality import adjudication, agreement, pool_quality
 from annotator.releases import releases
 from pooling import release_folder
 from pooling.metrics import Metric
@@ -111,7 +111,7 @@ def decide(engine, query_id, chunk_id, grade, why="read it twice"):
 
 
 def test_the_queue_follows_the_policy_most_severe_first(judged):
-    frame = agreement.judgments_frame(judged, "p")
+    frame = pool_quality.judgments_frame(judged, "p")
     table = adjudication.candidates(frame, "threshold", overlap=2)
     assert list(adjudication.queue(table)[["query_id", "chunk_id"]].itertuples(index=False)) == [
         ("q1", "a#1")
@@ -270,7 +270,7 @@ def test_model_judges_never_reach_a_release(judged, tmp_path):
             kind="model",
             rubric_version="v1",
         )
-    frame = agreement.judgments_frame(judged, "p")
+    frame = pool_quality.judgments_frame(judged, "p")
     assert "llm" not in set(frame["annotator"])
     decide(judged, "q1", "a#1", 2)
     folder = releases.create_release(judged, "v1", "p", tmp_path / "m").folder
@@ -296,11 +296,11 @@ def test_release_history_reads_each_manifests_counts_and_alpha(released, judged,
 
 def test_pool_agreement_is_the_reports_and_the_versus_final_of_the_pool(judged):
     decide(judged, "q1", "a#1", 2)
-    view = agreement.pool_agreement(judged, "p", "threshold", by="split", rounds=0)
-    frame = agreement.judgments_frame(judged, "p")
+    view = pool_quality.pool_agreement(judged, "p", "threshold", by="split", rounds=0)
+    frame = pool_quality.judgments_frame(judged, "p")
     assert [r.group for r in view.reports] == ["split:dev", "split:test"]
     test = agreement.report(frame[frame["split"] == "test"], "split:test", rounds=0)
     assert view.reports[1].alpha == test.alpha and view.reports[1].items == test.items == 3
-    table, decisions, _ = adjudication.pool_table(judged, "p", "threshold")
+    table, decisions, _ = pool_quality.pool_table(judged, "p", "threshold")
     expected = adjudication.versus_final(frame, table, decisions)
     assert view.versus_final.equals(expected)
