@@ -1,5 +1,7 @@
-"""A release's folder: the files written from a snapshot and its resolution, the manifest
-that says what they belong to, and checking a folder against its manifest.
+"""A release's folder as it is read: its files, the manifest that says what they belong to,
+checking a folder against its manifest, and its grades worked out again from its own
+``judgments.jsonl``. No database: like ranx's ``Qrels.from_file``, a folder is all it needs
+(``annotator.releases.release_files`` writes one).
 
 | file | what |
 | --- | --- |
@@ -12,8 +14,8 @@ that says what they belong to, and checking a folder against its manifest.
 | ``manifest.json`` | versions, pool, policy, counts, agreement, sha256 of every file |
 
 ``chunks.tsv`` is what lets an evaluator tell chunk ids from document ids in a run and
-reduce a chunk run to documents (``annotator.evaluation.evaluation``); releases written before it
-existed do not list it in their manifest, and ``verify_release`` does not ask them for it.
+reduce a chunk run to documents (``annotator.evaluation.run_files``); releases written before
+it existed do not list it in their manifest, and ``verify_release`` does not ask them for it.
 """
 
 from __future__ import annotations
@@ -24,20 +26,14 @@ import json
 import zipfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 
-import orjson
 import pandas as pd
 
-from annotator.quality import agreement
-from annotator.quality.adjudication import Resolution
-from pooling.grades import EVIDENCE
 from pooling.i18n import LocalizedError, t
 from pooling.qrels import Qrels
 from pooling.readers import InputError, Where, read_jsonl, read_lines
 from pooling.resolution import final_grades, frame_of, statuses
-from storage.release_records import ReleaseSnapshot
 
 CHUNK_MAP = "chunks.tsv"
 CHUNK_MAP_HEADER = ("chunk-id", "doc-id")
@@ -51,19 +47,10 @@ FILES = (
 )
 ADDED_LATER = {CHUNK_MAP}  # checked only where the manifest lists it (older releases lack it)
 MANIFEST = "manifest.json"
-NO_EVIDENCE = "no chunk graded 2 or more"
 
 
 def sha256_of(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
-def _write_jsonl(path: Path, records: Iterable[dict]) -> None:
-    """``records`` appended to ``path`` as they come, one JSON object a line, in UTF-8.
-    orjson: the standard encoder took a fifth of a release of a million judgments."""
-    dumps, newline = orjson.dumps, orjson.OPT_APPEND_NEWLINE
-    with open(path, "ab") as handle:
-        handle.writelines(dumps(record, option=newline) for record in records)
 
 
 @dataclass
@@ -71,8 +58,8 @@ class Tally:
     """What the lines of ``judgments.jsonl`` say, read in order: each person's current grade
     per candidate (their last judgment of it), the leads' last decisions, the gold items'
     and the carried grades, and the rubric versions. One reading of the lines for the
-    release that writes them (``write_judgments``) and for ``recompute``, which reads them
-    back."""
+    release that writes them (``annotator.releases.release_files.write_judgments``) and for
+    ``recompute``, which reads them back."""
 
     current: dict[tuple[str, str, str], int | None] = field(default_factory=dict)
     decisions: dict[tuple[str, str], tuple] = field(default_factory=dict)
@@ -103,111 +90,6 @@ class Tally:
         """The current grades as the judgments frame (people by pseudonym)."""
         rows = [(who, query, chunk, grade) for (who, query, chunk), grade in self.current.items()]
         return frame_of(rows, ["annotator", "query_id", "chunk_id", "grade"])
-
-
-def write_judgments(folder: Path, records: Iterable[dict]) -> Tally:
-    """``records`` (judgments, adjudications, gold items, carried grades) appended to the
-    ``judgments.jsonl`` of ``folder`` as they come; returns the ``Tally`` of what they
-    said. A release decides its grades from this tally, so its files say exactly what
-    decided them."""
-    seen = Tally()
-    _write_jsonl(folder / "judgments.jsonl", seen.noting(records))
-    return seen
-
-
-def _query_records(snapshot: ReleaseSnapshot, qrels: Qrels) -> list[dict]:
-    """Every query, kept even without evidence: ``flags`` says so instead."""
-    best = {q: max(judged.values()) for q, judged in qrels.items()}
-    return [
-        {
-            "_id": query.query_id,
-            "text": query.text,
-            "slices": query.slices,
-            "split": query.split,
-            "answerable": query.answerable,
-            "notes": query.notes,
-            "flags": [] if best.get(query.query_id, 0) >= EVIDENCE else [NO_EVIDENCE],
-        }
-        for query in snapshot.queries
-    ]
-
-
-def _write_chunk_map(path: Path, parents: dict[str, str]) -> None:
-    with open(path, "w", encoding="utf-8", newline="\n") as handle:
-        handle.write("\t".join(CHUNK_MAP_HEADER) + "\n")
-        handle.writelines(f"{chunk}\t{parents[chunk]}\n" for chunk in sorted(parents))
-
-
-def write_release(
-    folder: Path,
-    version: str,
-    snapshot: ReleaseSnapshot,
-    resolution: Resolution,
-    frame: pd.DataFrame,
-    parents: dict[str, str],
-    rubrics: set[str],
-    *,
-    policy: str,
-    now: datetime | None = None,
-    derived_from: dict | None = None,
-) -> tuple[dict, str]:
-    """Write the release's files and manifest into ``folder`` (which holds nothing but
-    the ``judgments.jsonl`` of ``write_judgments``) from the snapshot, its ``resolution``,
-    the current judgments ``frame`` (for agreement), chunk -> document ``parents`` and the
-    ``rubrics`` the judgments were made under; returns the manifest and its sha256.
-    ``derived_from`` (a pool carried from another release:
-    ``annotator.releases.carry.derived_from``) goes into the manifest as it is."""
-    qrels = Qrels.from_dict({}, version)
-    for (query_id, chunk_id), grade in sorted(resolution.grades.items()):
-        qrels.grades.setdefault(query_id, {})[chunk_id] = grade
-    qrels.save(folder / "qrels.trec")
-    qrels.save(folder / "qrels.tsv", "beir")
-    qrels.documents(parents).save(folder / "qrels-doc.trec")
-    queries = _query_records(snapshot, qrels)
-    _write_jsonl(folder / "queries.jsonl", queries)
-    _write_chunk_map(folder / CHUNK_MAP, parents)
-    graded = frame.dropna(subset=["grade"])
-    alpha = agreement.krippendorff_alpha(graded) if len(graded) else None
-    manifest = {
-        "release": version,
-        "created_at": (now or datetime.now(UTC)).isoformat(),
-        "query_set": {
-            "name": snapshot.query_set.name,
-            "content_hash": snapshot.query_set.content_hash,
-        },
-        "corpus_version": {
-            "name": snapshot.corpus_version.name,
-            "content_hash": snapshot.corpus_version.content_hash,
-        },
-        "chunking": snapshot.corpus_version.chunking,
-        "rubric_versions": sorted(rubrics),
-        "pool": {
-            "name": snapshot.pool.name,
-            "overlap": snapshot.pool.overlap,
-            "config": snapshot.pool.config,
-        },
-        "adjudication_policy": policy,
-        "counts": {
-            "queries": len(snapshot.queries),
-            "judged_candidates": qrels.size,
-            "per_grade": qrels.per_grade(),
-            "unresolved_left_out": len(resolution.unresolved),
-            "not_chosen_by_active_pooling": len(snapshot.not_chosen - resolution.grades.keys()),
-            "queries_without_evidence": sum(1 for q in queries if q["flags"]),
-            "adjudicated": resolution.adjudicated,
-            "gold_items": len(snapshot.gold),
-        },
-        "agreement": {
-            "krippendorff_alpha_ordinal": alpha.value if alpha else None,
-            "undefined": alpha.undefined if alpha else "no judgments",
-        },
-        "files": {name: sha256_of(folder / name) for name in FILES},
-    }
-    if derived_from is not None:
-        manifest["derived_from"] = derived_from
-    text = json.dumps(manifest, ensure_ascii=False, indent=2, sort_keys=True) + "\n"
-    (folder / MANIFEST).write_text(text, encoding="utf-8")
-    return manifest, sha256_of(folder / MANIFEST)
 
 
 def recompute(folder: Path | str) -> Qrels:

@@ -2,11 +2,12 @@
 
 A release is a folder an evaluator can load as it is (trec_eval, ir_measures, ranx, BEIR)
 and a manifest that says which corpus, chunking, query set, rubric and pool the grades
-belong to, with the sha256 of every file (``pooling.release_folder``). It is made from
-one snapshot of the pool, read in a single transaction: the history is streamed into
-``judgments.jsonl``, the grades are resolved from what those lines say by a pure function
-(``annotator.quality.adjudication.resolve``), then the rest is written. A version is written once:
-never again, never changed.
+belong to, with the sha256 of every file (``annotator.releases.release_files`` writes it,
+``pooling.release_folder`` reads it). It is made from one snapshot of the pool, read in a
+single transaction: the history is streamed into ``judgments.jsonl``, the grades are
+resolved from what those lines say by a pure function
+(``annotator.quality.adjudication.resolve``), then the rest is written. A version is
+written once: never again, never changed.
 
 A version names a folder, so it is checked in one place (``check_version``) for the CLI and
 the app alike: letters, digits, ``.``, ``_`` and ``-``, starting with a letter or digit, so it
@@ -34,16 +35,10 @@ from sqlalchemy.exc import IntegrityError
 
 from annotator.quality.adjudication import resolve
 from annotator.releases import carry
+from annotator.releases.release_files import write_judgments, write_release
 from pooling.grades import DEFAULT_POLICY, GRADES, check_policy
 from pooling.i18n import LocalizedError, t
-from pooling.release_folder import (
-    MANIFEST,
-    read_manifest,
-    read_qrels,
-    sha256_of,
-    write_judgments,
-    write_release,
-)
+from pooling.release_folder import MANIFEST, read_manifest, read_qrels, sha256_of
 from storage import history, release_records
 from storage.accounts import acting
 from storage.db import session_scope, snapshot_scope

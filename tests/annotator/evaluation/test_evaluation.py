@@ -21,10 +21,11 @@ from annotator.evaluation.evaluation_text import TABLES, evaluation_lines, markd
 from annotator.evaluation.run_files import RunFile, checked_run, trec_order
 from annotator.pools import judged
 from annotator.quality.adjudication import Resolution
+from annotator.releases.release_files import write_judgments, write_release
 from pooling.i18n import MESSAGES, LocalizedError
 from pooling.metrics import DEFAULT_METRICS, parse_metrics
 from pooling.qrels import Qrels
-from pooling.release_folder import sha256_of, write_judgments, write_release
+from pooling.release_folder import sha256_of
 from pooling.resampling import bootstrap_interval, randomization_test
 from pooling.run import Run
 from tests.conftest import write
