@@ -1,11 +1,9 @@
 """Which candidates need a lead's decision, and what every candidate's final grade is.
 Plain functions over the judgments frame of ``annotator.quality.agreement``; no Streamlit,
-no database (``annotator.quality.pool_quality`` reads a pool's frame and decisions, and
-records a decision).
+no database (``annotator.quality.pool_quality`` reads a pool's frame and its decisions).
 
-The disagreement policies are ``pooling.grades``; how each candidate's grades resolve
-(status, agreed grade, final grade) is ``pooling.resolution``. Someone marking unsure always
-needs a decision, and a lead can still override any candidate.
+The disagreement policies are ``pooling.grades``, how grades resolve ``pooling.resolution``. Someone
+marking unsure always needs a decision, and a lead can still override any candidate.
 """
 
 from __future__ import annotations
@@ -111,12 +109,25 @@ def resolve(
     return Resolution(grades, unresolved, sum(1 for key in grades if key in decisions))
 
 
+@dataclass(frozen=True)
+class Queue:
+    """What the Adjudication page offers for a pool, counted once for every lead looking
+    (``ui.figures``): the candidates table, the leads' decisions, and the choices of its
+    filters."""
+
+    table: pd.DataFrame
+    decisions: dict[tuple[str, str], tuple]
+    annotators: list[str]
+    slice_tags: list[str]
+    query_ids: list[str]
+
+
 def decided_since(
     shown: pd.DataFrame, decisions: dict[tuple[str, str], tuple], *, everything: bool = False
 ) -> pd.DataFrame:
-    """``shown`` (rows of a counted ``pool_quality.Queue``) with the decisions a lead made
-    since it was counted: those candidates marked adjudicated, and left out unless
-    ``everything``. So a decision shows at once without counting the whole pool again."""
+    """``shown`` (rows of a counted ``Queue``) with the decisions a lead made since it was
+    counted: those candidates marked adjudicated, and left out unless ``everything``. So a
+    decision shows at once without counting the whole pool again."""
     if not decisions or shown.empty:
         return shown
     decided = pd.Series(

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from annotator.quality.adjudication import candidates, versus_final
+from annotator.quality.adjudication import Queue, candidates, versus_final
 from annotator.quality.agreement import PAGE_ROUNDS, AgreementReport, report
 from pooling.grouping import groups
 from pooling.resolution import frame_of
@@ -68,19 +68,6 @@ def pool_table(engine, pool_name: str, policy: str) -> tuple[pd.DataFrame, dict,
     ]
     table.loc[decided, "status"] = "adjudicated"
     return table, decisions, frame
-
-
-@dataclass(frozen=True)
-class Queue:
-    """What the Adjudication page offers for a pool, counted once for every lead looking
-    (``ui.figures``): the candidates table, the leads' decisions, and the choices of its
-    filters."""
-
-    table: pd.DataFrame
-    decisions: dict[tuple[str, str], tuple]
-    annotators: list[str]
-    slice_tags: list[str]
-    query_ids: list[str]
 
 
 def pool_queue(engine, pool_name: str, policy: str) -> Queue:
