@@ -16,7 +16,7 @@ from sqlalchemy.exc import DBAPIError
 from sqlmodel import Session
 
 from annotator.labeling.active_pooling import choose_next, is_active, stopping_rule
-from annotator.quality import gold
+from annotator.labeling.gold_draw import GoldSettings, due
 from annotator.rubric import current_version
 from pooling.grades import check_grade
 from pooling.i18n import LocalizedError, Refused
@@ -83,13 +83,13 @@ def _order_key(pool: Pool, user: User, query_key: int, chunk_key: int) -> int:
 
 
 def _gold_check(pool: Pool, user: User, session: Session) -> Assignment | None:
-    """A gold item the annotator has not seen, when one is due (``annotator.quality.gold``): given
-    like any other item, on a slot beyond the candidate's own."""
-    settings = gold.GoldSettings.of(pool.config)
+    """A gold item the annotator has not seen, when one is due (``annotator.quality.gold``):
+    given like any other item, on a slot beyond the candidate's own."""
+    settings = GoldSettings.of(pool.config)
     if settings is None:  # no gold items in this pool
         return None
     tally = tallies.annotator(pool, user.id, session=session)
-    if not gold.due(tally.done, tally.gold_seen, settings.rate):
+    if not due(tally.done, tally.gold_seen, settings.rate):
         return None
     candidate = gold_records.next_gold(pool, user, tally.last_query_id, session=session)
     if candidate is None:

@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 from sqlalchemy.engine import Engine
 
+from annotator.labeling.gold_draw import GoldSettings
 from annotator.quality.agreement import Figure, bootstrap, pair_statistic
 from pooling.i18n import LocalizedError
 from storage import gold_records
@@ -31,28 +32,6 @@ from storage.db import session_scope
 from storage.pool_records import get_pool
 
 SOURCE_ADJUDICATION = "adjudication"
-
-
-@dataclass(frozen=True)
-class GoldSettings:
-    """How a pool mixes in gold: one item in ``rate``; an annotator is flagged below a
-    quadratic kappa of ``floor`` against gold; annotators see their own figures once they
-    have judged ``min_seen`` gold items, unless ``show`` is off."""
-
-    rate: int = 20
-    floor: float = 0.4
-    show: bool = True
-    min_seen: int = 10
-
-    @classmethod
-    def of(cls, config: dict) -> GoldSettings | None:
-        """A pool's settings; None while it has no gold items (nothing is mixed in)."""
-        return cls(**config["gold"]) if "gold" in config else None
-
-
-def due(done: int, gold_seen: int, rate: int) -> bool:
-    """Whether the next item (the ``done + 1``-th) should be a gold check: one in ``rate``."""
-    return gold_seen < (done + 1) // rate
 
 
 def settings(engine: Engine, pool_name: str) -> GoldSettings:
