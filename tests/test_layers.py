@@ -1,8 +1,14 @@
 """The layers hold in one direction: ``pooling`` (pure retrieval and pooling, files in,
 typed results out) <- ``storage`` (tables and their reads and writes) <- ``annotator``
-(domain services, the CLI, the app). Within ``annotator``, only the app's shell (``app.py``,
-``ui.py``, ``pages/``) knows Streamlit, and pages reach the database only through domain
-functions. Checked on every import statement, including those inside functions."""
+(domain services, the CLI, the app). Within ``annotator``, only the app's shell
+(``app/shell.py``, ``app/ui.py``, ``app/charts.py``, ``app/pages/``) knows Streamlit, and
+pages reach the database only through domain functions.
+
+``annotator`` is a few shared modules (at most ``MAX_SHARED``, importing no room) and rooms,
+subpackages named for what a person looks for. A room imports only the rooms listed as its
+neighbours in ``ROOMS``, which go one way, and no module of ``annotator`` takes part in an
+import cycle. Every import statement counts, including those inside functions.
+"""
 
 from __future__ import annotations
 
@@ -21,12 +27,27 @@ RULES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "pooling": (("storage", "annotator", *UI, *DATABASE), ()),
     "storage": (("annotator", *UI), ()),
     "annotator": (UI, ()),  # domain services and the CLI
-    "shell": (("storage", *DATABASE), ()),  # app.py and pages/: render and dispatch
+    "shell": (("storage", *DATABASE), ()),  # app/shell.py, charts and pages/: render and dispatch
     "shell-ui": (("storage", *DATABASE), ("storage.db", "sqlalchemy.engine")),  # the engine
 }
 
-
 SHELL_MODULES = ("shell.py", "charts.py")  # annotator/app/ modules of the app's shell
+
+# The rooms of annotator/ and the rooms (or a room's module) each may import; the shared
+# modules directly in annotator/ every room may import. One direction: no room is its own
+# neighbour's neighbour (``test_the_rooms_go_one_way``).
+ROOMS: dict[str, tuple[str, ...]] = {
+    "labeling": (),  # who judges what next: assignment, page position, active choice, gold draw
+    "pools": ("labeling",),  # building and topping up pools, their figures, Judged@k
+    "quality": ("labeling",),  # agreement, adjudication, gold, progress
+    "evaluation": ("pools",),  # scoring runs against a release
+    "releases": ("quality", "evaluation"),  # publishing releases, their files, carrying
+    "judge": ("quality", "releases"),  # automatic judges against people
+    "app": ("labeling", "pools", "quality", "evaluation", "releases", "judge"),
+    # The CLI starts the app by its file path; it reads the upload limit from app/uploads.py.
+    "cli": ("labeling", "pools", "quality", "evaluation", "releases", "judge", "app.uploads"),
+}
+MAX_SHARED = 8  # modules directly in annotator/ (besides __init__.py)
 
 
 def area(path: Path) -> str:
@@ -88,8 +109,10 @@ def test_every_module_keeps_to_its_layer():
         ("pooling/fusion.py", "from storage.models import Pool\n"),
         ("pooling/fusion.py", "def f():\n    import streamlit as st\n"),
         ("pooling/run.py", "import sqlalchemy\n"),
-        ("storage/catalog.py", "from annotator import assignment\n"),
+        ("pooling/release_folder.py", "from annotator.quality import agreement\n"),
+        ("storage/catalog.py", "from annotator.labeling import assignment\n"),
         ("annotator/quality/agreement.py", "import streamlit\n"),
+        ("annotator/app/uploads.py", "import streamlit\n"),
         ("annotator/app/pages/label_page.py", "from storage.db import session_scope\n"),
         ("annotator/app/pages/label_page.py", "from storage import slots\n"),
         ("annotator/app/charts.py", "from storage import counts\n"),
@@ -105,6 +128,174 @@ def test_the_check_lets_the_layers_import_downwards():
     assert violations(Path("annotator/cli/main.py"), "from storage import catalog\n") == []
     assert violations(Path("annotator/app/ui.py"), "from storage.db import make_engine\n") == []
     assert violations(Path("annotator/app/charts.py"), "import altair as alt\n") == []
+
+
+# -- the rooms of annotator/ -------------------------------------------------------------------
+
+
+def module_name(path: Path) -> str:
+    """``annotator/quality/agreement.py`` -> ``annotator.quality.agreement`` (a package by
+    its own name)."""
+    parts = path.with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def targets(source: str, known: set[str]) -> list[tuple[int, str]]:
+    """``(line, module)`` for every module of ``annotator`` that ``source`` imports, at any
+    depth: ``from a.b import c`` imports ``a.b.c`` where that is a module of ``known``,
+    else ``a.b``."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            for alias in node.names:
+                name = f"{node.module}.{alias.name}"
+                found.append((node.lineno, name if name in known else node.module))
+    return [(line, name) for line, name in found if within(name, ("annotator",))]
+
+
+def room_of(module: str) -> str | None:
+    """The room of a module of ``annotator`` (``annotator.quality.gold`` -> ``quality``),
+    None for a shared module directly in ``annotator/`` or the package itself."""
+    parts = module.split(".")
+    if len(parts) < 2 or (ROOT / "annotator" / f"{parts[1]}.py").is_file():
+        return None
+    return parts[1]
+
+
+def room_violations(path: Path, source: str, known: set[str] = frozenset()) -> list[str]:
+    """Imports in ``source`` (the module at ``path`` in ``annotator/``) of a room that its
+    own room does not list as a neighbour; a shared module may import no room, and a module
+    must be in a declared room."""
+    own = room_of(module_name(path))
+    if own is not None and own not in ROOMS:
+        return [f"{path}: annotator/{own}/ is not a room of ROOMS (list its neighbours)"]
+    found = []
+    for line, module in targets(source, known):
+        room = room_of(module)
+        if room is None or room == own:
+            continue
+        neighbours = () if own is None else ROOMS[own]
+        relative = module.removeprefix("annotator.")
+        if not within(relative, neighbours):
+            found.append(f"{path}:{line}: {own or 'a shared module'} imports {module}")
+    return found
+
+
+def annotator_sources() -> dict[Path, str]:
+    return {path: (ROOT / path).read_text() for path in modules() if path.parts[0] == "annotator"}
+
+
+def import_graph(sources: dict[Path, str]) -> dict[str, set[str]]:
+    """Module -> the modules of ``annotator`` it imports (at any depth, itself left out)."""
+    known = {module_name(path) for path in sources}
+    return {
+        module_name(path): {m for _, m in targets(source, known) if m in known}
+        - {module_name(path)}
+        for path, source in sources.items()
+    }
+
+
+def cycle(graph: dict[str, set[str]] | dict[str, tuple[str, ...]]) -> list[str]:
+    """One cycle of ``graph`` (node -> the nodes it points to) as its nodes, the first
+    repeated at the end; empty when there is none."""
+    state: dict[str, str] = {}
+    path: list[str] = []
+
+    def visit(node: str) -> list[str]:
+        state[node] = "open"
+        path.append(node)
+        for after in sorted(graph.get(node, ())):
+            if state.get(after) == "open":
+                return [*path[path.index(after) :], after]
+            if after not in state and (found := visit(after)):
+                return found
+        state[node] = "done"
+        path.pop()
+        return []
+
+    for node in sorted(graph):
+        if node not in state and (found := visit(node)):
+            return found
+    return []
+
+
+def test_every_room_imports_only_its_neighbours():
+    sources = annotator_sources()
+    known = {module_name(path) for path in sources}
+    found = [v for path, source in sources.items() for v in room_violations(path, source, known)]
+    assert found == []
+
+
+def test_no_module_of_annotator_takes_part_in_an_import_cycle():
+    assert cycle(import_graph(annotator_sources())) == []
+
+
+def test_the_rooms_go_one_way():
+    rooms = {room: {n.split(".")[0] for n in neighbours} for room, neighbours in ROOMS.items()}
+    assert cycle(rooms) == []
+
+
+def test_at_most_eight_modules_are_directly_in_annotator():
+    shared = [p for p in (ROOT / "annotator").glob("*.py") if p.name != "__init__.py"]
+    assert len(shared) <= MAX_SHARED, sorted(p.name for p in shared)
+
+
+@pytest.mark.parametrize(
+    "path, source",
+    [
+        ("annotator/labeling/assignment.py", "from annotator.quality import gold\n"),
+        ("annotator/labeling/assignment.py", "from annotator.quality.gold import due\n"),
+        ("annotator/quality/progress.py", "import annotator.releases.releases\n"),
+        (
+            "annotator/quality/progress.py",
+            "def f():\n    from annotator.releases.releases import create_release\n",
+        ),
+        ("annotator/evaluation/evaluation.py", "from annotator.quality import agreement\n"),
+        ("annotator/releases/carry.py", "from annotator.app import ui\n"),
+        ("annotator/cli/setup_commands.py", "from annotator.app.ui import engine\n"),
+        ("annotator/auth.py", "from annotator.labeling.assignment import next_item\n"),
+        ("annotator/stray/module.py", "import json\n"),  # a room nobody declared
+    ],
+)
+def test_the_check_catches_an_import_against_the_rooms(path, source):
+    known = {"annotator.quality.gold", "annotator.app.ui"}
+    assert len(room_violations(Path(path), source, known)) >= 1
+
+
+def test_the_check_lets_a_room_import_its_neighbours_its_own_and_the_shared_modules():
+    known = {"annotator.app.uploads", "annotator.labeling.active_pooling"}
+    allowed = [
+        ("annotator/quality/progress.py", "from annotator.labeling import active_pooling\n"),
+        ("annotator/quality/gold.py", "from annotator.quality.agreement import Figure\n"),
+        ("annotator/releases/carry.py", "from annotator.rubric import current_version\n"),
+        ("annotator/cli/setup_commands.py", "from annotator.app.uploads import LIMIT_MB\n"),
+        ("annotator/cli/setup_commands.py", "from annotator.app import uploads\n"),
+        ("annotator/app/pages/label_page.py", "from annotator.labeling import assignment\n"),
+    ]
+    for path, source in allowed:
+        assert room_violations(Path(path), source, known) == [], (path, source)
+
+
+def test_the_cycle_check_sees_an_import_inside_a_function():
+    sources = {
+        Path("annotator/quality/agreement.py"): (
+            "def pool_agreement():\n    from annotator.quality.adjudication import pool_table\n"
+        ),
+        Path("annotator/quality/adjudication.py"): "from annotator.quality import agreement\n",
+        Path("annotator/quality/gold.py"): "from annotator.quality.agreement import Figure\n",
+    }
+    assert cycle(import_graph(sources)) == [
+        "annotator.quality.adjudication",
+        "annotator.quality.agreement",
+        "annotator.quality.adjudication",
+    ]
+    del sources[Path("annotator/quality/agreement.py")]
+    assert cycle(import_graph(sources)) == []
+
+
+# -- every module --------------------------------------------------------------------------
 
 
 def test_no_module_name_repeats_across_packages():
