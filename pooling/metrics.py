@@ -19,6 +19,14 @@ FAMILIES = {"recall": True, "hit": True, "p": True, "mrr": False, "ndcg": False,
 DEFAULT_METRICS = "recall@5,recall@20,hit@5,mrr@10,ndcg@10"
 
 
+def syntax() -> str:
+    """How the metric names are written, for help texts: ``recall@k, ..., ndcg[@k], ...``
+    (``[@k]`` where the cutoff may be left out)."""
+    return ", ".join(
+        f"{name}@k" if needs_k else f"{name}[@k]" for name, needs_k in FAMILIES.items()
+    )
+
+
 @dataclass(frozen=True)
 class Metric:
     """A metric family (``recall``, ``hit``, ``p``, ``mrr``, ``ndcg``, ``map``) at cutoff

@@ -10,7 +10,7 @@ import click
 
 from annotator.cli.context import choice, echo_lines, folder
 from pooling.i18n import t
-from pooling.metrics import DEFAULT_METRICS
+from pooling.metrics import DEFAULT_METRICS, syntax
 
 run_file = click.Path(dir_okay=False, path_type=Path)
 
@@ -29,7 +29,7 @@ run_file = click.Path(dir_okay=False, path_type=Path)
     "--metrics",
     default=DEFAULT_METRICS,
     show_default=True,
-    help="recall@k, hit@k, p@k, mrr[@k], ndcg[@k], map[@k], comma-separated.",
+    help=f"{syntax()}, comma-separated.",
 )
 @click.option("--by", type=click.Choice(["slice", "split"]), help="Also per slice or split.")
 @click.option("--split", type=click.Choice(["dev", "test"]), help="Only the queries of a split.")

@@ -34,6 +34,18 @@ def test_help_lists_the_commands():
         assert f"  {command} " in result.output
 
 
+def test_evaluate_help_names_every_metric_the_registry_parses():
+    """--metrics's help is made from pooling.metrics: a metric added there is listed, and
+    nothing in annotator/ names the metrics one by one."""
+    from pooling.metrics import FAMILIES, parse_metrics, syntax
+
+    assert syntax() == "recall@k, hit@k, p@k, mrr[@k], ndcg[@k], map[@k]"
+    written = [name.replace("[@k]", "").replace("@k", "@5") for name in syntax().split(", ")]
+    assert [m.family for m in parse_metrics(",".join(written))] == list(FAMILIES)
+    result = CliRunner().invoke(cli, ["evaluate", "--help"], terminal_width=200)
+    assert f"{syntax()}, comma-separated." in result.output
+
+
 def test_console_script_is_installed():
     executable = shutil.which("qrels") or str(
         __import__("pathlib").Path(sys.executable).with_name("qrels")
