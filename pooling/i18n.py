@@ -1394,6 +1394,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     "type_number": {"en": "a number", "zh": "数值"},
     # -- CLI reports
     "error": {"en": "error", "zh": "错误"},
+    "cli_interrupted": {"en": "interrupted", "zh": "已中断"},
     "init_done": {
         "en": "database ready at {url} (schema {head})",
         "zh": "数据库已就绪：{url}（表结构 {head}）",

@@ -29,8 +29,7 @@ POSTGRES_URL = os.environ.get("QRELS_TEST_POSTGRES_URL", "postgresql://127.0.0.1
 # ../shared/datasets beside the project; QRELS_DATASETS names it for a checkout elsewhere
 # (a git worktree one level deeper).
 DATASETS = Path(
-    os.environ.get("QRELS_DATASETS")
-    or Path(__file__).resolve().parents[2] / "shared" / "datasets"
+    os.environ.get("QRELS_DATASETS") or Path(__file__).resolve().parents[2] / "shared" / "datasets"
 )
 
 

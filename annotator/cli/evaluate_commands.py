@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from annotator.cli.context import choice, echo_lines, folder
+from annotator.cli.context import EXIT_GATE_FAILED, choice, echo_lines, folder
 from pooling.i18n import t
 from pooling.metrics import DEFAULT_METRICS
 
@@ -113,7 +113,7 @@ def evaluate(
         written = evaluation_report.write_report(out, files)
         click.echo(t("eval_written", folder=written), err=as_json)  # stdout stays JSON
     if data["gate"] and not data["gate"]["passed"]:
-        click.get_current_context().exit(1)  # the lines above name each failed check
+        click.get_current_context().exit(EXIT_GATE_FAILED)  # the lines above name each check
 
 
 COMMANDS = [evaluate]

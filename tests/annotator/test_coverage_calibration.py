@@ -108,4 +108,4 @@ def test_calibration_against_a_release(judged, tmp_path, db_url):  # noqa: F811
     missing = CliRunner().invoke(
         cli, ["--db", db_url, "calibrate", "--judge", "nobody", "--release", str(folder)]
     )
-    assert missing.exit_code == 1 and "user 'nobody' does not exist" in missing.stderr
+    assert missing.exit_code == 2 and "user 'nobody' does not exist" in missing.stderr

@@ -248,7 +248,7 @@ def test_release_cli(released, judged, tmp_path, db_url):
     assert ok.exit_code == 0 and "intact" in ok.output
     (released / "queries.jsonl").write_text("tampered\n")
     bad = runner.invoke(cli, ["release", "verify", str(released)])
-    assert bad.exit_code == 1 and "queries.jsonl: sha256 differs" in bad.stderr
+    assert bad.exit_code == 2 and "queries.jsonl: sha256 differs" in bad.stderr
     out = runner.invoke(cli, ["--db", db_url, "agreement", "--json", "--rounds", "20"])
     assert out.exit_code == 0, out.output + out.stderr
     data = json.loads(out.output)
