@@ -871,6 +871,11 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "{metric} needs a cutoff: write {metric}@k (e.g. {metric}@10)",
         "zh": "{metric} 需要截断位置：请写成 {metric}@k（例如 {metric}@10）",
     },
+    "metric_takes_no_k": {
+        "en": "{metric} takes no cutoff: trec_eval computes it over the whole ranking; write "
+        "{metric}",
+        "zh": "{metric} 不接受截断位置：trec_eval 在整个排序上计算它；请写成 {metric}",
+    },
     "threshold_range": {
         "en": "the relevance threshold must be a grade from 1 to 3, got {value}",
         "zh": "相关性阈值必须是 1 到 3 之间的等级，实际为 {value}",
@@ -963,6 +968,24 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "MAP(@k): the mean over relevant items (grade >= {t}) of the precision at each "
         "one's rank, averaged over queries",
         "zh": "MAP(@k)：各相关项（等级 >= {t}）所在名次处的精确率的平均，再对查询求平均",
+    },
+    "metric_def_bpref": {
+        "en": "bpref: for each of the R relevant items (grade >= {t}), 1 minus the share of "
+        "the first R judged non-relevant items ranked above it, averaged over the R; unjudged "
+        "items are skipped, not counted non-relevant (Buckley & Voorhees 2004; trec_eval's "
+        "bpref)",
+        "zh": "bpref：对 R 个相关项（等级 >= {t}）中的每一个，取 1 减去排在它前面的已标注不相关项"
+        "（至多 R 个）所占比例，再对 R 个相关项求平均；未标注项被跳过，不算作不相关"
+        "（Buckley 与 Voorhees 2004；即 trec_eval 的 bpref）",
+    },
+    "metric_def_infap": {
+        "en": "infAP: inferred AP for a sampled pool (Yilmaz & Aslam 2006; trec_eval's infAP): "
+        "pool candidates left unjudged (pool-unjudged.tsv) are taken to be relevant in the "
+        "proportion of the judged ones above each relevant item (grade >= {t}); items outside "
+        "the pool count as non-relevant; equal to AP when every candidate was judged",
+        "zh": "infAP：抽样候选池的推断 AP（Yilmaz 与 Aslam 2006；即 trec_eval 的 infAP）："
+        "候选池中未标注的候选（pool-unjudged.tsv）按每个相关项（等级 >= {t}）之前已标注项中"
+        "相关项的比例推断；候选池之外的项按不相关计；所有候选均已标注时等于 AP",
     },
     "eval_head": {
         "en": "release {version} (manifest sha256 {sha}), corpus version {corpus}; level "
@@ -1165,15 +1188,15 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "有 {count} 个候选尚未解决（例如 {query} / {chunk}）：请先裁定，"
         "或使用 --allow-unresolved 将其排除并在清单中计数",
     },
-    "release_folder_not_empty": {
-        "en": "{folder} is not empty; a release goes into a new folder",
-        "zh": "{folder} 不是空文件夹；发布需写入新的文件夹",
+    "release_folder_exists": {
+        "en": "{folder} exists already; a release goes into a new folder VERSION under --out",
+        "zh": "{folder} 已存在；发布需写入 --out 之下以版本命名的新文件夹",
     },
     "release_written": {
         "en": "release {version}: {graded} graded candidates ({per_grade}), {unresolved} "
-        "unresolved left out, {without_evidence} queries without a chunk graded 2+ -> {folder}",
+        "unresolved left out, {without_grade_2} queries without a chunk graded 2+ -> {folder}",
         "zh": "发布 {version}：{graded} 个已定级候选（{per_grade}），排除未解决 {unresolved} 个，"
-        "{without_evidence} 条查询没有 2 级及以上的片段 -> {folder}",
+        "{without_grade_2} 条查询没有 2 级及以上的片段 -> {folder}",
     },
     "release_intact": {"en": "{folder}: intact", "zh": "{folder}：完好"},
     "verify_manifest_unreadable": {

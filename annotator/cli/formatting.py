@@ -297,7 +297,7 @@ def release_lines(version: str, folder, manifest: dict) -> list[str]:
             graded=counts["judged_candidates"],
             per_grade=counts["per_grade"],
             unresolved=counts["unresolved_left_out"],
-            without_evidence=counts["queries_without_evidence"],
+            without_grade_2=counts["queries_without_grade_2"],
             folder=folder,
         )
     ]

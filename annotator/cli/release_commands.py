@@ -23,7 +23,12 @@ def release() -> None:
 @release.command("create")
 @click.argument("version")
 @click.option("--pool", "pool_name", required=True)
-@click.option("--out", type=folder, required=True)
+@click.option(
+    "--out",
+    type=folder,
+    required=True,
+    help="The folder that holds releases: this one is written to OUT/VERSION (new).",
+)
 @choice("--policy", POLICIES, DEFAULT_POLICY, "When annotators disagree.")
 @click.option("--allow-unresolved", is_flag=True, help="Leave unresolved candidates out.")
 @click.option(
@@ -33,7 +38,7 @@ def release() -> None:
 )
 @click.pass_context
 def release_create(ctx, version, pool_name, out, policy, allow_unresolved, accept_carried):
-    """Write release VERSION of a pool into a new folder."""
+    """Write release VERSION of a pool into the new folder OUT/VERSION."""
     from annotator.releases import create_release
 
     result = create_release(
@@ -45,7 +50,7 @@ def release_create(ctx, version, pool_name, out, policy, allow_unresolved, accep
         allow_unresolved=allow_unresolved,
         accept_carried=accept_carried,
     )
-    echo_lines(release_lines(version, out, result.manifest))
+    echo_lines(release_lines(version, result.folder, result.manifest))
 
 
 @release.command("verify")

@@ -113,7 +113,7 @@ def test_overlap_holds_and_concurrent_annotators_never_overrun(engine, users):
 def test_a_release_leaves_out_what_was_never_chosen(engine, users, tmp_path):
     build_pool(engine, "p", systems="run:r", budget=BUDGET, active=True, overlap=1)
     judge_all(engine, users["a1"])
-    release = create_release(engine, "v1", "p", tmp_path / "v1", policy="any")
+    release = create_release(engine, "v1", "p", tmp_path, policy="any")
     counts = release.manifest["counts"]
     assert counts["judged_candidates"] == 2 * BUDGET
     assert counts["not_chosen_by_active_pooling"] == 2 * (len(TEXTS) - BUDGET)

@@ -526,7 +526,7 @@ def test_cranfield_release_and_bm25_equal_pytrec_eval(datasets, tmp_path, monkey
         for q, c in ((r["query_id"], r["chunk_id"]) for r in lines_of(tmp_path / "pool.jsonl"))
     )
     run_qrels(url, "import", "judgments", write(tmp_path, "j.trec", judgments), "--annotator", "c")
-    run_qrels(url, "release", "create", "v1", "--pool", "p", "--out", tmp_path / "v1")
+    run_qrels(url, "release", "create", "v1", "--pool", "p", "--out", tmp_path)
     run = bm25_run(folder, 100, tmp_path)
 
     metrics = "ndcg@10,recall@100,p@5,mrr"

@@ -141,17 +141,18 @@ def test_a_release_is_refused_while_candidates_are_unresolved(judged, tmp_path):
     # folders made to hold it.
     before = sorted(tmp_path.iterdir())
     with pytest.raises(releases.ReleaseError, match="1 candidates are unresolved"):
-        releases.create_release(judged, "v1", "p", tmp_path / "new" / "deeper" / "r1")
+        releases.create_release(judged, "v1", "p", tmp_path / "new" / "deeper")
     assert sorted(tmp_path.iterdir()) == before
     result = releases.create_release(judged, "v1", "p", tmp_path / "r1", allow_unresolved=True)
+    assert result.folder == tmp_path / "r1" / "v1"
     assert result.manifest["counts"]["unresolved_left_out"] == 1
-    assert "q1 0 a#1" not in (tmp_path / "r1" / "qrels.trec").read_text()
+    assert "q1 0 a#1" not in (result.folder / "qrels.trec").read_text()
 
 
 @pytest.fixture
 def released(judged, tmp_path):
     decide(judged, "q1", "a#1", 2)
-    return releases.create_release(judged, "v1", "p", tmp_path / "v1").folder
+    return releases.create_release(judged, "v1", "p", tmp_path).folder
 
 
 def test_release_files(released):
@@ -233,7 +234,7 @@ def test_a_version_is_never_written_twice(released, judged, tmp_path):
 
 def test_diff_and_a_runs_metrics_between_releases(released, judged, tmp_path):
     decide(judged, "q2", "c#0", 1, "on topic after all")
-    second = releases.create_release(judged, "v2", "p", tmp_path / "v2").folder
+    second = releases.create_release(judged, "v2", "p", tmp_path).folder
     run = write(tmp_path, "run.trec", "q1 Q0 a#1 1 3 s\nq1 Q0 a#0 2 2 s\nq2 Q0 c#0 1 2 s\n")
     change = releases.diff_releases(released, second, run=run, k=10)
     assert (change.added, change.removed, change.changed) == ([], [], [("q2", "c#0", 0, 1)])
@@ -276,7 +277,7 @@ def test_model_judges_never_reach_a_release(judged, tmp_path):
 
 def test_release_history_reads_each_manifests_counts_and_alpha(released, judged, tmp_path):
     decide(judged, "q2", "c#0", 1, "on topic after all")
-    second = releases.create_release(judged, "v2", "p", tmp_path / "v2")
+    second = releases.create_release(judged, "v2", "p", tmp_path)
     history = releases.release_history(releases.list_releases(judged))
     assert history["version"].tolist() == ["v1", "v2"]
     assert history["pool"].tolist() == ["p", "p"]
