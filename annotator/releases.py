@@ -220,6 +220,13 @@ def _publish(
     return manifest
 
 
+JUDGMENT, CHANGE = ("query_id", "id", "grade"), ("query_id", "id", "before", "after")
+
+
+def _named(keys: tuple[str, ...], values: tuple) -> dict:
+    return dict(zip(keys, values, strict=True))
+
+
 @dataclass
 class ReleaseDiff:
     added: list[tuple[str, str, int]]
@@ -231,6 +238,25 @@ class ReleaseDiff:
     # chunk ids mean different things: ``corpus_versions`` names them (A, B).
     level: str = "chunk"
     corpus_versions: tuple[str, str] | None = None
+
+    def to_dict(self) -> dict:
+        """Plain data for ``qrels release diff --json``: the figures first (each metric's
+        value in A and B and the change, floats unrounded), then the judgments."""
+        return {
+            "level": self.level,
+            "corpus_versions": list(self.corpus_versions) if self.corpus_versions else None,
+            "metrics": {
+                name: {"a": before, "b": after, "change": after - before}
+                for name, (before, after) in self.metrics.items()
+            },
+            "counted_queries": (
+                None if self.counted is None else {"a": self.counted[0], "b": self.counted[1]}
+            ),
+            "counts": {k: len(getattr(self, k)) for k in ("added", "removed", "changed")},
+            "added": [_named(JUDGMENT, r) for r in self.added],
+            "removed": [_named(JUDGMENT, r) for r in self.removed],
+            "changed": [_named(CHANGE, r) for r in self.changed],
+        }
 
 
 def diff_releases(

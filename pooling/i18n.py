@@ -914,9 +914,35 @@ MESSAGES: dict[str, dict[str, str]] = {
         "它是否基于另一个查询集？",
     },
     "evaluate_no_runs": {"en": "give at least one run", "zh": "请至少提供一个运行结果"},
+    "run_name_repeated": {
+        "en": "two runs are named '{name}' ({first} and {second}): name each apart with "
+        "--name, one per --run in order (a run is named by --name, else by its TREC tag "
+        "column when it has one tag, else by its file name)",
+        "zh": "两个运行结果同名“{name}”（{first} 与 {second}）：请用 --name 为每个 --run 依次"
+        "命名（运行结果的名称依次取 --name、只有一个 TREC 标签时的标签列、文件名）",
+    },
+    "run_names_count": {
+        "en": "{names} --name for {runs} --run: give one name per run, in the order of --run, "
+        "or none",
+        "zh": "给了 {names} 个 --name，却有 {runs} 个 --run：请按 --run 的顺序为每个运行结果各给"
+        "一个名称，或者都不给",
+    },
     "gate_syntax": {
-        "en": "gate check '{part}' is not 'metric>=number' (e.g. ndcg@10>=-0.01)",
-        "zh": "门禁条件“{part}”不是“指标>=数值”的形式（例如 ndcg@10>=-0.01）",
+        "en": "gate check '{part}' is not 'metric>=number', optionally with @low or @high "
+        "(e.g. ndcg@10>=-0.01, or ndcg@10>=-0.01@low on the lower end of the 95% interval)",
+        "zh": "门禁条件“{part}”不是“指标>=数值”的形式，可带 @low 或 @high"
+        "（例如 ndcg@10>=-0.01，或对 95% 区间下端检查的 ndcg@10>=-0.01@low）",
+    },
+    "gate_interval_needs_rounds": {
+        "en": "a gate on an interval end (@low, @high) needs the bootstrap: --rounds must be "
+        "at least 1",
+        "zh": "对区间端点（@low、@high）的门禁需要 bootstrap：--rounds 至少为 1",
+    },
+    "gate_nothing_gated": {
+        "en": "nothing to gate: every group has fewer than {min} counted test queries (the "
+        "largest {largest}); lower --min-queries or pass --gate-small to gate small groups",
+        "zh": "没有可门禁的分组：每个分组计入的 test 查询都少于 {min} 条（最多 {largest} 条）；"
+        "请降低 --min-queries，或加 --gate-small 对小分组门禁",
     },
     "gate_needs_two_runs": {
         "en": "a gate compares a candidate with a baseline: give two runs or more "
@@ -1086,8 +1112,20 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "在 {split} 划分上的门禁（候选减基线）：",
     },
     "eval_gate_check": {
-        "en": "{verdict} {run} {check} [{group}]: {difference} over {queries} queries",
-        "zh": "{verdict} {run} {check} [{group}]：{queries} 条查询上为 {difference}",
+        "en": "{verdict} {run} {check} [{group}]: {difference} {interval} over {queries} queries",
+        "zh": "{verdict} {run} {check} [{group}]：{queries} 条查询上为 {difference} {interval}",
+    },
+    "eval_not_gated": {"en": "not gated (n < {min})", "zh": "未门禁（n < {min}）"},
+    "eval_gate_added": {
+        "en": "added to --metrics for the gate: {metrics}",
+        "zh": "为门禁补充到 --metrics 的指标：{metrics}",
+    },
+    "eval_adjusted": {
+        "en": "Holm and BH: the p-values adjusted over all {count} comparisons at once (every "
+        "candidate, group and metric); Holm bounds the chance of any false finding, "
+        "Benjamini-Hochberg the expected share of false ones among those below 0.05",
+        "zh": "Holm 与 BH：对全部 {count} 项比较（所有候选、分组与指标）一起校正后的 p 值；"
+        "Holm 控制出现任何误报的概率，Benjamini-Hochberg 控制 p < 0.05 者中误报的期望比例",
     },
     "eval_pass": {"en": "PASS", "zh": "通过"},
     "eval_fail": {"en": "FAIL", "zh": "未通过"},
@@ -1112,14 +1150,14 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "数值：计入查询上的平均，95% bootstrap 区间",
     },
     "eval_md_figures_header": {
-        "en": "run|group|metric|queries|mean|95% interval|micro|Judged@k|condensed",
-        "zh": "运行结果|分组|指标|查询数|平均|95% 区间|微平均|Judged@k|压缩列表",
+        "en": "run|group|metric|queries|mean|95% interval|micro|Judged@k|condensed|context",
+        "zh": "运行结果|分组|指标|查询数|平均|95% 区间|微平均|Judged@k|压缩列表|上下文",
     },
     "eval_md_unanswerable": {"en": "Unanswerable queries", "zh": "无答案查询"},
     "eval_md_comparisons": {"en": "Comparisons with the baseline", "zh": "与基线的比较"},
     "eval_md_comparisons_header": {
-        "en": "run|group|metric|queries|baseline|candidate|difference|95% interval|p",
-        "zh": "运行结果|分组|指标|查询数|基线|候选|差值|95% 区间|p 值",
+        "en": "run|group|metric|queries|baseline|candidate|difference|95% interval|p|p Holm|p BH",
+        "zh": "运行结果|分组|指标|查询数|基线|候选|差值|95% 区间|p 值|Holm p 值|BH p 值",
     },
     "eval_md_movers": {"en": "Queries that moved most", "zh": "变化最大的查询"},
     "eval_md_movers_header": {

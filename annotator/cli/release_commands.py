@@ -96,11 +96,19 @@ def _recording_database(ctx: click.Context):
 @click.argument("b", type=folder)
 @click.option("--run", type=run_file, help="A TREC run.")
 @click.option("--k", type=click.IntRange(min=1), default=10, show_default=True)
-def release_diff(a: Path, b: Path, run: Path | None, k: int) -> None:
-    """Judgments added, removed and changed from release A to B (and a run's metrics)."""
+@click.option("--json", "as_json", is_flag=True, help="Print the difference as JSON.")
+def release_diff(a: Path, b: Path, run: Path | None, k: int, as_json: bool) -> None:
+    """A run's nDCG@10 and Recall@k under release A and B (with --run), then the judgments
+    added, removed and changed from A to B."""
+    import json
+
     from annotator.releases import diff_releases
 
-    echo_lines(diff_lines(diff_releases(a, b, run=run, k=k)))
+    change = diff_releases(a, b, run=run, k=k)
+    if as_json:
+        click.echo(json.dumps(change.to_dict(), ensure_ascii=False, indent=2))
+    else:
+        echo_lines(diff_lines(change))
 
 
 def cutoffs(text: str) -> list[int]:

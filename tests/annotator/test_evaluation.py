@@ -300,7 +300,7 @@ def runs(tmp_path) -> tuple[Path, Path]:
 def test_the_gate_fails_with_exit_1_naming_metric_and_slice_and_passes_with_0(tmp_path, runs):
     folder = make_release(tmp_path / "v1")
     base, better = runs
-    common = ["--release", folder, "--by", "slice", "--rounds", "100"]
+    common = ["--release", folder, "--by", "slice", "--rounds", "100", "--gate-small"]
     failed = evaluate_cli(
         *common, "--run", better, "--run", base, "--gate", "ndcg@3>=-0.01", expect=1
     )
@@ -308,7 +308,9 @@ def test_the_gate_fails_with_exit_1_naming_metric_and_slice_and_passes_with_0(tm
     assert "gate failed: 3 checks failed, first ndcg@3>=-0.01 [all]" in failed.output
     passed = evaluate_cli(*common, "--run", base, "--run", better, "--gate", "ndcg@3>=0,mrr>=0")
     assert "gate on the test split" in passed.output and "gate passed" in passed.output
-    assert "PASS better mrr>=0 [slice:multi]: +0.0000 over 1 queries" in passed.output
+    assert "PASS better mrr>=0 [slice:multi]: +0.0000 [0.0000, 0.0000] over 1 queries" in (
+        passed.output
+    )
     assert "[slice:zh]" not in passed.output.split("gate on the test split")[1]  # no test query
     dev = evaluate_cli(
         *common, "--split", "dev", "--run", base, "--run", better, "--gate", "mrr>0", expect=2
@@ -371,7 +373,7 @@ def test_bad_input_is_refused_with_where_and_what(tmp_path, runs):
     assert "none of its 2 queries is in this release (e.g. 'x1')" in refused.stderr
     stray = write(tmp_path, "stray.trec", "q1 Q0 a#0 1 2.0 r\nx2 Q0 a#1 1 1.0 r\n")
     shown = evaluate_cli("--release", folder, "--run", stray).output
-    assert "stray ranks 1 queries that are not in the release (ignored): x2" in shown
+    assert "r ranks 1 queries that are not in the release (ignored): x2" in shown  # its tag
     missing = evaluate_cli("--release", tmp_path / "nowhere", "--run", runs[0], expect=2)
     assert "does not match its manifest: manifest.json: cannot be read" in missing.stderr
     unknown = evaluate_cli("--release", folder, "--run", runs[0], "--metrics", "f1@3", expect=2)
