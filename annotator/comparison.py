@@ -31,7 +31,7 @@ from pooling.multiple_testing import benjamini_hochberg, holm
 
 OPERATORS = {">=": operator.ge, ">": operator.gt, "<=": operator.le, "<": operator.lt}
 _CHECK = re.compile(
-    r"^\s*([a-z]+(?:@\d+)?)\s*(>=|<=|>|<)\s*([-+]?(?:\d+\.?\d*|\.\d+))\s*(?:@(low|high))?\s*$"
+    r"^\s*([a-z][a-z0-9_]*(?:@\d+)?)\s*(>=|<=|>|<)\s*([-+]?(?:\d+\.?\d*|\.\d+))\s*(?:@(low|high))?\s*$"
 )
 GATE_SPLIT = "test"
 # A smaller group's difference is too noisy to gate on: reported, not gated, unless asked.
