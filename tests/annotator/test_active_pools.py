@@ -15,6 +15,7 @@ from annotator.active_pooling import pool_status
 from annotator.auth import add_user
 from annotator.cli import cli
 from annotator.pool_building import build_pool, topup_pool
+from annotator.release_files import read_pool_unjudged
 from annotator.releases import create_release
 from storage.db import session_scope
 from storage.imports import import_corpus, import_queries, import_run
@@ -117,6 +118,13 @@ def test_a_release_leaves_out_what_was_never_chosen(engine, users, tmp_path):
     counts = release.manifest["counts"]
     assert counts["judged_candidates"] == 2 * BUDGET
     assert counts["not_chosen_by_active_pooling"] == 2 * (len(TEXTS) - BUDGET)
+    unjudged = read_pool_unjudged(release.folder)  # infAP reads them as sampled out
+    assert (
+        sum(len(c) for c in unjudged.values())
+        == counts["pooled_unjudged"]
+        == 2 * (len(TEXTS) - BUDGET)
+    )
+    assert {why for c in unjudged.values() for why in c.values()} == {"not_chosen"}
     assert counts["unresolved_left_out"] == 0
     assert release.manifest["pool"]["config"]["active"] == {"budget": BUDGET, "stop_below": 1.0}
 

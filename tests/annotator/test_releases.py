@@ -241,6 +241,34 @@ def test_diff_and_a_runs_metrics_between_releases(released, judged, tmp_path):
     before, after = change.metrics["Recall@10"]
     # q1 finds both relevant chunks; q2 finds none of {b#0}, then one of {b#0, c#0}.
     assert before == pytest.approx((1.0 + 0.0) / 2) and after == pytest.approx((1.0 + 0.5) / 2)
+    # The CLI: the figures first, unrounded, then the counts and the changed judgments.
+    args = ["release", "diff", str(released), str(second), "--run", str(run)]
+    lines = CliRunner().invoke(cli, ["--lang", "en", *args]).output.splitlines()
+    ndcg = change.metrics["nDCG@10"]
+    assert lines[0] == f"nDCG@10: {ndcg[0]!r} -> {ndcg[1]!r} ({ndcg[1] - ndcg[0]:+})"
+    assert lines[1] == "Recall@10: 0.5 -> 0.75 (+0.25)"
+    assert lines[2].startswith("the metrics average over 2 -> 2 queries")
+    assert lines[3:] == ["added 0, removed 0, changed 1", "~ q2 c#0 0 -> 1"]
+    data = json.loads(CliRunner().invoke(cli, [*args, "--json"]).output)
+    assert data["metrics"]["nDCG@10"] == {"a": ndcg[0], "b": ndcg[1], "change": ndcg[1] - ndcg[0]}
+    assert data["counted_queries"] == {"a": 2, "b": 2} and data["level"] == "chunk"
+    assert data["counts"] == {"added": 0, "removed": 0, "changed": 1}
+    assert data["changed"] == [{"query_id": "q2", "id": "c#0", "before": 0, "after": 1}]
+
+
+def test_an_older_release_is_still_verified_and_read(released):
+    """A release written before pool-unjudged.tsv, whose manifest still counts
+    ``queries_without_evidence`` (now ``queries_without_grade_2``)."""
+    manifest = json.loads((released / "manifest.json").read_text())
+    counts = manifest["counts"]
+    counts["queries_without_evidence"] = counts.pop("queries_without_grade_2")
+    del counts["pooled_unjudged"], manifest["files"]["pool-unjudged.tsv"]
+    (released / "pool-unjudged.tsv").unlink()
+    (released / "manifest.json").write_text(json.dumps(manifest))
+    assert release_files.verify_release(released) == []
+    assert evaluation.load_release(released).pool_unjudged is None
+    ok = CliRunner().invoke(cli, ["release", "verify", str(released)])
+    assert ok.exit_code == 0 and "intact" in ok.output, ok.output + ok.stderr
 
 
 def test_release_cli(released, judged, tmp_path, db_url):
