@@ -109,6 +109,12 @@ def test_small_groups_are_reported_not_gated_unless_asked(wide):
     assert data["gate"]["min_queries"] == 20 and data["gate"]["passed"] is True
 
 
+def test_the_cli_default_minimum_is_the_gates():
+    from annotator.cli import evaluate_commands
+
+    assert evaluate_commands.MIN_QUERIES == comparison.MIN_QUERIES  # two places, one number
+
+
 def test_a_gate_metric_missing_from_metrics_is_added_and_said_so(wide):
     folder, base, candidate = wide
     args = ["evaluate", "--release", folder, "--run", base, "--run", candidate, "--rounds", "50"]
