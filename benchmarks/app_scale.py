@@ -315,7 +315,7 @@ def measured(command: list[str]) -> tuple[float, float]:
 def release(url: str, folder: Path) -> tuple[float, float]:
     """Seconds and peak memory (MiB) of ``qrels release create`` in a fresh process."""
     command = [sys.executable, "-m", "annotator.cli", "--db", url, "release", "create", "v1"]
-    command += ["--pool", "p", "--out", str(folder / "v1"), "--allow-unresolved"]
+    command += ["--pool", "p", "--out", str(folder), "--allow-unresolved"]  # folder/v1
     return measured(command)
 
 

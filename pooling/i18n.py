@@ -871,6 +871,11 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "{metric} needs a cutoff: write {metric}@k (e.g. {metric}@10)",
         "zh": "{metric} 需要截断位置：请写成 {metric}@k（例如 {metric}@10）",
     },
+    "metric_takes_no_k": {
+        "en": "{metric} takes no cutoff: trec_eval computes it over the whole ranking; write "
+        "{metric}",
+        "zh": "{metric} 不接受截断位置：trec_eval 在整个排序上计算它；请写成 {metric}",
+    },
     "threshold_range": {
         "en": "the relevance threshold must be a grade from 1 to 3, got {value}",
         "zh": "相关性阈值必须是 1 到 3 之间的等级，实际为 {value}",
@@ -909,9 +914,35 @@ MESSAGES: dict[str, dict[str, str]] = {
         "它是否基于另一个查询集？",
     },
     "evaluate_no_runs": {"en": "give at least one run", "zh": "请至少提供一个运行结果"},
+    "run_name_repeated": {
+        "en": "two runs are named '{name}' ({first} and {second}): name each apart with "
+        "--name, one per --run in order (a run is named by --name, else by its TREC tag "
+        "column when it has one tag, else by its file name)",
+        "zh": "两个运行结果同名“{name}”（{first} 与 {second}）：请用 --name 为每个 --run 依次"
+        "命名（运行结果的名称依次取 --name、只有一个 TREC 标签时的标签列、文件名）",
+    },
+    "run_names_count": {
+        "en": "{names} --name for {runs} --run: give one name per run, in the order of --run, "
+        "or none",
+        "zh": "给了 {names} 个 --name，却有 {runs} 个 --run：请按 --run 的顺序为每个运行结果各给"
+        "一个名称，或者都不给",
+    },
     "gate_syntax": {
-        "en": "gate check '{part}' is not 'metric>=number' (e.g. ndcg@10>=-0.01)",
-        "zh": "门禁条件“{part}”不是“指标>=数值”的形式（例如 ndcg@10>=-0.01）",
+        "en": "gate check '{part}' is not 'metric>=number', optionally with @low or @high "
+        "(e.g. ndcg@10>=-0.01, or ndcg@10>=-0.01@low on the lower end of the 95% interval)",
+        "zh": "门禁条件“{part}”不是“指标>=数值”的形式，可带 @low 或 @high"
+        "（例如 ndcg@10>=-0.01，或对 95% 区间下端检查的 ndcg@10>=-0.01@low）",
+    },
+    "gate_interval_needs_rounds": {
+        "en": "a gate on an interval end (@low, @high) needs the bootstrap: --rounds must be "
+        "at least 1",
+        "zh": "对区间端点（@low、@high）的门禁需要 bootstrap：--rounds 至少为 1",
+    },
+    "gate_nothing_gated": {
+        "en": "nothing to gate: every group has fewer than {min} counted test queries (the "
+        "largest {largest}); lower --min-queries or pass --gate-small to gate small groups",
+        "zh": "没有可门禁的分组：每个分组计入的 test 查询都少于 {min} 条（最多 {largest} 条）；"
+        "请降低 --min-queries，或加 --gate-small 对小分组门禁",
     },
     "gate_needs_two_runs": {
         "en": "a gate compares a candidate with a baseline: give two runs or more "
@@ -963,6 +994,24 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "MAP(@k): the mean over relevant items (grade >= {t}) of the precision at each "
         "one's rank, averaged over queries",
         "zh": "MAP(@k)：各相关项（等级 >= {t}）所在名次处的精确率的平均，再对查询求平均",
+    },
+    "metric_def_bpref": {
+        "en": "bpref: for each of the R relevant items (grade >= {t}), 1 minus the share of "
+        "the first R judged non-relevant items ranked above it, averaged over the R; unjudged "
+        "items are skipped, not counted non-relevant (Buckley & Voorhees 2004; trec_eval's "
+        "bpref)",
+        "zh": "bpref：对 R 个相关项（等级 >= {t}）中的每一个，取 1 减去排在它前面的已标注不相关项"
+        "（至多 R 个）所占比例，再对 R 个相关项求平均；未标注项被跳过，不算作不相关"
+        "（Buckley 与 Voorhees 2004；即 trec_eval 的 bpref）",
+    },
+    "metric_def_infap": {
+        "en": "infAP: inferred AP for a sampled pool (Yilmaz & Aslam 2006; trec_eval's infAP): "
+        "pool candidates left unjudged (pool-unjudged.tsv) are taken to be relevant in the "
+        "proportion of the judged ones above each relevant item (grade >= {t}); items outside "
+        "the pool count as non-relevant; equal to AP when every candidate was judged",
+        "zh": "infAP：抽样候选池的推断 AP（Yilmaz 与 Aslam 2006；即 trec_eval 的 infAP）："
+        "候选池中未标注的候选（pool-unjudged.tsv）按每个相关项（等级 >= {t}）之前已标注项中"
+        "相关项的比例推断；候选池之外的项按不相关计；所有候选均已标注时等于 AP",
     },
     "eval_head": {
         "en": "release {version} (manifest sha256 {sha}), corpus version {corpus}; level "
@@ -1063,8 +1112,20 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "在 {split} 划分上的门禁（候选减基线）：",
     },
     "eval_gate_check": {
-        "en": "{verdict} {run} {check} [{group}]: {difference} over {queries} queries",
-        "zh": "{verdict} {run} {check} [{group}]：{queries} 条查询上为 {difference}",
+        "en": "{verdict} {run} {check} [{group}]: {difference} {interval} over {queries} queries",
+        "zh": "{verdict} {run} {check} [{group}]：{queries} 条查询上为 {difference} {interval}",
+    },
+    "eval_not_gated": {"en": "not gated (n < {min})", "zh": "未门禁（n < {min}）"},
+    "eval_gate_added": {
+        "en": "added to --metrics for the gate: {metrics}",
+        "zh": "为门禁补充到 --metrics 的指标：{metrics}",
+    },
+    "eval_adjusted": {
+        "en": "Holm and BH: the p-values adjusted over all {count} comparisons at once (every "
+        "candidate, group and metric); Holm bounds the chance of any false finding, "
+        "Benjamini-Hochberg the expected share of false ones among those below 0.05",
+        "zh": "Holm 与 BH：对全部 {count} 项比较（所有候选、分组与指标）一起校正后的 p 值；"
+        "Holm 控制出现任何误报的概率，Benjamini-Hochberg 控制 p < 0.05 者中误报的期望比例",
     },
     "eval_pass": {"en": "PASS", "zh": "通过"},
     "eval_fail": {"en": "FAIL", "zh": "未通过"},
@@ -1089,14 +1150,14 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "数值：计入查询上的平均，95% bootstrap 区间",
     },
     "eval_md_figures_header": {
-        "en": "run|group|metric|queries|mean|95% interval|micro|Judged@k|condensed",
-        "zh": "运行结果|分组|指标|查询数|平均|95% 区间|微平均|Judged@k|压缩列表",
+        "en": "run|group|metric|queries|mean|95% interval|micro|Judged@k|condensed|context",
+        "zh": "运行结果|分组|指标|查询数|平均|95% 区间|微平均|Judged@k|压缩列表|上下文",
     },
     "eval_md_unanswerable": {"en": "Unanswerable queries", "zh": "无答案查询"},
     "eval_md_comparisons": {"en": "Comparisons with the baseline", "zh": "与基线的比较"},
     "eval_md_comparisons_header": {
-        "en": "run|group|metric|queries|baseline|candidate|difference|95% interval|p",
-        "zh": "运行结果|分组|指标|查询数|基线|候选|差值|95% 区间|p 值",
+        "en": "run|group|metric|queries|baseline|candidate|difference|95% interval|p|p Holm|p BH",
+        "zh": "运行结果|分组|指标|查询数|基线|候选|差值|95% 区间|p 值|Holm p 值|BH p 值",
     },
     "eval_md_movers": {"en": "Queries that moved most", "zh": "变化最大的查询"},
     "eval_md_movers_header": {
@@ -1165,15 +1226,15 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "有 {count} 个候选尚未解决（例如 {query} / {chunk}）：请先裁定，"
         "或使用 --allow-unresolved 将其排除并在清单中计数",
     },
-    "release_folder_not_empty": {
-        "en": "{folder} is not empty; a release goes into a new folder",
-        "zh": "{folder} 不是空文件夹；发布需写入新的文件夹",
+    "release_folder_exists": {
+        "en": "{folder} exists already; a release goes into a new folder VERSION under --out",
+        "zh": "{folder} 已存在；发布需写入 --out 之下以版本命名的新文件夹",
     },
     "release_written": {
         "en": "release {version}: {graded} graded candidates ({per_grade}), {unresolved} "
-        "unresolved left out, {without_evidence} queries without a chunk graded 2+ -> {folder}",
+        "unresolved left out, {without_grade_2} queries without a chunk graded 2+ -> {folder}",
         "zh": "发布 {version}：{graded} 个已定级候选（{per_grade}），排除未解决 {unresolved} 个，"
-        "{without_evidence} 条查询没有 2 级及以上的片段 -> {folder}",
+        "{without_grade_2} 条查询没有 2 级及以上的片段 -> {folder}",
     },
     "release_intact": {"en": "{folder}: intact", "zh": "{folder}：完好"},
     "verify_manifest_unreadable": {
@@ -1394,6 +1455,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     "type_number": {"en": "a number", "zh": "数值"},
     # -- CLI reports
     "error": {"en": "error", "zh": "错误"},
+    "cli_interrupted": {"en": "interrupted", "zh": "已中断"},
     "init_done": {
         "en": "database ready at {url} (schema {head})",
         "zh": "数据库已就绪：{url}（表结构 {head}）",

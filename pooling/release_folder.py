@@ -11,11 +11,15 @@ checking a folder against its manifest, and its grades worked out again from its
 | ``queries.jsonl`` | every query with slices, split, answerable and ``flags`` |
 | ``judgments.jsonl`` | every judgment and adjudication, people under pseudonyms |
 | ``chunks.tsv`` | every chunk id of the corpus version and its document id |
+| ``pool-unjudged.tsv`` | the pool's candidates with no grade in the release, and why |
 | ``manifest.json`` | versions, pool, policy, counts, agreement, sha256 of every file |
 
 ``chunks.tsv`` is what lets an evaluator tell chunk ids from document ids in a run and
-reduce a chunk run to documents (``annotator.evaluation.run_files``); releases written before
-it existed do not list it in their manifest, and ``verify_release`` does not ask them for it.
+reduce a chunk run to documents (``annotator.evaluation.run_files``). ``pool-unjudged.tsv``
+tells a candidate the pool held but nobody graded (``not_chosen`` by active pooling, or
+``unresolved`` and left out) from one the pool never held: trec_eval's infAP reads the first
+kind as sampled out (grade -1), the second as non-relevant. Releases written before either
+existed do not list it in their manifest, and ``verify_release`` does not ask them for it.
 """
 
 from __future__ import annotations
@@ -37,6 +41,9 @@ from pooling.resolution import final_grades, frame_of, statuses
 
 CHUNK_MAP = "chunks.tsv"
 CHUNK_MAP_HEADER = ("chunk-id", "doc-id")
+POOL_UNJUDGED = "pool-unjudged.tsv"
+POOL_UNJUDGED_HEADER = ("query-id", "chunk-id", "reason")
+UNJUDGED_REASONS = ("not_chosen", "unresolved")
 FILES = (
     "qrels.trec",
     "qrels.tsv",
@@ -44,8 +51,10 @@ FILES = (
     "queries.jsonl",
     "judgments.jsonl",
     CHUNK_MAP,
+    POOL_UNJUDGED,
 )
-ADDED_LATER = {CHUNK_MAP}  # checked only where the manifest lists it (older releases lack it)
+# Checked only where the manifest lists them (older releases lack them).
+ADDED_LATER = {CHUNK_MAP, POOL_UNJUDGED}
 MANIFEST = "manifest.json"
 
 
@@ -156,11 +165,12 @@ def verify_release(folder: Path | str) -> list[str]:
                 pass
         except InputError as error:
             problems.append(str(error))
-    if CHUNK_MAP in listed:
-        try:
-            read_chunk_map(folder)
-        except InputError as error:
-            problems.append(str(error))
+    for name, read in ((CHUNK_MAP, read_chunk_map), (POOL_UNJUDGED, read_pool_unjudged)):
+        if name in listed:
+            try:
+                read(folder)
+            except InputError as error:
+                problems.append(str(error))
     return problems
 
 
@@ -194,6 +204,32 @@ def read_chunk_map(folder: Path | str) -> dict[str, str] | None:
                 raise where.error("empty_value", name)
         parents[columns[0]] = columns[1]
     return parents
+
+
+def read_pool_unjudged(folder: Path | str) -> dict[str, dict[str, str]] | None:
+    """Query id -> chunk id -> why it has no grade (``not_chosen`` or ``unresolved``), from a
+    release's ``pool-unjudged.tsv``; None for a release written before it existed. Raises
+    ``InputError`` (file, line, field) on a malformed line."""
+    path = Path(folder) / POOL_UNJUDGED
+    if not path.is_file():
+        return None
+    unjudged: dict[str, dict[str, str]] = {}
+    for number, text in read_lines(path):
+        columns = tuple(c.strip() for c in text.split("\t"))
+        if number == 1 and columns == POOL_UNJUDGED_HEADER:
+            continue
+        where = Where(str(path), number)
+        if len(columns) != 3:
+            raise where.error("column_count", expected=3, found=len(columns))
+        for name, value in zip(POOL_UNJUDGED_HEADER, columns, strict=True):
+            if not value:
+                raise where.error("empty_value", name)
+        if columns[2] not in UNJUDGED_REASONS:
+            raise where.error(
+                "bad_choice", "reason", value=columns[2], choices=", ".join(UNJUDGED_REASONS)
+            )
+        unjudged.setdefault(columns[0], {})[columns[1]] = columns[2]
+    return unjudged
 
 
 def release_rationales(folder: Path | str) -> dict[tuple[str, str], str]:

@@ -57,13 +57,19 @@ class Run:
     @classmethod
     def from_file(cls, path: Path | str, name: str | None = None) -> Run:
         """A TREC run file (``qid Q0 docid rank score tag``); checked line by line, raising
-        ``pooling.readers.InputError`` with file, line and field on bad input."""
+        ``pooling.readers.InputError`` with file, line and field on bad input. Named
+        ``name``, else by its tag column when every line has the same tag, else by the
+        file's name without its extension (``str(path)``: an upload's label)."""
         from pooling.readers import read_run  # the one TREC-run reader, with located errors
 
         scores: dict[str, dict[str, float]] = {}
+        tags = set()
         for line in read_run(path):
             scores.setdefault(line.query_id, {})[line.chunk_id] = line.score
-        return cls(scores, name or Path(path).stem)
+            tags.add(line.tag)
+        if name is None:
+            name = tags.pop() if len(tags) == 1 else Path(str(path)).stem
+        return cls(scores, name)
 
     def save(self, path: Path | str, k: int | None = None) -> None:
         """Write the run in TREC format, ranks from 1, tag = the run's name."""

@@ -26,7 +26,11 @@ from storage.db import database_url, make_engine, session_scope, upgrade
 pytest_plugins = ["tests.browser_support"]
 
 POSTGRES_URL = os.environ.get("QRELS_TEST_POSTGRES_URL", "postgresql://127.0.0.1:5432/test")
-DATASETS = Path(__file__).resolve().parents[2] / "shared" / "datasets"
+# ../shared/datasets beside the project; QRELS_DATASETS names it for a checkout elsewhere
+# (a git worktree one level deeper).
+DATASETS = Path(
+    os.environ.get("QRELS_DATASETS") or Path(__file__).resolve().parents[2] / "shared" / "datasets"
+)
 
 
 def postgres_required() -> bool:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import sys
+import traceback
 
 import click
 
@@ -27,12 +28,13 @@ from annotator.cli import (
     release_commands,
     setup_commands,
 )
-from annotator.cli.context import USER_ERRORS, QrelsError
-from pooling.i18n import LANGUAGES
+from annotator.cli.context import EXIT_CANNOT_RUN, USER_ERRORS, QrelsError
+from pooling.i18n import LANGUAGES, t
 
 
 class _Group(click.Group):
-    """Turns the errors users cause into one clear line instead of a traceback."""
+    """Turns the errors users cause into one clear line instead of a traceback, exit code
+    2; an interrupted command exits 2 too (click's own would be 1, a failed gate's code)."""
 
     def invoke(self, ctx: click.Context):
         try:
@@ -41,6 +43,8 @@ class _Group(click.Group):
             raise
         except USER_ERRORS as exc:
             raise QrelsError(str(exc)) from exc
+        except (click.Abort, KeyboardInterrupt, EOFError) as exc:
+            raise QrelsError(t("cli_interrupted")) from exc
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
@@ -84,8 +88,15 @@ for _module in (
 
 
 def main() -> None:
-    """Entry point of the ``qrels`` console script."""
-    cli(prog_name="qrels")
+    """Entry point of the ``qrels`` console script. Exit codes: 0 done (a gate passed), 1 a
+    gate failed, 2 the command could not run (bad input, a missing file, a usage error; and
+    a bug, whose traceback is printed), so that a CI job never reads a broken run as a
+    regression."""
+    try:
+        cli(prog_name="qrels")
+    except Exception:  # a bug: click lets it through; keep its traceback, not the gate's 1
+        traceback.print_exc()
+        sys.exit(EXIT_CANNOT_RUN)
 
 
 if __name__ == "__main__":

@@ -14,9 +14,15 @@ import click
 
 from pooling.i18n import LocalizedError, t
 
+# Exit codes of every ``qrels`` command, for scripts and CI jobs: a failed gate is the only 1.
+EXIT_OK, EXIT_GATE_FAILED, EXIT_CANNOT_RUN = 0, 1, 2
+
 
 class QrelsError(click.ClickException):
-    """An error for the user: printed as ``error: message`` in their language, exit code 1."""
+    """An error for the user: printed as ``error: message`` in their language, exit code 2
+    (the command could not run; click's own usage errors exit 2 as well)."""
+
+    exit_code = EXIT_CANNOT_RUN
 
     def __init__(self, message: str) -> None:
         super().__init__(message)

@@ -1,5 +1,6 @@
 """``qrels evaluate``: score runs against a release, per slice or split, compare them with
-the first (the baseline), and gate a candidate on the frozen test split."""
+the first (the baseline), and gate a candidate on the frozen test split. Exit codes: 0
+done (the gate, if any, passed), 1 the gate failed, 2 the command could not run."""
 
 from __future__ import annotations
 
@@ -8,9 +9,12 @@ from pathlib import Path
 
 import click
 
-from annotator.cli.context import choice, echo_lines, folder
-from pooling.i18n import t
+from annotator.cli.context import EXIT_GATE_FAILED, choice, echo_lines, folder
+from pooling.i18n import LocalizedError, t
 from pooling.metrics import DEFAULT_METRICS, syntax
+
+# annotator.evaluation.comparison.MIN_QUERIES, kept here so that --help starts at once
+MIN_QUERIES = 20
 
 run_file = click.Path(dir_okay=False, path_type=Path)
 
@@ -24,6 +28,13 @@ run_file = click.Path(dir_okay=False, path_type=Path)
     multiple=True,
     required=True,
     help="A TREC run; repeat for more. The first is the baseline of comparisons.",
+)
+@click.option(
+    "--name",
+    "names",
+    multiple=True,
+    help="A run's name, one per --run in order (else its TREC tag when it has one, else its "
+    "file name).",
 )
 @click.option(
     "--metrics",
@@ -49,11 +60,24 @@ run_file = click.Path(dir_okay=False, path_type=Path)
 @click.option(
     "--context-k",
     type=click.IntRange(min=1),
-    help="The generator's context budget: Recall and Hit at it, shown first.",
+    help="The generator's context budget: Recall and Hit at it first; deeper figures marked.",
 )
 @click.option("--condensed", is_flag=True, help="Also score with unjudged items removed.")
-@click.option("--gate", "gate_text", help="e.g. 'ndcg@10>=-0.01,recall@20>=0' (on the test split).")
+@click.option(
+    "--gate",
+    "gate_text",
+    help="e.g. 'ndcg@10>=-0.01@low,recall@20>=0' on the test split: a check on the mean "
+    "difference, or with @low/@high on that end of its 95% interval. Exit 1 if it fails.",
+)
 @click.option("--gate-on-dev", is_flag=True, help="Allow a gate on --split dev.")
+@click.option(
+    "--min-queries",
+    type=click.IntRange(min=1),
+    default=MIN_QUERIES,
+    show_default=True,
+    help="Groups with fewer counted queries are reported, not gated.",
+)
+@click.option("--gate-small", is_flag=True, help="Gate groups under --min-queries too.")
 @click.option(
     "--rounds",
     type=click.IntRange(min=0),
@@ -66,6 +90,7 @@ run_file = click.Path(dir_okay=False, path_type=Path)
 def evaluate(
     release_dir: Path,
     run_paths: tuple[Path, ...],
+    names: tuple[str, ...],
     metrics: str,
     by: str | None,
     split: str | None,
@@ -75,14 +100,15 @@ def evaluate(
     condensed: bool,
     gate_text: str | None,
     gate_on_dev: bool,
+    min_queries: int,
+    gate_small: bool,
     rounds: int,
     as_json: bool,
     out: Path | None,
 ) -> None:
     """Score runs against a release: metrics per query, slice and split, unanswerable
-    queries apart, Judged@k, comparisons with the first run, and an optional gate."""
-    import dataclasses
-
+    queries apart, Judged@k, comparisons with the first run, and an optional gate.
+    Exit code 0 done, 1 the gate failed, 2 could not run."""
     from annotator.evaluation import comparison, evaluation, evaluation_report
     from annotator.evaluation.evaluation_text import evaluation_lines
     from annotator.evaluation.run_files import read_run_file
@@ -98,12 +124,14 @@ def evaluate(
         condensed=condensed,
         rounds=rounds,
     )
-    gated = [c.metric for c in checks if c.metric not in settings.metrics]
-    settings = dataclasses.replace(settings, metrics=settings.metrics + tuple(gated))
+    settings = comparison.with_gate_metrics(settings, checks)
+    if names and len(names) != len(run_paths):
+        raise LocalizedError("run_names_count", names=len(names), runs=len(run_paths))
     release = evaluation.load_release(release_dir)
-    runs = [read_run_file(path) for path in run_paths]
+    given = names or (None,) * len(run_paths)
+    runs = [read_run_file(path, name) for path, name in zip(run_paths, given, strict=True)]
     result = evaluation.evaluate(release, runs, settings)
-    data = evaluation_report.report(result, checks, allow_dev_gate=gate_on_dev)
+    data = evaluation_report.report(result, checks, gate_on_dev, min_queries, gate_small)
     if as_json:
         click.echo(json.dumps(data, ensure_ascii=False, indent=2))
     else:
@@ -113,7 +141,7 @@ def evaluate(
         written = evaluation_report.write_report(out, files)
         click.echo(t("eval_written", folder=written), err=as_json)  # stdout stays JSON
     if data["gate"] and not data["gate"]["passed"]:
-        click.get_current_context().exit(1)  # the lines above name each failed check
+        click.get_current_context().exit(EXIT_GATE_FAILED)  # the lines above name each check
 
 
 COMMANDS = [evaluate]

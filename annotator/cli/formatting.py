@@ -264,27 +264,30 @@ def coverage_lines(report, ks: list[int]) -> list[str]:
 
 
 def diff_lines(change) -> list[str]:
-    """``qrels release diff``: ``change`` is ``annotator.releases.releases.ReleaseDiff``."""
-    lines = [
+    """``qrels release diff``: ``change`` is ``annotator.releases.releases.ReleaseDiff``. The
+    figures first, at full precision (Python's shortest exact form of each float), then the
+    counts and every added, removed and changed judgment."""
+    lines = []
+    if change.level == "document":
+        old, new = change.corpus_versions
+        lines.append(t("diff_by_document", old=old, new=new))
+    lines += [
+        f"{name}: {before!r} -> {after!r} ({after - before:+})"
+        for name, (before, after) in change.metrics.items()
+    ]
+    if change.counted is not None:
+        lines.append(t("diff_counted", before=change.counted[0], after=change.counted[1]))
+    lines.append(
         t(
             "diff_counts",
             added=len(change.added),
             removed=len(change.removed),
             changed=len(change.changed),
         )
-    ]
-    if change.level == "document":
-        old, new = change.corpus_versions
-        lines.insert(0, t("diff_by_document", old=old, new=new))
+    )
     lines += [f"+ {q} {c} {g}" for q, c, g in change.added]
     lines += [f"- {q} {c} {g}" for q, c, g in change.removed]
     lines += [f"~ {q} {c} {old} -> {new}" for q, c, old, new in change.changed]
-    lines += [
-        f"{name}: {before:.4f} -> {after:.4f} ({after - before:+.4f})"
-        for name, (before, after) in change.metrics.items()
-    ]
-    if change.counted is not None:
-        lines.append(t("diff_counted", before=change.counted[0], after=change.counted[1]))
     return lines
 
 
@@ -297,7 +300,7 @@ def release_lines(version: str, folder, manifest: dict) -> list[str]:
             graded=counts["judged_candidates"],
             per_grade=counts["per_grade"],
             unresolved=counts["unresolved_left_out"],
-            without_evidence=counts["queries_without_evidence"],
+            without_grade_2=counts["queries_without_grade_2"],
             folder=folder,
         )
     ]

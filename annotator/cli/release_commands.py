@@ -23,7 +23,12 @@ def release() -> None:
 @release.command("create")
 @click.argument("version")
 @click.option("--pool", "pool_name", required=True)
-@click.option("--out", type=folder, required=True)
+@click.option(
+    "--out",
+    type=folder,
+    required=True,
+    help="The folder that holds releases: this one is written to OUT/VERSION (new).",
+)
 @choice("--policy", POLICIES, DEFAULT_POLICY, "When annotators disagree.")
 @click.option("--allow-unresolved", is_flag=True, help="Leave unresolved candidates out.")
 @click.option(
@@ -33,7 +38,7 @@ def release() -> None:
 )
 @click.pass_context
 def release_create(ctx, version, pool_name, out, policy, allow_unresolved, accept_carried):
-    """Write release VERSION of a pool into a new folder."""
+    """Write release VERSION of a pool into the new folder OUT/VERSION."""
     from annotator.releases.releases import create_release
 
     result = create_release(
@@ -45,7 +50,7 @@ def release_create(ctx, version, pool_name, out, policy, allow_unresolved, accep
         allow_unresolved=allow_unresolved,
         accept_carried=accept_carried,
     )
-    echo_lines(release_lines(version, out, result.manifest))
+    echo_lines(release_lines(version, result.folder, result.manifest))
 
 
 @release.command("verify")
@@ -91,11 +96,19 @@ def _recording_database(ctx: click.Context):
 @click.argument("b", type=folder)
 @click.option("--run", type=run_file, help="A TREC run.")
 @click.option("--k", type=click.IntRange(min=1), default=10, show_default=True)
-def release_diff(a: Path, b: Path, run: Path | None, k: int) -> None:
-    """Judgments added, removed and changed from release A to B (and a run's metrics)."""
+@click.option("--json", "as_json", is_flag=True, help="Print the difference as JSON.")
+def release_diff(a: Path, b: Path, run: Path | None, k: int, as_json: bool) -> None:
+    """A run's nDCG@10 and Recall@k under release A and B (with --run), then the judgments
+    added, removed and changed from A to B."""
+    import json
+
     from annotator.releases.releases import diff_releases
 
-    echo_lines(diff_lines(diff_releases(a, b, run=run, k=k)))
+    change = diff_releases(a, b, run=run, k=k)
+    if as_json:
+        click.echo(json.dumps(change.to_dict(), ensure_ascii=False, indent=2))
+    else:
+        echo_lines(diff_lines(change))
 
 
 def cutoffs(text: str) -> list[int]:

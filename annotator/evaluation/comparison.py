@@ -1,14 +1,21 @@
 """Runs against a baseline: per metric and group the mean paired difference over the
-counted queries, its 95% bootstrap interval and a paired randomization test; the queries
-that moved most; and a gate that a candidate must pass on the frozen test split. No
-Streamlit in here.
+counted queries, its 95% bootstrap interval and a paired randomization test, with p-values
+adjusted for every comparison made at once (``pooling.multiple_testing``); the queries that
+moved most; and a gate that a candidate must pass on the frozen test split. No Streamlit in
+here.
 
 The first run of an ``annotator.evaluation.evaluation.Evaluation`` is the baseline; every other run
 is a candidate. Every difference is candidate minus baseline, on the same queries.
+
+A gate check is ``metric op bound``, on the mean difference, or ``metric op bound@low``
+(``@high``), on the lower (upper) end of its 95% interval: ``ndcg@10>=-0.01@low`` passes
+only when the interval clears -0.01, so a candidate whose mean is fine but whose interval
+reaches far below does not. A group smaller than ``min_queries`` is reported, not gated.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import operator
 import re
 from dataclasses import dataclass
@@ -16,14 +23,20 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from annotator.evaluation.evaluation import Evaluation
+from annotator.evaluation.evaluation import Evaluation, Settings
 from pooling.i18n import LocalizedError
 from pooling.metrics import Metric, parse_metrics
+from pooling.multiple_testing import benjamini_hochberg, holm
 from pooling.resampling import bootstrap_interval, randomization_test
 
 OPERATORS = {">=": operator.ge, ">": operator.gt, "<=": operator.le, "<": operator.lt}
-_CHECK = re.compile(r"^\s*([a-z]+(?:@\d+)?)\s*(>=|<=|>|<)\s*([-+]?(?:\d+\.?\d*|\.\d+))\s*$")
+_CHECK = re.compile(
+    r"^\s*([a-z][a-z0-9_]*(?:@\d+)?)\s*(>=|<=|>|<)\s*([-+]?(?:\d+\.?\d*|\.\d+))\s*(?:@(low|high))?\s*$"
+)
 GATE_SPLIT = "test"
+# A smaller group's difference is too noisy to gate on: reported, not gated, unless asked.
+MIN_QUERIES = 20
+ENDS = {"mean": "difference", "low": "low", "high": "high"}  # what a check compares
 
 
 def paired(evaluation: Evaluation, run: str, metric: str, members: set[str]) -> pd.DataFrame:
@@ -41,8 +54,10 @@ def paired(evaluation: Evaluation, run: str, metric: str, members: set[str]) -> 
 def differences(evaluation: Evaluation, query_sets: dict[str, set[str]] | None = None):
     """Per candidate, group (default: the evaluation's groups) and metric: ``queries``,
     ``baseline_value``, ``value``, ``difference`` (mean of the paired differences), ``low``
-    and ``high`` (its 95% bootstrap interval) and ``p_value`` (paired randomization test,
-    ``pooling.resampling.TEST_NAME``). Empty with a single run."""
+    and ``high`` (its 95% bootstrap interval), ``p_value`` (paired randomization test,
+    ``pooling.resampling.TEST_NAME``), and ``p_holm`` and ``p_bh``: the p-values
+    adjusted over every row of the table at once (all candidates, groups and metrics:
+    ``pooling.multiple_testing``). Empty with a single run."""
     settings = evaluation.settings
     rows = []
     for info in evaluation.runs[1:]:
@@ -66,7 +81,11 @@ def differences(evaluation: Evaluation, query_sets: dict[str, set[str]] | None =
                         "p_value": randomization_test(diffs, settings.rounds, settings.seed),
                     }
                 )
-    return pd.DataFrame(rows)
+    table = pd.DataFrame(rows)
+    if len(table):
+        table["p_holm"] = holm(table["p_value"])
+        table["p_bh"] = benjamini_hochberg(table["p_value"])
+    return table
 
 
 def movers(evaluation: Evaluation, count: int = 5) -> pd.DataFrame:
@@ -93,46 +112,69 @@ def movers(evaluation: Evaluation, count: int = 5) -> pd.DataFrame:
 
 @dataclass(frozen=True)
 class Check:
-    """One gate condition: the candidate's mean difference to the baseline on ``metric``
-    compared with ``bound`` by ``op`` (``>=``, ``>``, ``<=``, ``<``)."""
+    """One gate condition: the candidate's difference to the baseline on ``metric`` (its
+    mean, or with ``end`` ``low`` or ``high`` that end of its 95% interval) compared with
+    ``bound`` by ``op`` (``>=``, ``>``, ``<=``, ``<``)."""
 
     metric: Metric
     op: str
     bound: float
+    end: str = "mean"
 
     @property
     def text(self) -> str:
-        return f"{self.metric.name}{self.op}{self.bound:g}"
+        tail = "" if self.end == "mean" else f"@{self.end}"
+        return f"{self.metric.name}{self.op}{self.bound:g}{tail}"
 
 
 def parse_gate(text: str) -> list[Check]:
-    """``"ndcg@10>=-0.01,recall@20>=0"`` as checks; raises ``LocalizedError`` naming the
-    part that is not ``metric op number``."""
+    """``"ndcg@10>=-0.01@low,recall@20>=0"`` as checks; raises ``LocalizedError`` naming
+    the part that is not ``metric op number[@low|@high]``, or an unknown metric."""
     checks = []
     for part in (p for p in text.split(",") if p.strip()):
         found = _CHECK.match(part.lower())
         if found is None:
             raise LocalizedError("gate_syntax", part=part.strip())
         (metric,) = parse_metrics(found.group(1))
-        checks.append(Check(metric, found.group(2), float(found.group(3))))
+        end = found.group(4) or "mean"
+        checks.append(Check(metric, found.group(2), float(found.group(3)), end))
     if not checks:
         raise LocalizedError("gate_syntax", part=text)
     return checks
 
 
-def gate(evaluation: Evaluation, checks: list[Check], allow_dev: bool = False) -> pd.DataFrame:
+def with_gate_metrics(settings: Settings, checks: list[Check]) -> Settings:
+    """``settings`` with every metric the gate checks, those it lacked added at the end and
+    named in ``added_for_gate`` (the output says so)."""
+    added = tuple(dict.fromkeys(c.metric for c in checks if c.metric not in settings.metrics))
+    return dataclasses.replace(
+        settings, metrics=settings.metrics + added, added_for_gate=settings.added_for_gate + added
+    )
+
+
+def gate(
+    evaluation: Evaluation,
+    checks: list[Check],
+    allow_dev: bool = False,
+    min_queries: int = MIN_QUERIES,
+    gate_small: bool = False,
+) -> pd.DataFrame:
     """Each check for each candidate on the test split: overall and, for an evaluation by
-    slice, per slice. Columns: ``run``, ``group``, ``metric``, ``check``, ``queries``,
-    ``difference``, ``low``, ``high``, ``passed``. Raises ``LocalizedError`` with a single
-    run, a check on a metric not evaluated, an evaluation of the dev split (unless
-    ``allow_dev``: tuning happens on dev, the gate belongs to the frozen test split), or no
-    counted test query."""
+    slice, per slice. Columns: ``run``, ``group``, ``metric``, ``check``, ``end``,
+    ``queries``, ``difference``, ``low``, ``high``, ``gated`` (False for a group of fewer
+    than ``min_queries`` queries, unless ``gate_small``) and ``passed`` (None where not
+    gated). Raises ``LocalizedError`` with a single run, a check on a metric not evaluated,
+    an interval check without bootstrap rounds, an evaluation of the dev split (unless
+    ``allow_dev``: tuning happens on dev, the gate belongs to the frozen test split), no
+    counted test query, or no group large enough to gate."""
     if len(evaluation.runs) < 2:
         raise LocalizedError("gate_needs_two_runs")
     settings = evaluation.settings
     missing = [c.metric.name for c in checks if c.metric not in settings.metrics]
     if missing:
         raise LocalizedError("gate_metric_missing", metric=missing[0])
+    if settings.rounds <= 0 and any(c.end != "mean" for c in checks):
+        raise LocalizedError("gate_interval_needs_rounds")
     split = settings.split or GATE_SPLIT
     if split != GATE_SPLIT and not allow_dev:
         raise LocalizedError("gate_on_dev", split=split)
@@ -150,18 +192,26 @@ def gate(evaluation: Evaluation, checks: list[Check], allow_dev: bool = False) -
     table = differences(evaluation, {k: v for k, v in query_sets.items() if v})
     rows = []
     for check in checks:
-        for row in table[table["metric"] == check.metric.name].itertuples():
+        for row in table[table["metric"] == check.metric.name].to_dict("records"):
+            gated = gate_small or row["queries"] >= min_queries
+            compared = row[ENDS[check.end]]
             rows.append(
                 {
-                    "run": row.run,
-                    "group": row.group,
+                    "run": row["run"],
+                    "group": row["group"],
                     "metric": check.metric.name,
                     "check": check.text,
-                    "queries": row.queries,
-                    "difference": row.difference,
-                    "low": row.low,
-                    "high": row.high,
-                    "passed": bool(OPERATORS[check.op](row.difference, check.bound)),
+                    "end": check.end,
+                    "queries": row["queries"],
+                    "difference": row["difference"],
+                    "low": row["low"],
+                    "high": row["high"],
+                    "gated": gated,
+                    "passed": bool(OPERATORS[check.op](compared, check.bound)) if gated else None,
                 }
             )
-    return pd.DataFrame(rows)
+    frame = pd.DataFrame(rows)
+    if not frame["gated"].any():
+        largest = int(frame["queries"].max())
+        raise LocalizedError("gate_nothing_gated", min=min_queries, largest=largest)
+    return frame

@@ -5,12 +5,16 @@ unanswerable queries compares with answerable ones. No Streamlit in here.
 
 Which queries count is decided by the release alone, the same for every run:
 
-- a query marked unanswerable is evaluated apart (``unanswerable_figures``), never in a
+- a query marked unanswerable is evaluated apart (``annotator.evaluation.unanswerable``), never in a
   metric's denominator;
 - an answerable query with no chunk graded ``threshold`` or more has nothing to find: it
   is left out and listed (``no_relevant``);
 - every other query in scope counts, and a run that ranks nothing for it scores 0 there
   (trec_eval would pass it over; an evaluator must not, or a run could skip hard queries).
+
+bpref and infAP are trec_eval's, through ir_measures like every metric; infAP reads the
+release's ``pool-unjudged.tsv``: a candidate the pool held but nobody graded is marked -1
+(trec_eval's convention for a sampled pool), an item outside the pool is non-relevant.
 
 A run is checked against the release's chunk map (``chunks.tsv``) before it is scored: a
 document run against chunk qrels is refused instead of scoring 0, and with ``level="doc"``
@@ -27,24 +31,25 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from annotator.evaluation.run_files import LEVELS, RunFile, checked_run, trec_order
+from annotator.evaluation.run_files import LEVELS, RunFile, check_names, checked_run, trec_order
+from annotator.evaluation.unanswerable import unanswerable_figures
 from annotator.pools.judged import coverage
 from pooling.grades import GRADES, RELEVANT
 from pooling.grouping import GROUPINGS, groups
 from pooling.i18n import LocalizedError, check_name
-from pooling.metrics import DEFAULT_METRICS, Metric, parse_metrics, with_context
+from pooling.metrics import DEFAULT_METRICS, POOLED_UNJUDGED, Metric, parse_metrics, with_context
 from pooling.qrels import Qrels
 from pooling.release_folder import (
     MANIFEST,
     intact,
     read_chunk_map,
     read_manifest,
+    read_pool_unjudged,
     read_qrels,
     read_queries,
     sha256_of,
 )
 from pooling.resampling import bootstrap_interval
-from pooling.run import Run
 
 SPLITS = ("dev", "test")
 # Below this Judged@k a figure may well be too low: unjudged chunks count as non-relevant.
@@ -58,8 +63,9 @@ LOW_JUDGED = 0.9
 class ReleaseData:
     """A release as an evaluator reads it: the qrels at chunk and document level, the
     queries (``query_id``, ``text``, ``slices``, ``split``, ``answerable``, ``flags``),
-    the manifest, and the chunk map (chunk id -> document id; None for a release written
-    before ``chunks.tsv``)."""
+    the manifest, the chunk map (chunk id -> document id; None for a release written
+    before ``chunks.tsv``) and the pool's candidates without a grade (query id -> chunk id
+    -> why; None before ``pool-unjudged.tsv``)."""
 
     folder: Path
     manifest: dict
@@ -68,6 +74,7 @@ class ReleaseData:
     doc_qrels: Qrels
     queries: pd.DataFrame
     parents: dict[str, str] | None
+    pool_unjudged: dict[str, dict[str, str]] | None = None
 
     @property
     def version(self) -> str:
@@ -86,9 +93,54 @@ class ReleaseData:
         return self.qrels_at(level).to_dataframe()
 
     def ir_measures_qrels(self, level: str = "chunk") -> pd.DataFrame:
-        """The qrels as ir_measures reads a frame (``query_id``, ``doc_id``,
-        ``relevance``): ``ir_measures.calc_aggregate(measures, qrels, run)``."""
+        """The qrels of every query as ir_measures reads a frame (``query_id``, ``doc_id``,
+        ``relevance``): what trec_eval scores, the queries with nothing relevant averaged
+        in; ``counted_ir_measures_qrels`` gives the figures of ``qrels evaluate``."""
         return self.qrels_frame(level).rename(columns={"grade": "relevance"})
+
+    def counted_queries(
+        self, level: str = "chunk", threshold: int = RELEVANT, split: str | None = None
+    ) -> list[str]:
+        """The queries that count for scoring, sorted, as ``qrels evaluate`` counts them
+        (``query_scope``): answerable, with an id graded ``threshold`` or more, in
+        ``split`` (None: all)."""
+        scope = query_scope(self, level, threshold, split)
+        return sorted(scope.loc[scope["status"] == "counted", "query_id"])
+
+    def counted_ir_measures_qrels(
+        self, level: str = "chunk", threshold: int = RELEVANT, split: str | None = None
+    ) -> pd.DataFrame:
+        """``ir_measures_qrels`` of the ``counted_queries`` only. With a run that ranks
+        every counted query and measures at ``rel=threshold``,
+        ``ir_measures.calc_aggregate`` gives evaluate's figures; a counted query the run
+        ranks nothing for scores 0 in evaluate, while ir_measures passes it over (as
+        trec_eval does without ``-c``)."""
+        frame = self.ir_measures_qrels(level)
+        counted = frame["query_id"].isin(self.counted_queries(level, threshold, split))
+        return frame[counted].reset_index(drop=True)
+
+    def unjudged_at(self, level: str = "chunk") -> dict[str, set[str]]:
+        """Per query, the ids the pool held that have no grade in the release: its
+        candidates, or at document level the documents none of whose chunks is graded."""
+        check_name(level, LEVELS, "what_level")
+        found = {q: set(ids) for q, ids in (self.pool_unjudged or {}).items()}
+        if level == "doc":
+            parents = self.parents or {}
+            found = {
+                q: {parents[c] for c in ids if c in parents} - set(self.doc_qrels.get(q, {}))
+                for q, ids in found.items()
+            }
+        return {q: ids for q, ids in found.items() if ids}
+
+    def qrels_with_pool_marks(self, level: str = "chunk") -> dict[str, dict[str, int]]:
+        """The qrels with every pooled id left unjudged (``unjudged_at``) graded -1:
+        trec_eval's convention for a sampled pool, read by its infAP, e.g.
+        ``pytrec_eval.RelevanceEvaluator(release.qrels_with_pool_marks(), {"infAP"})``."""
+        grades = self.qrels_at(level).to_dict()
+        for query_id, ids in self.unjudged_at(level).items():
+            judged = grades.setdefault(query_id, {})
+            judged.update({i: POOLED_UNJUDGED for i in ids if i not in judged})
+        return grades
 
     def ranx_qrels(self, level: str = "chunk"):
         """The qrels as a ``ranx.Qrels`` (ranx is optional: ``pip install ranx``)."""
@@ -125,6 +177,7 @@ def load_release(folder: Path | str) -> ReleaseData:
         doc_qrels=read_qrels(folder, "doc"),
         queries=queries,
         parents=read_chunk_map(folder),
+        pool_unjudged=read_pool_unjudged(folder),
     )
 
 
@@ -181,6 +234,7 @@ class Settings:
     condensed: bool = False
     rounds: int = 1000
     seed: int = 0
+    added_for_gate: tuple[Metric, ...] = ()  # gate metrics --metrics lacked, added
 
     @classmethod
     def parse(
@@ -253,18 +307,26 @@ def judged_cutoff(metric: Metric, depth: int) -> int:
 
 
 def _measured(
-    scores: dict[str, dict[str, float]], qrels: dict, metrics: list[Metric], threshold: int
+    scores: dict[str, dict[str, float]],
+    qrels: dict,
+    marked: dict,
+    metrics: list[Metric],
+    threshold: int,
 ) -> dict[str, dict[str, float]]:
-    """Metric name -> query id -> value, from ir_measures, for the queries ``scores`` ranks."""
+    """Metric name -> query id -> value, from ir_measures, for the queries ``scores`` ranks;
+    ``marked``: the same queries' qrels with the pooled-but-unjudged ids graded -1, for
+    the metrics that read them (infAP)."""
     import ir_measures
 
-    names = {str(m.measure(threshold)): m.name for m in metrics}
     values: dict[str, dict[str, float]] = {m.name: {} for m in metrics}
-    ranked = {q: docs for q, docs in scores.items() if docs and q in qrels}
-    if ranked:
-        measures = [m.measure(threshold) for m in metrics]
-        for row in ir_measures.iter_calc(measures, qrels, ranked):
-            values[names[str(row.measure)]][row.query_id] = float(row.value)
+    for judged in (qrels, marked):
+        chosen = [m for m in metrics if m.reads_pool_marks == (judged is marked)]
+        names = {str(m.measure(threshold)): m.name for m in chosen}
+        ranked = {q: docs for q, docs in scores.items() if docs and q in judged}
+        if ranked and chosen:
+            measures = [m.measure(threshold) for m in chosen]
+            for row in ir_measures.iter_calc(measures, judged, ranked):
+                values[names[str(row.measure)]][row.query_id] = float(row.value)
     return values
 
 
@@ -285,10 +347,12 @@ def score_run(
     counted = list(scope.loc[scope["status"] == "counted", "query_id"])
     qrels = release.qrels_at(settings.level)
     judged_qrels = {q: qrels[q] for q in counted}
+    marks = release.qrels_with_pool_marks(settings.level)
+    marked_qrels = {q: marks[q] for q in counted}
     metrics = list(settings.metrics)
     depth = max((len(r) for r in checked.scores.values()), default=1)
     ks = sorted({judged_cutoff(m, depth) for m in metrics})
-    values = _measured(ordered.scores, judged_qrels, metrics, settings.threshold)
+    values = _measured(ordered.scores, judged_qrels, marked_qrels, metrics, settings.threshold)
     judged = coverage(judged_qrels, ordered, ks).per_query if counted else None
     rows = []
     for query in scope[scope["status"] != "no_relevant"].itertuples():
@@ -315,7 +379,7 @@ def score_run(
             q: {d: s for d, s in ordered.scores.get(q, {}).items() if d in judged_qrels[q]}
             for q in counted
         }
-        condensed = _measured(kept, judged_qrels, metrics, settings.threshold)
+        condensed = _measured(kept, judged_qrels, marked_qrels, metrics, settings.threshold)
         for m in metrics:
             frame[f"{m.name}:condensed"] = [
                 condensed[m.name].get(q, 0.0) if s == "counted" else np.nan
@@ -345,8 +409,9 @@ def summarize(
     """Per run, group and metric: ``queries``, ``value`` (the mean over the group's counted
     queries), ``low``/``high`` (its bootstrap interval), ``micro`` (Recall only: relevant
     found over relevant, summed over queries), ``judged_k`` and ``judged`` (mean
-    Judged@k), ``condensed`` (the mean on condensed lists, when asked). ``depths``: each
-    run's longest ranking (``RunInfo.depth``)."""
+    Judged@k), ``beyond_context`` (whether the metric reads deeper than the context
+    budget: ``Metric.beyond``), ``condensed`` (the mean on condensed lists, when asked).
+    ``depths``: each run's longest ranking (``RunInfo.depth``)."""
     relevant = dict(zip(scope["query_id"], scope["relevant"], strict=True))
     counted = per_query[per_query["status"] == "counted"]
     rows = []
@@ -369,6 +434,7 @@ def summarize(
                     "micro": np.nan,
                     "judged_k": k,
                     "judged": float(part[f"judged@{k}"].mean()) if len(values) else np.nan,
+                    "beyond_context": metric.beyond(settings.context_k),
                 }
                 if metric.family == "recall" and len(values):
                     weights = part["query_id"].map(relevant).to_numpy(dtype=float)
@@ -379,65 +445,19 @@ def summarize(
     return pd.DataFrame(rows)
 
 
-def unanswerable_figures(per_query: pd.DataFrame, query_sets: dict[str, set[str]]) -> pd.DataFrame:
-    """Per run and group, whether the run's top score tells unanswerable queries from the
-    counted answerable ones: ``auroc`` (the chance that an answerable query's top score is
-    above an unanswerable one's; 0.5 is no better than chance) and ``above_median`` (the
-    share of unanswerable queries whose top score is above the answerable median). A query
-    the run ranks nothing for has the lowest score of all. ``undefined`` says why a group
-    has no figure: ``no_unanswerable`` or ``no_answerable`` queries in it."""
-    from sklearn.metrics import roc_auc_score
-
-    rows = []
-    for run, frame in per_query.groupby("run", sort=False):
-        lowest = frame["top_score"].min()
-        scores = frame["top_score"].fillna(lowest - 1 if pd.notna(lowest) else 0.0)
-        for group, members in query_sets.items():
-            inside = frame["query_id"].isin(members)
-            answerable = scores[inside & (frame["status"] == "counted")].to_numpy(dtype=float)
-            unanswerable = scores[inside & (frame["status"] == "unanswerable")].to_numpy(
-                dtype=float
-            )
-            row = {
-                "run": run,
-                "group": group,
-                "answerable": len(answerable),
-                "unanswerable": len(unanswerable),
-                "auroc": np.nan,
-                "above_median": np.nan,
-                "undefined": None,
-            }
-            if not len(unanswerable):
-                row["undefined"] = "no_unanswerable"
-            elif not len(answerable):
-                row["undefined"] = "no_answerable"
-            else:
-                labels = [1] * len(answerable) + [0] * len(unanswerable)
-                row["auroc"] = float(
-                    roc_auc_score(labels, np.concatenate([answerable, unanswerable]))
-                )
-                row["above_median"] = float((unanswerable > np.median(answerable)).mean())
-            rows.append(row)
-    return pd.DataFrame(rows)
-
-
 def evaluate(release: ReleaseData, runs: list[RunFile], settings: Settings) -> Evaluation:
     """Score every run in ``runs`` (the first is the baseline of any comparison) on the
     release's queries in scope. Raises ``LocalizedError`` for a run whose ids do not fit
-    the release (``checked_run``) and when no run is given."""
+    the release (``checked_run``), two runs of one name (``check_names``) and when no run
+    is given."""
     if not runs:
         raise LocalizedError("evaluate_no_runs")
     check_name(settings.level, LEVELS, "what_level")
+    check_names(runs)
     scope = query_scope(release, settings.level, settings.threshold, settings.split)
     query_sets = query_groups(scope, settings.by)
-    frames, infos, names = [], [], set()
+    frames, infos = [], []
     for source in runs:
-        name, copy = source.run.name, 1
-        while name in names:  # two files with one name: keep both, told apart
-            copy += 1
-            name = f"{source.run.name}#{copy}"
-        names.add(name)
-        source = RunFile(Run(source.run.scores, name), source.source, source.sha256)
         frame, info = score_run(release, source, scope, settings)
         frames.append(frame)
         infos.append(info)

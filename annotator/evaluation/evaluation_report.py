@@ -21,6 +21,7 @@ from annotator.evaluation import comparison
 from annotator.evaluation.evaluation import Evaluation, low_judged
 from annotator.evaluation.evaluation_text import markdown
 from pooling.i18n import t
+from pooling.multiple_testing import ADJUSTMENT_NAME
 from pooling.resampling import INTERVAL_NAME, TEST_NAME
 
 REPORT_FILES = ("report.json", "per_query.csv", "report.md")
@@ -64,10 +65,17 @@ def judged_warnings(evaluation: Evaluation) -> list[dict]:
     return warnings
 
 
-def report(evaluation: Evaluation, gate_checks=None, allow_dev_gate: bool = False) -> dict:
+def report(
+    evaluation: Evaluation,
+    gate_checks=None,
+    allow_dev_gate: bool = False,
+    min_queries: int = comparison.MIN_QUERIES,
+    gate_small: bool = False,
+) -> dict:
     """The whole evaluation as plain data (see the module's docstring); with
-    ``gate_checks`` (``comparison.parse_gate``), the gate's checks and verdict too.
-    Raises what ``comparison.gate`` raises."""
+    ``gate_checks`` (``comparison.parse_gate``), the gate's checks and verdict too (groups
+    under ``min_queries`` reported but not gated, unless ``gate_small``). Raises what
+    ``comparison.gate`` raises."""
     release, settings, scope = evaluation.release, evaluation.settings, evaluation.scope
     excluded = scope[scope["status"] == "no_relevant"]
     marked = scope[(scope["status"] == "unanswerable") & (scope["relevant"] > 0)]
@@ -88,11 +96,13 @@ def report(evaluation: Evaluation, gate_checks=None, allow_dev_gate: bool = Fals
             "split": settings.split,
             "by": settings.by,
             "context_k": settings.context_k,
+            "added_for_gate": [m.name for m in settings.added_for_gate],
             "condensed": settings.condensed,
             "rounds": settings.rounds,
             "seed": settings.seed,
             "interval": INTERVAL_NAME,
             "test": TEST_NAME,
+            "adjustment": ADJUSTMENT_NAME,
         },
         "definitions": {f: t(f"metric_def_{f}", "en", t=settings.threshold) for f in families},
         "runs": [
@@ -123,11 +133,15 @@ def report(evaluation: Evaluation, gate_checks=None, allow_dev_gate: bool = Fals
         "gate": None,
     }
     if gate_checks:
-        checks = comparison.gate(evaluation, gate_checks, allow_dev=allow_dev_gate)
+        checks = comparison.gate(
+            evaluation, gate_checks, allow_dev_gate, min_queries=min_queries, gate_small=gate_small
+        )
         result["gate"] = {
             "split": settings.split or comparison.GATE_SPLIT,
+            "min_queries": min_queries,
+            "gate_small": gate_small,
             "checks": _records(checks),
-            "passed": bool(checks["passed"].all()),
+            "passed": bool(checks.loc[checks["gated"], "passed"].all()),
         }
     return result
 

@@ -97,19 +97,21 @@ def head_lines(data: dict, lang: str | None = None) -> list[str]:
                 lines.append("  " + t(key, lang, run=run["name"], count=len(run[field]), ids=ids))
     if settings["context_k"]:
         lines.append(t("eval_context", lang, k=settings["context_k"]))
+    if settings.get("added_for_gate"):
+        lines.append(t("eval_gate_added", lang, metrics=", ".join(settings["added_for_gate"])))
     return lines
 
 
-def metric_line(row: dict, context_k: int | None, lang: str | None = None) -> str:
-    """``recall@5  0.4123 [0.3890, 0.4370]  micro 0.3950  Judged@5 0.982``."""
+def metric_line(row: dict, lang: str | None = None) -> str:
+    """``recall@5  0.4123 [0.3890, 0.4370]  micro 0.3950  Judged@5 0.982``, and the mark of
+    a figure beyond the context budget."""
     parts = [f"{row['metric']:<12}", num(row["value"]), interval(row["low"], row["high"])]
     if row["micro"] is not None:
         parts.append(t("eval_micro", lang, value=num(row["micro"])))
     parts.append(f"Judged@{row['judged_k']} {num(row['judged'], 3)}")
     if row.get("condensed") is not None:
         parts.append(t("eval_condensed", lang, value=num(row["condensed"])))
-    k = row["metric"].partition("@")[2]
-    if context_k and k and int(k) > context_k:
+    if row.get("beyond_context"):
         parts.append(t("eval_beyond_context", lang))
     return "  ".join(p for p in parts if p)
 
@@ -157,6 +159,13 @@ def low_judged_lines(data: dict, lang: str | None = None) -> list[str]:
     ]
 
 
+def verdict(check: dict, gate: dict, lang: str | None = None) -> str:
+    """``PASS``, ``FAIL`` or ``not gated (n < 20)``."""
+    if not check["gated"]:
+        return t("eval_not_gated", lang, min=gate["min_queries"])
+    return t("eval_pass" if check["passed"] else "eval_fail", lang)
+
+
 def gate_lines(gate: dict, lang: str | None = None) -> list[str]:
     lines = [t("eval_gate_title", lang, split=gate["split"])]
     for check in gate["checks"]:
@@ -165,15 +174,16 @@ def gate_lines(gate: dict, lang: str | None = None) -> list[str]:
             + t(
                 "eval_gate_check",
                 lang,
-                verdict=t("eval_pass" if check["passed"] else "eval_fail", lang),
+                verdict=verdict(check, gate, lang),
                 run=check["run"],
                 check=check["check"],
                 group=group_name(check["group"], lang),
                 difference=signed(check["difference"]),
+                interval=interval(check["low"], check["high"]),
                 queries=check["queries"],
             )
         )
-    failed = [c for c in gate["checks"] if not c["passed"]]
+    failed = [c for c in gate["checks"] if c["gated"] and not c["passed"]]
     if not failed:
         return [*lines, t("eval_gate_passed", lang)]
     first = failed[0]
@@ -198,11 +208,7 @@ def evaluation_lines(data: dict, lang: str | None = None) -> list[str]:
         ]
         for run in runs:
             lines.append(f"  {run}")
-            lines += [
-                "    " + metric_line(r, settings["context_k"], lang)
-                for r in rows
-                if r["run"] == run
-            ]
+            lines += ["    " + metric_line(r, lang) for r in rows if r["run"] == run]
         for run in runs[1:]:
             versus = [c for c in comparisons if c["group"] == group and c["run"] == run]
             lines.append(
@@ -210,9 +216,12 @@ def evaluation_lines(data: dict, lang: str | None = None) -> list[str]:
             )
             lines += [
                 f"    {c['metric']:<12}  {signed(c['difference'])}  "
-                f"{interval(c['low'], c['high'])}  p={c['p_value']:.3f}"
+                f"{interval(c['low'], c['high'])}  p={c['p_value']:.3f}  "
+                f"Holm {c['p_holm']:.3f}  BH {c['p_bh']:.3f}"
                 for c in versus
             ]
+    if comparisons:
+        lines += ["", t("eval_adjusted", lang, count=len(comparisons))]
     lines += ["", t("eval_unanswerable_title", lang), *unanswerable_lines(data, lang, True)]
     lines += low_judged_lines(data, lang)
     # On screen, the first metric's movers over all queries; the report holds every one.
@@ -269,6 +278,7 @@ def _figures(data: dict, lang: str | None) -> list[list[object]]:
             num(r["micro"]) if r["micro"] is not None else "",
             f"{num(r['judged'], 3)} (k={r['judged_k']})",
             num(r["condensed"]) if r.get("condensed") is not None else "",
+            t("eval_beyond_context", lang) if r.get("beyond_context") else "",
         ]
         for r in data["summary"]
     ]
@@ -286,6 +296,8 @@ def _comparisons(data: dict, lang: str | None) -> list[list[object]]:
             signed(c["difference"]),
             interval(c["low"], c["high"]),
             f"{c['p_value']:.3f}",
+            f"{c['p_holm']:.3f}",
+            f"{c['p_bh']:.3f}",
         ]
         for c in data["comparisons"]
     ]
@@ -358,6 +370,7 @@ def markdown(data: dict, lang: str | None = None) -> str:
     lines += [f"- {md_text(line)}" for line in unanswerable_lines(data, lang)]
     if data["comparisons"]:
         lines += section("eval_md_comparisons") + [t("eval_test_name", lang), ""]
+        lines += [md_text(t("eval_adjusted", lang, count=len(data["comparisons"]))), ""]
         lines += md_table("comparisons", data, lang)
         lines += section("eval_md_movers") + md_table("movers", data, lang)
     if data["gate"]:

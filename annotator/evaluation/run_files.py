@@ -27,9 +27,23 @@ class RunFile:
 
 
 def read_run_file(path: os.PathLike | str, name: str | None = None) -> RunFile:
-    """A TREC run file with its sha256; raises ``InputError`` (file, line, field)."""
+    """A TREC run file with its sha256, named ``name``, else by its one tag, else by its
+    file name (``Run.from_file``); raises ``InputError`` (file, line, field)."""
     run = Run.from_file(path, name)
     return RunFile(run, str(path), sha256_of(Path(os.fspath(path))))
+
+
+def check_names(runs: list[RunFile]) -> None:
+    """Raises ``LocalizedError`` when two runs have one name: every figure, comparison and
+    gate line names its run, so two of one name could not be told apart."""
+    first: dict[str, str] = {}
+    for source in runs:
+        name = source.run.name
+        if name in first:
+            raise LocalizedError(
+                "run_name_repeated", name=name, first=first[name], second=source.source
+            )
+        first[name] = source.source
 
 
 def checked_run(

@@ -24,8 +24,14 @@ class CoverageReport:
 
 
 def coverage(qrels: dict[str, dict[str, int]], run: Run, ks: list[int]) -> CoverageReport:
-    """Judged@k as ir_measures computes it: the judged share of the top k of each of the
-    release's queries (a shorter ranking on its own length, a missing one 0)."""
+    """Judged@k: the judged share of the top k of each of the release's queries (a shorter
+    ranking on its own length), the top k being the ranking every metric reads,
+    trec_eval's: score descending, ties by id *descending* (``Run.ranking``). That is
+    ir_measures' ``Judged@k`` of the run in that order (``run_files.trec_order``, as
+    evaluate hands runs to ir_measures), and it differs from ir_measures' ``Judged@k`` of
+    the raw run in exactly two ways: ir_measures breaks ties by id *ascending* (its
+    ``JudgedProvider``; so where tied scores straddle k, the two count different items),
+    and it passes over a query the run ranks nothing for, which counts 0 here."""
     rows, unjudged = [], []
     for query_id in sorted(q for q in qrels if qrels[q]):
         ranking = run.ranking(query_id, max(ks))

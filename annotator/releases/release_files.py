@@ -15,7 +15,16 @@ from annotator.quality import agreement
 from annotator.quality.adjudication import Resolution
 from pooling.grades import EVIDENCE
 from pooling.qrels import Qrels
-from pooling.release_folder import CHUNK_MAP, CHUNK_MAP_HEADER, FILES, MANIFEST, Tally, sha256_of
+from pooling.release_folder import (
+    CHUNK_MAP,
+    CHUNK_MAP_HEADER,
+    FILES,
+    MANIFEST,
+    POOL_UNJUDGED,
+    POOL_UNJUDGED_HEADER,
+    Tally,
+    sha256_of,
+)
 from storage.release_records import ReleaseSnapshot
 
 NO_EVIDENCE = "no chunk graded 2 or more"
@@ -62,6 +71,17 @@ def _write_chunk_map(path: Path, parents: dict[str, str]) -> None:
         handle.writelines(f"{chunk}\t{parents[chunk]}\n" for chunk in sorted(parents))
 
 
+def _write_pool_unjudged(path: Path, snapshot: ReleaseSnapshot, resolution: Resolution) -> int:
+    """The pool's candidates without a grade in the release, each with why; returns how many."""
+    unjudged = {key: "unresolved" for key in resolution.unresolved}
+    unjudged.update(dict.fromkeys(snapshot.not_chosen, "not_chosen"))
+    rows = sorted((*key, why) for key, why in unjudged.items() if key not in resolution.grades)
+    with open(path, "w", encoding="utf-8", newline="\n") as handle:
+        handle.write("\t".join(POOL_UNJUDGED_HEADER) + "\n")
+        handle.writelines("\t".join(row) + "\n" for row in rows)
+    return len(rows)
+
+
 def write_release(
     folder: Path,
     version: str,
@@ -90,6 +110,7 @@ def write_release(
     queries = _query_records(snapshot, qrels)
     _write_jsonl(folder / "queries.jsonl", queries)
     _write_chunk_map(folder / CHUNK_MAP, parents)
+    pooled_unjudged = _write_pool_unjudged(folder / POOL_UNJUDGED, snapshot, resolution)
     graded = frame.dropna(subset=["grade"])
     alpha = agreement.krippendorff_alpha(graded) if len(graded) else None
     manifest = {
@@ -117,7 +138,10 @@ def write_release(
             "per_grade": qrels.per_grade(),
             "unresolved_left_out": len(resolution.unresolved),
             "not_chosen_by_active_pooling": len(snapshot.not_chosen - resolution.grades.keys()),
-            "queries_without_evidence": sum(1 for q in queries if q["flags"]),
+            "pooled_unjudged": pooled_unjudged,
+            # Named for what it counts (releases before it said "queries_without_evidence"):
+            # not the queries evaluate leaves out, which have nothing graded --threshold.
+            "queries_without_grade_2": sum(1 for q in queries if q["flags"]),
             "adjudicated": resolution.adjudicated,
             "gold_items": len(snapshot.gold),
         },

@@ -11,7 +11,9 @@ written once: never again, never changed.
 
 A version names a folder, so it is checked in one place (``check_version``) for the CLI and
 the app alike: letters, digits, ``.``, ``_`` and ``-``, starting with a letter or digit, so it
-can be neither a path (``../x``, ``/abs/x``, ``a/b``) nor ``.`` or ``..``. The folder is
+can be neither a path (``../x``, ``/abs/x``, ``a/b``) nor ``.`` or ``..``. A release's folder
+is always ``ROOT/VERSION``: ``qrels release create --out ROOT``, the app's ``release_dir()``,
+and ``create_release(..., root)``; an existing folder is refused, never written into. It is
 written as a hidden sibling and renamed into place in the transaction that records the
 release, so a failed or racing create leaves neither a folder nor a record behind.
 """
@@ -47,7 +49,7 @@ from storage.pool_records import get_pool
 
 class ReleaseError(LocalizedError):
     """A release that cannot be written: unresolved candidates, a version that exists or
-    is not a safe name, or a folder that is not empty."""
+    is not a safe name, or a folder that exists."""
 
 
 # A release version: a folder name on every system, never a path, never "." or "..".
@@ -73,7 +75,7 @@ def create_release(
     engine: Engine,
     version: str,
     pool_name: str,
-    out: Path | str | None = None,
+    root: Path | str | None = None,
     *,
     policy: str = DEFAULT_POLICY,
     allow_unresolved: bool = False,
@@ -83,19 +85,20 @@ def create_release(
     now: datetime | None = None,
     by: int | None = None,
 ) -> ReleaseResult:
-    """Write release ``version`` of pool ``pool_name`` into the new folder ``out`` (by
-    default the app's ``release_dir() / version``) and record it, by the lead ``by`` (None:
-    the command line). Everything is read in one read-only snapshot and the judgments are
+    """Write release ``version`` of pool ``pool_name`` into the new folder ``root / version``
+    (``root`` by default the app's ``release_dir()``: the CLI's ``--out``, the app and this
+    function name a release's folder one way) and record it, by the lead ``by`` (None: the
+    command line). Everything is read in one read-only snapshot and the judgments are
     streamed into the folder, so a release of a million judgments neither blocks annotators
     nor holds its history in memory (only each person's current grades). Raises
     ``ReleaseError`` for a version that is not a safe name or exists already (also when
     another create of it wins a race), while candidates are unresolved (unless
-    ``allow_unresolved``: they are left out and counted), or when ``out`` is not empty;
+    ``allow_unresolved``: they are left out and counted), or when its folder exists;
     ``Refused`` for an account that is not an enabled lead's. Nothing is left behind when
     it fails."""
     check_version(version)
     check_policy(policy)
-    out = Path(out) if out is not None else release_dir() / version
+    out = Path(root if root is not None else release_dir()) / version
     with snapshot_scope(engine) as session:
         acting(by, "lead", session=session)
         if release_records.find_release(version, session=session) is not None:
@@ -182,8 +185,8 @@ def _publish(
     folder into place. Whatever fails (the files, a refusal while writing them, the record,
     the rename, the commit), the sibling or the renamed folder is removed, with the folders
     made to hold it, and the record rolled back. Returns the manifest."""
-    if out.exists() and any(out.iterdir()):
-        raise ReleaseError("release_folder_not_empty", folder=out)
+    if out.exists():
+        raise ReleaseError("release_folder_exists", folder=out)
     made = [folder for folder in out.parents if not folder.exists()]
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = out.parent / f".{out.name}.{uuid.uuid4().hex}.partial"
@@ -201,7 +204,7 @@ def _publish(
             try:
                 staging.rename(out)  # atomic; refused when ``out`` holds anything
             except OSError:
-                raise ReleaseError("release_folder_not_empty", folder=out) from None
+                raise ReleaseError("release_folder_exists", folder=out) from None
             placed = True
     except BaseException:
         shutil.rmtree(out if placed else staging, ignore_errors=True)
@@ -210,6 +213,13 @@ def _publish(
                 folder.rmdir()
         raise
     return manifest
+
+
+JUDGMENT, CHANGE = ("query_id", "id", "grade"), ("query_id", "id", "before", "after")
+
+
+def _named(keys: tuple[str, ...], values: tuple) -> dict:
+    return dict(zip(keys, values, strict=True))
 
 
 @dataclass
@@ -223,6 +233,25 @@ class ReleaseDiff:
     # chunk ids mean different things: ``corpus_versions`` names them (A, B).
     level: str = "chunk"
     corpus_versions: tuple[str, str] | None = None
+
+    def to_dict(self) -> dict:
+        """Plain data for ``qrels release diff --json``: the figures first (each metric's
+        value in A and B and the change, floats unrounded), then the judgments."""
+        return {
+            "level": self.level,
+            "corpus_versions": list(self.corpus_versions) if self.corpus_versions else None,
+            "metrics": {
+                name: {"a": before, "b": after, "change": after - before}
+                for name, (before, after) in self.metrics.items()
+            },
+            "counted_queries": (
+                None if self.counted is None else {"a": self.counted[0], "b": self.counted[1]}
+            ),
+            "counts": {k: len(getattr(self, k)) for k in ("added", "removed", "changed")},
+            "added": [_named(JUDGMENT, r) for r in self.added],
+            "removed": [_named(JUDGMENT, r) for r in self.removed],
+            "changed": [_named(CHANGE, r) for r in self.changed],
+        }
 
 
 def diff_releases(

@@ -91,7 +91,7 @@ def test_user_commands(db_url, tmp_path, monkeypatch):
     ).output
     assert "added annotator 'ann'" in out
     result = qrels(
-        "user", "add", "ann", "--role", "annotator", "--password-file", password, expect=1
+        "user", "add", "ann", "--role", "annotator", "--password-file", password, expect=2
     )
     assert result.stderr == "error: user 'ann' already exists\n"
     assert qrels("user", "list").output.splitlines() == [
@@ -100,7 +100,7 @@ def test_user_commands(db_url, tmp_path, monkeypatch):
     ]
     assert "disabled 'ann'" in qrels("user", "disable", "ann").output
     assert "ann\tannotator\thuman\tdisabled" in qrels("user", "list").output
-    assert qrels("user", "disable", "zed", expect=1).stderr == "error: user 'zed' does not exist\n"
+    assert qrels("user", "disable", "zed", expect=2).stderr == "error: user 'zed' does not exist\n"
     from storage.db import make_engine
 
     with session_scope(make_engine(db_url)) as session:

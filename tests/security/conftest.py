@@ -39,5 +39,5 @@ def history(pooled, tmp_path):  # noqa: F811  (the fixture imported above)
         boss = accounts.get_user("boss", session=session)
         pool = get_pool("p", session=session)
         adjudicate(pool, "q1", "a#1", 2, "read twice", boss, "threshold", session=session)
-    create_release(pooled, "v1", "p", tmp_path / "v1", allow_unresolved=True)
+    create_release(pooled, "v1", "p", tmp_path, allow_unresolved=True)
     return pooled

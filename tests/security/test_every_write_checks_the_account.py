@@ -90,7 +90,7 @@ def test_a_lead_who_lost_the_role_writes_nothing(engine, pool, lead, tmp_path, m
         lambda: pool_building.topup_pool(engine, "p", systems="run:r", depth=2, by=lead),
         lambda: judged.topup(engine, "p", report, "new", 1, by=lead),
         lambda: releases.create_release(
-            engine, "v1", "p", tmp_path / "v1", allow_unresolved=True, by=lead
+            engine, "v1", "p", tmp_path, allow_unresolved=True, by=lead
         ),
     ):
         with pytest.raises(Refused, match="only a lead may do this"):

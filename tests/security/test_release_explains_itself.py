@@ -40,7 +40,7 @@ def test_a_pool_completed_by_imports_has_every_deciding_judgment(engine, pool, t
     imported(engine, tmp_path, "offline1", lambda q, c: (q + c) % 4)
     imported(engine, tmp_path, "offline2", lambda q, c: (q + c) % 4 if c != 5 else 0)
     folder = releases.create_release(
-        engine, "v1", "p", tmp_path / "v1", policy="any", allow_unresolved=True
+        engine, "v1", "p", tmp_path, policy="any", allow_unresolved=True
     ).folder
     judged = lines_of(folder, "judgment")
     assert len(judged) == 2 * N_QUERIES * N_CHUNKS
@@ -67,7 +67,7 @@ def test_app_revisions_adjudications_and_imports_recompute_to_the_same_file(engi
     pool_quality.record_decision(engine, "p", ("q0", "c0"), 0, "misleading", lead, "gap2")
     pool_quality.record_decision(engine, "p", ("q0", "c0"), 3, "second look", lead, "gap2")
     folder = releases.create_release(
-        engine, "v1", "p", tmp_path / "v1", policy="gap2", allow_unresolved=True
+        engine, "v1", "p", tmp_path, policy="gap2", allow_unresolved=True
     ).folder
     assert len(lines_of(folder, "adjudication")) == 2
     assert {r["revision"] for r in lines_of(folder, "judgment")} == {None, 1, 2}
@@ -92,9 +92,7 @@ def test_a_grade_given_while_the_release_is_written_lands_in_no_file(
         yield from streamed(pool_row, session=session)
 
     monkeypatch.setattr(history, "release_records", meanwhile)
-    folder = releases.create_release(
-        engine, "v1", "p", tmp_path / "v1", allow_unresolved=True
-    ).folder
+    folder = releases.create_release(engine, "v1", "p", tmp_path, allow_unresolved=True).folder
     judgments = lines_of(folder, "judgment")
     assert len(judgments) == 2 * N_CHUNKS  # not the late one
     assert {r["grade"] for r in judgments} == {2}

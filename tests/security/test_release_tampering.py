@@ -30,13 +30,13 @@ def test_a_forged_release_agrees_with_itself_but_not_with_the_database(
     shutil.copytree(release, forged)
     forge(forged)
     assert verify_release(forged) == []  # the folder agrees with itself
-    refused = run_qrels(db_url, "release", "verify", forged, expect=1)
+    refused = run_qrels(db_url, "release", "verify", forged, expect=2)
     assert "manifest.json is not the one recorded when release 'v1' was created" in refused.stderr
 
     manifest = json.loads((release / MANIFEST).read_text())
     manifest["release"] = "v9"  # a folder the database never recorded
     (forged / MANIFEST).write_text(json.dumps(manifest))
-    unknown = run_qrels(db_url, "release", "verify", forged, expect=1).stderr
+    unknown = run_qrels(db_url, "release", "verify", forged, expect=2).stderr
     assert "the database has no release 'v9'" in unknown
 
     # Away from any database, verify says what it could and could not check.

@@ -45,7 +45,7 @@ def test_a_version_that_is_a_path_is_refused_everywhere(pooled, db_url, tmp_path
         with pytest.raises(releases.ReleaseError, match="is not a release version"):
             releases.create_release(pooled, version, "p", allow_unresolved=True)
         result = run_qrels(
-            db_url, "release", "create", version, "--pool", "p", "--out", root / "out", expect=1
+            db_url, "release", "create", version, "--pool", "p", "--out", root / "out", expect=2
         )
         assert "is not a release version" in result.stderr
     st.cache_resource.clear()
@@ -65,13 +65,15 @@ def test_a_version_that_is_a_path_is_refused_everywhere(pooled, db_url, tmp_path
 
 
 def test_a_failed_create_leaves_nothing_behind(pooled, tmp_path, monkeypatch):
-    taken = tmp_path / "out" / "taken"
+    taken = tmp_path / "out" / "v1"
     taken.mkdir(parents=True)
     (taken / "notes.txt").write_text("someone else's")
-    with pytest.raises(releases.ReleaseError, match="is not empty"):
-        releases.create_release(pooled, "v1", "p", taken, allow_unresolved=True)
-    assert files_under(tmp_path / "out") == {"taken", "taken/notes.txt"}
+    with pytest.raises(releases.ReleaseError, match="out/v1 exists already"):
+        releases.create_release(pooled, "v1", "p", tmp_path / "out", allow_unresolved=True)
+    assert files_under(tmp_path / "out") == {"v1", "v1/notes.txt"}
     taken.joinpath("notes.txt").unlink()
+    with pytest.raises(releases.ReleaseError, match="out/v1 exists already"):  # even empty
+        releases.create_release(pooled, "v1", "p", tmp_path / "out", allow_unresolved=True)
     taken.rmdir()
     real = releases.write_release
 
@@ -81,7 +83,7 @@ def test_a_failed_create_leaves_nothing_behind(pooled, tmp_path, monkeypatch):
 
     monkeypatch.setattr(releases, "write_release", fails_midway)
     with pytest.raises(OSError, match="No space left"):
-        releases.create_release(pooled, "v1", "p", tmp_path / "out" / "v1", allow_unresolved=True)
+        releases.create_release(pooled, "v1", "p", tmp_path / "out", allow_unresolved=True)
     assert files_under(tmp_path / "out") == set() and recorded(pooled) == []
 
 
@@ -90,7 +92,7 @@ def test_two_creates_of_one_version_at_once(pooled, tmp_path, monkeypatch, folde
     monkeypatch.setenv("QRELS_RELEASE_DIR", str(tmp_path / "releases"))
 
     def create(where: str) -> str:
-        out = None if folders == "the same folder" else tmp_path / where / "v1"
+        out = None if folders == "the same folder" else tmp_path / where
         try:
             releases.create_release(pooled, "v1", "p", out, allow_unresolved=True)
         except releases.ReleaseError as error:

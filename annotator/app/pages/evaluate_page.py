@@ -97,6 +97,7 @@ st.dataframe(frame_of("figures", {**data, "summary": overall}), hide_index=True)
 if data["comparisons"]:
     st.subheader(ui.t("eval_md_comparisons"))
     st.caption(ui.t("eval_test_name"))
+    st.caption(ui.t("eval_adjusted", count=len(data["comparisons"])))
     st.dataframe(frame_of("comparisons", data), hide_index=True)
 
 names = [m.name for m in result.settings.metrics]

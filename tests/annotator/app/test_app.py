@@ -319,7 +319,7 @@ def test_a_lead_reads_a_new_runs_coverage_and_tops_up_the_pool(demo_url, tmp_pat
         item = assignment.next_item(engine, "demo-pool", two)
     assignment.submit(engine, item, two, grade=2)  # the release holds this one candidate
     release = tmp_path / "releases" / "v1"
-    create_release(engine, "v1", "demo-pool", release, policy="any", allow_unresolved=True)
+    create_release(engine, "v1", "demo-pool", release.parent, policy="any", allow_unresolved=True)
     query, judged = next((q, list(c)) for q, c in read_qrels(release).items())
     with session_scope(engine) as session:
         unjudged = next(c for c in session.exec(select(Chunk.chunk_id)) if c not in judged)

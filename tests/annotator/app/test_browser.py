@@ -174,7 +174,7 @@ def test_disagreement_adjudicated_in_the_browser_then_released_and_verified(
         capture_output=True,
         text=True,
     )
-    assert result.returncode == 1 and "qrels.tsv: sha256 differs" in result.stderr
+    assert result.returncode == 2 and "qrels.tsv: sha256 differs" in result.stderr
 
 
 @pytest.fixture

@@ -39,7 +39,7 @@ def lead_server(worked, demo_url, tmp_path, clock):
     password = write(tmp_path, "password.txt", "secret-password\n")
     run_qrels(demo_url, "user", "add", "boss", "--role", "lead", "--password-file", password)
     folder = tmp_path / "releases" / "v1"
-    releases.create_release(worked, "v1", "demo-pool", folder, allow_unresolved=True)
+    releases.create_release(worked, "v1", "demo-pool", folder.parent, allow_unresolved=True)
     build_pool(worked, "active", systems="bm25", budget=ACTIVE_BUDGET, active=True)
     with session_scope(worked) as session:
         uid = get_user("annotator1", session=session).id

@@ -124,7 +124,7 @@ def test_release_history_chart_draws_the_manifests(worked, demo_url, tmp_path, m
     monkeypatch.setenv("QRELS_RELEASE_DIR", str(tmp_path / "releases"))
     for version in ("v1", "v2"):
         releases.create_release(
-            worked, version, "demo-pool", tmp_path / "releases" / version, allow_unresolved=True
+            worked, version, "demo-pool", tmp_path / "releases", allow_unresolved=True
         )
     at = opened("releases_page.py", demo_url, ["releases"])
     history = releases.release_history(releases.list_releases(worked))

@@ -55,7 +55,7 @@ def test_console_script_is_installed():
 
 
 def test_commands_before_init_say_what_to_do(qrels):
-    result = qrels("status", expect=1)
+    result = qrels("status", expect=2)
     assert "run `qrels init` first" in result.stderr
 
 
@@ -98,9 +98,9 @@ def test_errors_are_one_line_in_the_users_language_and_write_nothing(qrels, db_u
     engine = make_engine(db_url)
     before = snapshot(engine)
     bad = write(tmp_path, "bad.trec", "q1 0 tea 3\nq1 0 bike 9\n")
-    result = qrels("import", "judgments", bad, "--annotator", "x", expect=1)
+    result = qrels("import", "judgments", bad, "--annotator", "x", expect=2)
     assert result.stderr == f"error: {bad}, line 2, field 'grade': grade '9' is outside 0–3\n"
-    result = qrels("--lang", "zh", "import", "judgments", bad, "--annotator", "x", expect=1)
+    result = qrels("--lang", "zh", "import", "judgments", bad, "--annotator", "x", expect=2)
     assert result.stderr == f"错误：{bad} 第 2 行，字段“grade”：等级“9”不在 0–3 范围内\n"
     assert "Traceback" not in result.output
     assert snapshot(engine) == before
@@ -108,7 +108,7 @@ def test_errors_are_one_line_in_the_users_language_and_write_nothing(qrels, db_u
 
 def test_language_follows_the_locale(qrels, monkeypatch):
     monkeypatch.setenv("LANG", "zh_CN.UTF-8")
-    result = qrels("status", expect=1)
+    result = qrels("status", expect=2)
     assert "尚未建立 qrels-studio 表结构" in result.stderr
 
 
@@ -170,11 +170,11 @@ def test_pool_commands(qrels, tmp_path, monkeypatch):
     assert all(set(r) == {"query_id", "chunk_id", "provenance"} for r in records)
     assert all(s["rank"] >= 1 for r in records for s in r["provenance"])
     assert "p (qs1 × c1):" in qrels("status").output
-    result = qrels("pool", "build", "p2", "--systems", "bm25,nope", "--depth", "2", expect=1)
+    result = qrels("pool", "build", "p2", "--systems", "bm25,nope", "--depth", "2", expect=2)
     assert result.stderr.startswith("error: unknown system 'nope'; valid: bm25, vector, rrf")
     result = qrels(
-        "--lang", "zh", "pool", "build", "p2", "--systems", "bm25", "--depth", "0", expect=1
+        "--lang", "zh", "pool", "build", "p2", "--systems", "bm25", "--depth", "0", expect=2
     )
     assert result.stderr == "错误：depth 必须是不小于 1 的整数，实际为 0\n"
-    result = qrels("pool", "build", "p2", "--systems", "run:missing", "--depth", "3", expect=1)
+    result = qrels("pool", "build", "p2", "--systems", "run:missing", "--depth", "3", expect=2)
     assert "unknown run 'missing'" in result.stderr

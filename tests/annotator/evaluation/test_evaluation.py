@@ -302,7 +302,7 @@ def runs(tmp_path) -> tuple[Path, Path]:
 def test_the_gate_fails_with_exit_1_naming_metric_and_slice_and_passes_with_0(tmp_path, runs):
     folder = make_release(tmp_path / "v1")
     base, better = runs
-    common = ["--release", folder, "--by", "slice", "--rounds", "100"]
+    common = ["--release", folder, "--by", "slice", "--rounds", "100", "--gate-small"]
     failed = evaluate_cli(
         *common, "--run", better, "--run", base, "--gate", "ndcg@3>=-0.01", expect=1
     )
@@ -310,10 +310,12 @@ def test_the_gate_fails_with_exit_1_naming_metric_and_slice_and_passes_with_0(tm
     assert "gate failed: 3 checks failed, first ndcg@3>=-0.01 [all]" in failed.output
     passed = evaluate_cli(*common, "--run", base, "--run", better, "--gate", "ndcg@3>=0,mrr>=0")
     assert "gate on the test split" in passed.output and "gate passed" in passed.output
-    assert "PASS better mrr>=0 [slice:multi]: +0.0000 over 1 queries" in passed.output
+    assert "PASS better mrr>=0 [slice:multi]: +0.0000 [0.0000, 0.0000] over 1 queries" in (
+        passed.output
+    )
     assert "[slice:zh]" not in passed.output.split("gate on the test split")[1]  # no test query
     dev = evaluate_cli(
-        *common, "--split", "dev", "--run", base, "--run", better, "--gate", "mrr>0", expect=1
+        *common, "--split", "dev", "--run", base, "--run", better, "--gate", "mrr>0", expect=2
     )
     assert "refusing to gate on the dev split" in dev.stderr
     evaluate_cli(
@@ -328,9 +330,9 @@ def test_the_gate_fails_with_exit_1_naming_metric_and_slice_and_passes_with_0(tm
         "mrr>0",
         "--gate-on-dev",
     )
-    alone = evaluate_cli(*common, "--run", base, "--gate", "mrr>0", expect=1)
+    alone = evaluate_cli(*common, "--run", base, "--gate", "mrr>0", expect=2)
     assert "give two runs or more" in alone.stderr
-    bad = evaluate_cli(*common, "--run", base, "--run", better, "--gate", "mrr=>0", expect=1)
+    bad = evaluate_cli(*common, "--run", base, "--run", better, "--gate", "mrr=>0", expect=2)
     assert "gate check 'mrr=>0' is not 'metric>=number'" in bad.stderr
 
 
@@ -366,17 +368,17 @@ def test_the_report_files_and_json(tmp_path, runs):
 def test_bad_input_is_refused_with_where_and_what(tmp_path, runs):
     folder = make_release(tmp_path / "v1")
     broken = write(tmp_path, "broken.trec", "q1 Q0 a#0 1 2.0 r\nq1 Q0 a#1 2 high r\n")
-    refused = evaluate_cli("--release", folder, "--run", broken, expect=1)
+    refused = evaluate_cli("--release", folder, "--run", broken, expect=2)
     assert refused.stderr.startswith(f"error: {broken}, line 2, field 'score': ")
     other = write(tmp_path, "other.trec", "x1 Q0 a#0 1 2.0 r\nx2 Q0 a#1 1 1.0 r\n")
-    refused = evaluate_cli("--release", folder, "--run", other, expect=1)
+    refused = evaluate_cli("--release", folder, "--run", other, expect=2)
     assert "none of its 2 queries is in this release (e.g. 'x1')" in refused.stderr
     stray = write(tmp_path, "stray.trec", "q1 Q0 a#0 1 2.0 r\nx2 Q0 a#1 1 1.0 r\n")
     shown = evaluate_cli("--release", folder, "--run", stray).output
-    assert "stray ranks 1 queries that are not in the release (ignored): x2" in shown
-    missing = evaluate_cli("--release", tmp_path / "nowhere", "--run", runs[0], expect=1)
+    assert "r ranks 1 queries that are not in the release (ignored): x2" in shown  # its tag
+    missing = evaluate_cli("--release", tmp_path / "nowhere", "--run", runs[0], expect=2)
     assert "does not match its manifest: manifest.json: cannot be read" in missing.stderr
-    unknown = evaluate_cli("--release", folder, "--run", runs[0], "--metrics", "f1@3", expect=1)
+    unknown = evaluate_cli("--release", folder, "--run", runs[0], "--metrics", "f1@3", expect=2)
     assert "unknown metric 'f1'" in unknown.stderr
 
 
@@ -414,7 +416,7 @@ def test_a_release_without_a_chunk_map_is_read_and_said_so(tmp_path):
 def test_a_changed_chunk_map_fails_verification(tmp_path, runs):
     folder = make_release(tmp_path / "v1")
     write(folder, "chunks.tsv", "chunk-id\tdoc-id\na#0\tb\n")
-    refused = evaluate_cli("--release", folder, "--run", runs[0], expect=1)
+    refused = evaluate_cli("--release", folder, "--run", runs[0], expect=2)
     assert "chunks.tsv: sha256 differs from the manifest" in refused.stderr
 
 
@@ -440,7 +442,7 @@ def test_a_document_run_is_refused_by_coverage_and_release_diff(tmp_path):
         ["release", "diff", folder, folder, "--run", documents],
     ):
         result = CliRunner().invoke(cli, ["--lang", "en", *map(str, args)])
-        assert result.exit_code == 1
+        assert result.exit_code == 2
         assert "are document ids of corpus version 'cv'" in result.stderr, result.stderr
 
 
@@ -528,7 +530,7 @@ def test_cranfield_release_and_bm25_equal_pytrec_eval(datasets, tmp_path, monkey
         for q, c in ((r["query_id"], r["chunk_id"]) for r in lines_of(tmp_path / "pool.jsonl"))
     )
     run_qrels(url, "import", "judgments", write(tmp_path, "j.trec", judgments), "--annotator", "c")
-    run_qrels(url, "release", "create", "v1", "--pool", "p", "--out", tmp_path / "v1")
+    run_qrels(url, "release", "create", "v1", "--pool", "p", "--out", tmp_path)
     run = bm25_run(folder, 100, tmp_path)
 
     metrics = "ndcg@10,recall@100,p@5,mrr"

@@ -16,6 +16,7 @@ from annotator.labeling import assignment
 from annotator.labeling.active_pooling import pool_status
 from annotator.pools.pool_building import build_pool, topup_pool
 from annotator.releases.releases import create_release
+from pooling.release_folder import read_pool_unjudged
 from storage.db import session_scope
 from storage.imports import import_corpus, import_queries, import_run
 from storage.models import Judgment
@@ -113,10 +114,17 @@ def test_overlap_holds_and_concurrent_annotators_never_overrun(engine, users):
 def test_a_release_leaves_out_what_was_never_chosen(engine, users, tmp_path):
     build_pool(engine, "p", systems="run:r", budget=BUDGET, active=True, overlap=1)
     judge_all(engine, users["a1"])
-    release = create_release(engine, "v1", "p", tmp_path / "v1", policy="any")
+    release = create_release(engine, "v1", "p", tmp_path, policy="any")
     counts = release.manifest["counts"]
     assert counts["judged_candidates"] == 2 * BUDGET
     assert counts["not_chosen_by_active_pooling"] == 2 * (len(TEXTS) - BUDGET)
+    unjudged = read_pool_unjudged(release.folder)  # infAP reads them as sampled out
+    assert (
+        sum(len(c) for c in unjudged.values())
+        == counts["pooled_unjudged"]
+        == 2 * (len(TEXTS) - BUDGET)
+    )
+    assert {why for c in unjudged.values() for why in c.values()} == {"not_chosen"}
     assert counts["unresolved_left_out"] == 0
     assert release.manifest["pool"]["config"]["active"] == {"budget": BUDGET, "stop_below": 1.0}
 

@@ -42,7 +42,7 @@ def test_coverage_command_tops_up_a_pool_with_the_unjudged(judged, tmp_path, db_
     from annotator.releases.releases import create_release
 
     decide(judged, "q1", "a#1", 2)
-    folder = create_release(judged, "v1", "p", tmp_path / "v1").folder
+    folder = create_release(judged, "v1", "p", tmp_path).folder
     run = write(tmp_path, "new.trec", "q1 Q0 a#0 1 9 new\nq1 Q0 c#0 2 8 new\nq2 Q0 a#1 1 5 new\n")
     result = CliRunner().invoke(
         cli,
@@ -77,7 +77,7 @@ def test_calibration_against_a_release(judged, tmp_path, db_url):  # noqa: F811
     from annotator.releases.releases import create_release
 
     decide(judged, "q1", "a#1", 2)
-    folder = create_release(judged, "v1", "p", tmp_path / "v1").folder
+    folder = create_release(judged, "v1", "p", tmp_path).folder
     # Final grades: q1 a#0 3, a#1 2, b#0 0; q2 b#0 2, c#0 0.
     with session_scope(judged) as session:
         import_judgments(
@@ -108,4 +108,4 @@ def test_calibration_against_a_release(judged, tmp_path, db_url):  # noqa: F811
     missing = CliRunner().invoke(
         cli, ["--db", db_url, "calibrate", "--judge", "nobody", "--release", str(folder)]
     )
-    assert missing.exit_code == 1 and "user 'nobody' does not exist" in missing.stderr
+    assert missing.exit_code == 2 and "user 'nobody' does not exist" in missing.stderr

@@ -61,7 +61,7 @@ def gold_pool(engine, tmp_path, monkeypatch):
             for name in ("a1", "a2", "a3")
         }
     build_pool(engine, "earlier", systems="run:r", depth=2)
-    releases.create_release(engine, "g1", "earlier", tmp_path / "g1")
+    releases.create_release(engine, "g1", "earlier", tmp_path)
     build_pool(engine, "p", systems="run:r", depth=CHUNKS)
     added = gold.add_from_release(engine, "p", tmp_path / "g1")
     assert (added.added, added.already, added.new_candidates) == (len(GOLD), 0, 0)
@@ -115,7 +115,7 @@ def test_gold_never_changes_a_grade_nor_anyones_overlap(engine, gold_pool, tmp_p
     ordinary = {k: n for k, n in per_candidate.items() if k not in GOLD}
     assert len(ordinary) == QUERIES * (CHUNKS - 2) and set(ordinary.values()) == {2}
     assert max(n for k, n in per_candidate.items() if k in GOLD) <= 3  # one check each at most
-    folder = releases.create_release(engine, "v1", "p", tmp_path / "v1").folder
+    folder = releases.create_release(engine, "v1", "p", tmp_path).folder
     released = Qrels.from_file(folder / "qrels.trec")
     assert all(released[q][c] == g for (q, c), g in GOLD.items())  # not the 0s annotators gave
     from pooling.release_folder import read_manifest, recompute

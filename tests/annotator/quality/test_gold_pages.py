@@ -44,7 +44,7 @@ def checked(engine, gold_pool, db_url, tmp_path, monkeypatch):  # noqa: F811  (a
         lead = add_user("boss", "lead", "password-1", session=session).id
     for (q, c), grade in GOLD.items():
         record_decision(engine, "earlier", (q, c), grade, f"why {q} {c}", lead, "threshold")
-    releases.create_release(engine, "g2", "earlier", tmp_path / "g2")
+    releases.create_release(engine, "g2", "earlier", tmp_path)
     build_pool(engine, "g", systems="run:r", depth=CHUNKS)
     gold.add_from_release(engine, "g", tmp_path / "g2")
     gold.configure(engine, "g", rate=3, min_seen=5)

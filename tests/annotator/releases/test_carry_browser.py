@@ -36,7 +36,7 @@ def carried_server(tmp_path, database):  # noqa: F811  (the harness's fixture)
           "--corpus-version", "whole")  # fmt: skip
     qrels("pool", "build", "p", "--systems", "run:r", "--depth", "10", "--overlap", "1",
           "--corpus-version", "whole")  # fmt: skip
-    qrels("release", "create", "v1", "--pool", "p", "--out", tmp_path / "v1")
+    qrels("release", "create", "v1", "--pool", "p", "--out", tmp_path)
     qrels("carry", "--release", tmp_path / "v1", "--to-corpus-version", "c30", "--pool", "p30",
           "--overlap", "1")  # fmt: skip
     add_user("ann1", "annotator")

@@ -90,7 +90,7 @@ def test_cranfield_carried_from_whole_documents_to_300_then_to_500(
           "--corpus-version", "cran")  # fmt: skip
     qrels("pool", "build", "p", "--systems", "run:judged", "--depth", "1000", "--overlap", "1",
           "--corpus-version", "cran")  # fmt: skip
-    qrels("release", "create", "v1", "--pool", "p", "--out", tmp_path / "v1")
+    qrels("release", "create", "v1", "--pool", "p", "--out", tmp_path)
     v1 = release_folder.read_qrels(tmp_path / "v1")
     assert v1.size == 1612
 
@@ -129,7 +129,7 @@ def test_cranfield_carried_from_whole_documents_to_300_then_to_500(
         lines.append(f"{c.query_id} 0 {c.chunk_id} {grade if position == '0' else grade - 1}\n")
     qrels("import", "judgments", write(tmp_path, "people.trec", "".join(lines)),
           "--annotator", "people", "--corpus-version", "cran300")  # fmt: skip
-    qrels("release", "create", "v300", "--pool", "p300", "--out", tmp_path / "v300")
+    qrels("release", "create", "v300", "--pool", "p300", "--out", tmp_path)
     v300 = release_folder.read_qrels(tmp_path / "v300")
     manifest = release_folder.read_manifest(tmp_path / "v300")
     assert manifest["derived_from"]["release"] == "v1"

@@ -145,17 +145,18 @@ def test_a_release_is_refused_while_candidates_are_unresolved(judged, tmp_path):
     # folders made to hold it.
     before = sorted(tmp_path.iterdir())
     with pytest.raises(releases.ReleaseError, match="1 candidates are unresolved"):
-        releases.create_release(judged, "v1", "p", tmp_path / "new" / "deeper" / "r1")
+        releases.create_release(judged, "v1", "p", tmp_path / "new" / "deeper")
     assert sorted(tmp_path.iterdir()) == before
     result = releases.create_release(judged, "v1", "p", tmp_path / "r1", allow_unresolved=True)
+    assert result.folder == tmp_path / "r1" / "v1"
     assert result.manifest["counts"]["unresolved_left_out"] == 1
-    assert "q1 0 a#1" not in (tmp_path / "r1" / "qrels.trec").read_text()
+    assert "q1 0 a#1" not in (result.folder / "qrels.trec").read_text()
 
 
 @pytest.fixture
 def released(judged, tmp_path):
     decide(judged, "q1", "a#1", 2)
-    return releases.create_release(judged, "v1", "p", tmp_path / "v1").folder
+    return releases.create_release(judged, "v1", "p", tmp_path).folder
 
 
 def test_release_files(released):
@@ -237,13 +238,41 @@ def test_a_version_is_never_written_twice(released, judged, tmp_path):
 
 def test_diff_and_a_runs_metrics_between_releases(released, judged, tmp_path):
     decide(judged, "q2", "c#0", 1, "on topic after all")
-    second = releases.create_release(judged, "v2", "p", tmp_path / "v2").folder
+    second = releases.create_release(judged, "v2", "p", tmp_path).folder
     run = write(tmp_path, "run.trec", "q1 Q0 a#1 1 3 s\nq1 Q0 a#0 2 2 s\nq2 Q0 c#0 1 2 s\n")
     change = releases.diff_releases(released, second, run=run, k=10)
     assert (change.added, change.removed, change.changed) == ([], [], [("q2", "c#0", 0, 1)])
     before, after = change.metrics["Recall@10"]
     # q1 finds both relevant chunks; q2 finds none of {b#0}, then one of {b#0, c#0}.
     assert before == pytest.approx((1.0 + 0.0) / 2) and after == pytest.approx((1.0 + 0.5) / 2)
+    # The CLI: the figures first, unrounded, then the counts and the changed judgments.
+    args = ["release", "diff", str(released), str(second), "--run", str(run)]
+    lines = CliRunner().invoke(cli, ["--lang", "en", *args]).output.splitlines()
+    ndcg = change.metrics["nDCG@10"]
+    assert lines[0] == f"nDCG@10: {ndcg[0]!r} -> {ndcg[1]!r} ({ndcg[1] - ndcg[0]:+})"
+    assert lines[1] == "Recall@10: 0.5 -> 0.75 (+0.25)"
+    assert lines[2].startswith("the metrics average over 2 -> 2 queries")
+    assert lines[3:] == ["added 0, removed 0, changed 1", "~ q2 c#0 0 -> 1"]
+    data = json.loads(CliRunner().invoke(cli, [*args, "--json"]).output)
+    assert data["metrics"]["nDCG@10"] == {"a": ndcg[0], "b": ndcg[1], "change": ndcg[1] - ndcg[0]}
+    assert data["counted_queries"] == {"a": 2, "b": 2} and data["level"] == "chunk"
+    assert data["counts"] == {"added": 0, "removed": 0, "changed": 1}
+    assert data["changed"] == [{"query_id": "q2", "id": "c#0", "before": 0, "after": 1}]
+
+
+def test_an_older_release_is_still_verified_and_read(released):
+    """A release written before pool-unjudged.tsv, whose manifest still counts
+    ``queries_without_evidence`` (now ``queries_without_grade_2``)."""
+    manifest = json.loads((released / "manifest.json").read_text())
+    counts = manifest["counts"]
+    counts["queries_without_evidence"] = counts.pop("queries_without_grade_2")
+    del counts["pooled_unjudged"], manifest["files"]["pool-unjudged.tsv"]
+    (released / "pool-unjudged.tsv").unlink()
+    (released / "manifest.json").write_text(json.dumps(manifest))
+    assert release_folder.verify_release(released) == []
+    assert evaluation.load_release(released).pool_unjudged is None
+    ok = CliRunner().invoke(cli, ["release", "verify", str(released)])
+    assert ok.exit_code == 0 and "intact" in ok.output, ok.output + ok.stderr
 
 
 def test_release_cli(released, judged, tmp_path, db_url):
@@ -252,7 +281,7 @@ def test_release_cli(released, judged, tmp_path, db_url):
     assert ok.exit_code == 0 and "intact" in ok.output
     (released / "queries.jsonl").write_text("tampered\n")
     bad = runner.invoke(cli, ["release", "verify", str(released)])
-    assert bad.exit_code == 1 and "queries.jsonl: sha256 differs" in bad.stderr
+    assert bad.exit_code == 2 and "queries.jsonl: sha256 differs" in bad.stderr
     out = runner.invoke(cli, ["--db", db_url, "agreement", "--json", "--rounds", "20"])
     assert out.exit_code == 0, out.output + out.stderr
     data = json.loads(out.output)
@@ -280,7 +309,7 @@ def test_model_judges_never_reach_a_release(judged, tmp_path):
 
 def test_release_history_reads_each_manifests_counts_and_alpha(released, judged, tmp_path):
     decide(judged, "q2", "c#0", 1, "on topic after all")
-    second = releases.create_release(judged, "v2", "p", tmp_path / "v2")
+    second = releases.create_release(judged, "v2", "p", tmp_path)
     history = releases.release_history(releases.list_releases(judged))
     assert history["version"].tolist() == ["v1", "v2"]
     assert history["pool"].tolist() == ["p", "p"]
