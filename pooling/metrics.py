@@ -34,11 +34,10 @@ DEFAULT_METRICS = "recall@5,recall@20,hit@5,mrr@10,ndcg@10"
 
 
 def syntax() -> str:
-    """How the metric names are written, for help texts: ``recall@k, ..., ndcg[@k], ...``
-    (``[@k]`` where the cutoff may be left out)."""
-    return ", ".join(
-        f"{name}@k" if needs_k else f"{name}[@k]" for name, needs_k in FAMILIES.items()
-    )
+    """How the metric names are written, for help texts: ``recall@k, ..., ndcg[@k], ...,
+    bpref`` (``[@k]`` where the cutoff may be left out, nothing where it takes none)."""
+    written = {"required": "{}@k", "optional": "{}[@k]", "none": "{}"}
+    return ", ".join(written[cutoff].format(name) for name, cutoff in FAMILIES.items())
 
 
 @dataclass(frozen=True)

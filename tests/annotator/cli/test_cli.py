@@ -39,7 +39,7 @@ def test_evaluate_help_names_every_metric_the_registry_parses():
     nothing in annotator/ names the metrics one by one."""
     from pooling.metrics import FAMILIES, parse_metrics, syntax
 
-    assert syntax() == "recall@k, hit@k, p@k, mrr[@k], ndcg[@k], map[@k]"
+    assert syntax() == "recall@k, hit@k, p@k, mrr[@k], ndcg[@k], map[@k], bpref, infap"
     written = [name.replace("[@k]", "").replace("@k", "@5") for name in syntax().split(", ")]
     assert [m.family for m in parse_metrics(",".join(written))] == list(FAMILIES)
     result = CliRunner().invoke(cli, ["evaluate", "--help"], terminal_width=200)
