@@ -1195,6 +1195,15 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "新增 {added}，删除 {removed}，改变 {changed}",
     },
     "rank_at": {"en": "rank {rank}", "zh": "第 {rank} 名"},
+    # -- metric estimates from a model judge and a human sample
+    "estimate_lengths": {
+        "en": "per-query values differ in length ({lengths})",
+        "zh": "逐查询数值的长度不一致（{lengths}）",
+    },
+    "estimate_probability": {
+        "en": "an inclusion probability must be in (0, 1], found {value}",
+        "zh": "入样概率必须在 (0, 1] 之内，实际为 {value}",
+    },
     # -- pools and retrieval (more)
     # -- carrying judgments across a chunking change
     "parent_not_in_documents": {
