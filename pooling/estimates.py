@@ -45,12 +45,15 @@ independently with its recorded probability π, Poisson sampling)::
 the human-only figure with its interval, the comparison an estimate is read against.
 
 Fewer than ``MIN_HUMAN_QUERIES`` sampled queries in a group (or fewer than
-``MIN_PER_STRATUM`` in a stratum): no estimate and no interval, and the reason says why.
+``MIN_PER_STRATUM`` in a stratum): no estimate and no interval, and the reason says why. The
+same when people's values on the sample are all equal (every sampled query at Recall 1, say):
+a normal interval would have width 0 however rare the exceptions are among the unsampled
+queries, so none is given.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from scipy import stats
@@ -62,6 +65,7 @@ MIN_PER_STRATUM = 3  # a stratum's own λ and residual variance need n - 2 >= 1
 CONFIDENCE = 0.95
 DESIGNS = ("uniform", "stratified", "probabilities")
 TOO_FEW = "too_few_human_queries"
+NO_VARIATION = "human_values_constant"
 TOO_FEW_IN_STRATUM = "too_few_in_stratum"
 
 
@@ -69,13 +73,15 @@ TOO_FEW_IN_STRATUM = "too_few_in_stratum"
 class Parts:
     """Estimates as arrays (one per leading index of the inputs): ``value``, ``variance``,
     ``dof`` (degrees of freedom of the t interval), ``weight`` (λ; NaN where strata each
-    have their own) and ``human_queries`` (n)."""
+    have their own), ``human_queries`` (n) and ``varies`` (people's values on the sample
+    are not all equal: where they are, a normal interval has width 0 and means nothing)."""
 
     value: np.ndarray
     variance: np.ndarray
     dof: np.ndarray
     weight: np.ndarray
     human_queries: np.ndarray
+    varies: np.ndarray
 
     def interval(self, confidence: float = CONFIDENCE) -> tuple[np.ndarray, np.ndarray]:
         """``(low, high)``: value ± t quantile × standard error; NaN where undefined."""
@@ -109,6 +115,13 @@ class Estimate:
     @property
     def human_share(self) -> float:
         return self.human_queries / self.queries if self.queries else float("nan")
+
+
+def _varies(human: np.ndarray, sampled: np.ndarray) -> np.ndarray:
+    """Whether the sampled human values are not all equal (over the last axis)."""
+    highest = np.where(sampled, human, -np.inf).max(-1)
+    lowest = np.where(sampled, human, np.inf).min(-1)
+    return highest > lowest
 
 
 def _aligned(model, human, sampled) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -162,6 +175,7 @@ def uniform(
         dof=dof.astype(float),
         weight=lam,
         human_queries=n.astype(int),
+        varies=_varies(human, sampled),
     )
 
 
@@ -196,7 +210,7 @@ def stratified(
         n = n + part.human_queries
     with np.errstate(invalid="ignore", divide="ignore"):
         dof = np.where(dof_terms > 0, variance**2 / dof_terms, n - 2.0)
-    return Parts(value, variance, dof, np.full(value.shape, np.nan), n)
+    return Parts(value, variance, dof, np.full(value.shape, np.nan), n, _varies(human, sampled))
 
 
 def weighted(
@@ -242,6 +256,7 @@ def weighted(
         dof=dof,
         weight=lam,
         human_queries=n.astype(int),
+        varies=_varies(human, sampled),
     )
 
 
@@ -304,11 +319,12 @@ def estimate(
     if n < MIN_HUMAN_QUERIES:
         reason, detail = TOO_FEW, None
     model_only = _scalar(model.mean()) if total else None
+    blank = Estimate(None, None, None, n, total, None, model_only, None, None, None, design)
     if reason is not None:
-        return Estimate(
-            None, None, None, n, total, None, model_only, None, None, None, design, reason, detail
-        )
+        return replace(blank, reason=reason, detail=detail)
     tuned, human_only = run(None), run(0.0)
+    if not bool(tuned.varies):
+        return replace(blank, human_only=_scalar(human_only.value), reason=NO_VARIATION)
     low, high = tuned.interval(confidence)
     human_low, human_high = human_only.interval(confidence)
     return Estimate(

@@ -26,7 +26,10 @@ from storage.db import database_url, make_engine, session_scope, upgrade
 pytest_plugins = ["tests.browser_support"]
 
 POSTGRES_URL = os.environ.get("QRELS_TEST_POSTGRES_URL", "postgresql://127.0.0.1:5432/test")
-DATASETS = Path(__file__).resolve().parents[2] / "shared" / "datasets"
+# The real collections beside the repository; QRELS_DATASETS points elsewhere (a worktree).
+DATASETS = Path(
+    os.environ.get("QRELS_DATASETS") or Path(__file__).resolve().parents[2] / "shared" / "datasets"
+)
 
 
 def postgres_required() -> bool:

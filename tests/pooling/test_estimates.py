@@ -108,6 +108,17 @@ def test_too_few_human_queries_give_no_interval_and_say_why():
     assert enough.human_share == pytest.approx(0.25)
 
 
+def test_a_sample_on_which_people_s_values_do_not_vary_gives_no_interval():
+    # Every sampled query at Recall 1: a normal interval would be [1, 1] whatever the
+    # unsampled queries hold.
+    model = np.linspace(0.5, 1, 100)
+    human = np.r_[np.ones(99), 0.0]
+    result = estimates.estimate(model, human, np.arange(100) < 30)
+    assert result.reason == estimates.NO_VARIATION and result.value is result.low is None
+    assert result.human_only == 1.0 and result.model_only == pytest.approx(0.75)
+    assert estimates.estimate(model, human, np.arange(100) >= 70).reason is None
+
+
 def test_a_stratum_without_enough_human_queries_is_named():
     model = np.linspace(0, 1, 40)
     sampled = np.r_[np.ones(18, bool), np.zeros(20, bool), np.ones(2, bool)]
