@@ -9,11 +9,18 @@ that says what they belong to, and checking a folder against its manifest.
 | ``queries.jsonl`` | every query with slices, split, answerable and ``flags`` |
 | ``judgments.jsonl`` | every judgment and adjudication, people under pseudonyms |
 | ``chunks.tsv`` | every chunk id of the corpus version and its document id |
+| ``model_judgments.jsonl`` | model judges' current grades on the pool's candidates |
+| ``sample.json`` | the pool's sample of queries people judge completely, and its design |
 | ``manifest.json`` | versions, pool, policy, counts, agreement, sha256 of every file |
 
 ``chunks.tsv`` is what lets an evaluator tell chunk ids from document ids in a run and
 reduce a chunk run to documents (``annotator.evaluation``); releases written before it
 existed do not list it in their manifest, and ``verify_release`` does not ask them for it.
+So with ``model_judgments.jsonl`` (one line per model, query and chunk: ``model``,
+``prompt_hash`` (null where unknown), ``query_id``, ``chunk_id``, ``grade``; never part of
+the qrels) and ``sample.json`` (``qrels sample``'s design and queries with their
+probabilities; ``design`` null when the pool has none): what metric estimates need
+(``annotator.estimation``).
 """
 
 from __future__ import annotations
@@ -35,11 +42,21 @@ from annotator.adjudication import Resolution, final_grades, statuses
 from pooling.grades import EVIDENCE
 from pooling.i18n import LocalizedError, t
 from pooling.qrels import Qrels
-from pooling.readers import InputError, Where, read_jsonl, read_lines
+from pooling.readers import (
+    InputError,
+    Where,
+    parse_grade,
+    read_jsonl,
+    read_lines,
+    require_id,
+    require_text,
+)
 from storage.release_records import ReleaseSnapshot
 
 CHUNK_MAP = "chunks.tsv"
 CHUNK_MAP_HEADER = ("chunk-id", "doc-id")
+MODEL_JUDGMENTS = "model_judgments.jsonl"
+SAMPLE = "sample.json"
 FILES = (
     "qrels.trec",
     "qrels.tsv",
@@ -47,8 +64,11 @@ FILES = (
     "queries.jsonl",
     "judgments.jsonl",
     CHUNK_MAP,
+    MODEL_JUDGMENTS,
+    SAMPLE,
 )
-ADDED_LATER = {CHUNK_MAP}  # checked only where the manifest lists it (older releases lack it)
+# Checked only where the manifest lists them (older releases lack them).
+ADDED_LATER = {CHUNK_MAP, MODEL_JUDGMENTS, SAMPLE}
 MANIFEST = "manifest.json"
 NO_EVIDENCE = "no chunk graded 2 or more"
 
@@ -112,6 +132,27 @@ def write_judgments(folder: Path, records: Iterable[dict]) -> Tally:
     seen = Tally()
     _write_jsonl(folder / "judgments.jsonl", seen.noting(records))
     return seen
+
+
+def write_model_judgments(folder: Path, rows: Iterable[tuple[str, str, str, int]]) -> None:
+    """``model_judgments.jsonl`` from ``(model, query_id, chunk_id, grade)`` rows (the
+    model judges' current grades, ``storage.history.model_candidate_judgments``)."""
+    (folder / MODEL_JUDGMENTS).touch()
+    _write_jsonl(
+        folder / MODEL_JUDGMENTS,
+        (
+            {"model": m, "prompt_hash": None, "query_id": q, "chunk_id": c, "grade": g}
+            for m, q, c, g in rows
+        ),
+    )
+
+
+def write_sample(folder: Path, sample: dict | None) -> None:
+    """``sample.json``: the pool's sample in force (``SampleRecord.to_dict``), or a design
+    of null when there is none."""
+    data = sample if sample is not None else {"design": None, "queries": []}
+    text = json.dumps(data, ensure_ascii=False, indent=2, sort_keys=True) + "\n"
+    (folder / SAMPLE).write_text(text, encoding="utf-8")
 
 
 def _query_records(snapshot: ReleaseSnapshot, qrels: Qrels) -> list[dict]:
@@ -200,7 +241,11 @@ def write_release(
             "krippendorff_alpha_ordinal": alpha.value if alpha else None,
             "undefined": alpha.undefined if alpha else "no judgments",
         },
-        "files": {name: sha256_of(folder / name) for name in FILES},
+        "files": {
+            name: sha256_of(folder / name)
+            for name in FILES
+            if name not in ADDED_LATER or (folder / name).is_file()
+        },
     }
     if derived_from is not None:
         manifest["derived_from"] = derived_from
@@ -273,6 +318,12 @@ def verify_release(folder: Path | str) -> list[str]:
                 pass
         except InputError as error:
             problems.append(str(error))
+    for name, read in ((MODEL_JUDGMENTS, read_model_judgments), (SAMPLE, read_sample)):
+        if name in listed:
+            try:
+                read(folder)
+            except InputError as error:
+                problems.append(str(error))
     if CHUNK_MAP in listed:
         try:
             read_chunk_map(folder)
@@ -311,6 +362,38 @@ def read_chunk_map(folder: Path | str) -> dict[str, str] | None:
                 raise where.error("empty_value", name)
         parents[columns[0]] = columns[1]
     return parents
+
+
+def read_model_judgments(folder: Path | str) -> dict[str, Qrels]:
+    """Model name -> its grades in a release's ``model_judgments.jsonl`` (empty for a
+    release written before the file existed)."""
+    path = Path(folder) / MODEL_JUDGMENTS
+    found: dict[str, Qrels] = {}
+    if path.is_file():
+        for line, record in read_jsonl(path):
+            where = Where(str(path), line)
+            name = require_text(record, "model", where)
+            query_id, chunk_id = (require_id(record, f, where) for f in ("query_id", "chunk_id"))
+            grade = parse_grade(record.get("grade"), "grade", where)
+            found.setdefault(name, Qrels(name=name)).grades.setdefault(query_id, {})[chunk_id] = (
+                grade
+            )
+    return found
+
+
+def read_sample(folder: Path | str) -> dict | None:
+    """A release's ``sample.json``, or None when the pool had no sample (or the release
+    was written before the file existed). Raises ``InputError`` when it is not a sample."""
+    path = Path(folder) / SAMPLE
+    if not path.is_file():
+        return None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise InputError(str(path), "bad_json", detail=error) from None
+    if not isinstance(data, dict) or not isinstance(data.get("queries", []), list):
+        raise InputError(str(path), "not_object", found=type(data).__name__)
+    return data if data.get("design") else None
 
 
 def release_rationales(folder: Path | str) -> dict[tuple[str, str], str]:

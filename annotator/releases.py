@@ -40,11 +40,13 @@ from annotator.release_files import (
     read_qrels,
     sha256_of,
     write_judgments,
+    write_model_judgments,
     write_release,
+    write_sample,
 )
 from pooling.grades import DEFAULT_POLICY, GRADES, check_policy
 from pooling.i18n import LocalizedError, t
-from storage import history, release_records
+from storage import history, release_records, sample_records
 from storage.accounts import acting
 from storage.db import session_scope, snapshot_scope
 from storage.pool_records import get_pool
@@ -142,6 +144,11 @@ def create_release(
                     query=query_id,
                     chunk=chunk_id,
                 )
+            # What metric estimates need beside the qrels: the models' grades (never part
+            # of the qrels) and the sample of queries people judged completely.
+            write_model_judgments(folder, history.model_candidate_judgments(pool, session=session))
+            sample = sample_records.current_sample(pool, session=session)
+            write_sample(folder, sample.to_dict() if sample is not None else None)
             return write_release(
                 folder,
                 version,
