@@ -61,6 +61,13 @@ run_file = click.Path(dir_okay=False, path_type=Path)
     show_default=True,
     help="Rounds of the bootstrap and of the randomization test.",
 )
+@click.option(
+    "--estimate",
+    "estimate_model",
+    metavar="MODEL",
+    help="Also estimate each figure from this model judge's grades on every query and "
+    "people's on the release's sample (qrels sample); a --gate then applies to the estimates.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.option("--out", type=folder, help="Write report.json, per_query.csv and report.md here.")
 def evaluate(
@@ -76,6 +83,7 @@ def evaluate(
     gate_text: str | None,
     gate_on_dev: bool,
     rounds: int,
+    estimate_model: str | None,
     as_json: bool,
     out: Path | None,
 ) -> None:
@@ -103,17 +111,27 @@ def evaluate(
     release = evaluation.load_release(release_dir)
     runs = [read_run_file(path) for path in run_paths]
     result = evaluation.evaluate(release, runs, settings)
-    data = evaluation_report.report(result, checks, allow_dev_gate=gate_on_dev)
+    data = evaluation_report.report(
+        result, [] if estimate_model else checks, allow_dev_gate=gate_on_dev
+    )
+    if estimate_model:
+        from annotator.estimation_text import estimate_lines, estimate_part
+
+        data["estimates"] = estimate_part(result, runs, estimate_model, checks, gate_on_dev)
     if as_json:
         click.echo(json.dumps(data, ensure_ascii=False, indent=2))
     else:
         echo_lines(evaluation_lines(data))
+        if estimate_model:
+            echo_lines(estimate_lines(data["estimates"]))
     if out is not None:
         files = evaluation_report.report_files(result, data)
         written = evaluation_report.write_report(out, files)
         click.echo(t("eval_written", folder=written), err=as_json)  # stdout stays JSON
     if data["gate"] and not data["gate"]["passed"]:
         click.get_current_context().exit(1)  # the lines above name each failed check
+    if (data.get("estimates") or {}).get("gate") and not data["estimates"]["gate"]["passed"]:
+        click.get_current_context().exit(1)
 
 
 COMMANDS = [evaluate]
