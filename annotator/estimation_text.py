@@ -8,7 +8,7 @@ import math
 
 import pandas as pd
 
-from annotator.estimation import EstimateReport
+from annotator.estimation import EstimateReport, estimate_gate, estimate_runs
 from annotator.evaluation_text import group_name, interval, num, signed
 from pooling.estimates import CONFIDENCE, MIN_HUMAN_QUERIES
 from pooling.i18n import t
@@ -58,8 +58,6 @@ def estimate_data(report: EstimateReport, gate: dict | None = None) -> dict:
 def estimate_part(evaluation, runs, model: str, checks=(), allow_dev: bool = False) -> dict:
     """``estimate_data`` of ``estimation.estimate_runs`` (with the gate on the estimated
     differences when ``checks`` are given): the ``estimates`` of an evaluation's report."""
-    from annotator.estimation import estimate_gate, estimate_runs
-
     report = estimate_runs(evaluation, runs, model)
     split = evaluation.settings.split
     gate = estimate_gate(report, list(checks), split, allow_dev) if checks else None
