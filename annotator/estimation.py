@@ -99,14 +99,16 @@ def _with_every_query(qrels: Qrels, queries: list[str]) -> Qrels:
 
 
 def _values(evaluation: Evaluation, source: RunFile, name: str, qrels: Qrels, scope):
-    """Per-query metric values of one run under ``qrels`` (by query id), scored as the
-    evaluation scores a run."""
+    """Per-query metric values of one run under chunk-level ``qrels`` (by query id), scored
+    as the evaluation scores a run (at document level: each document graded by its best
+    chunk)."""
     release, level = evaluation.release, evaluation.settings.level
+    members = list(scope["query_id"])
     if level == "chunk":
-        graded = dataclasses.replace(release, qrels=qrels)
+        graded = dataclasses.replace(release, qrels=_with_every_query(qrels, members))
     else:
         documents = qrels if release.parents is None else qrels.documents(release.parents)
-        graded = dataclasses.replace(release, doc_qrels=documents)
+        graded = dataclasses.replace(release, doc_qrels=_with_every_query(documents, members))
     renamed = RunFile(Run(source.run.scores, name), source.source, source.sha256)
     frame, _ = score_run(graded, renamed, scope, evaluation.settings)
     return frame.set_index("query_id")
@@ -148,13 +150,11 @@ def estimate_runs(evaluation: Evaluation, runs: list[RunFile], model: str) -> Es
     sampled = {m["query_id"] for m in sample["queries"]} & set(members)
     if not sampled:
         raise LocalizedError("estimate_sample_out_of_scope", release=release.version)
-    human_qrels = _with_every_query(release.qrels, members)
-    model_qrels = _with_every_query(models[model], members)
     names = [info.name for info in evaluation.runs]
     parts = []
     for name, source in zip(names, runs, strict=True):
-        human = _values(evaluation, source, name, human_qrels, scope)
-        machine = _values(evaluation, source, name, model_qrels, scope)
+        human = _values(evaluation, source, name, release.qrels, scope)
+        machine = _values(evaluation, source, name, models[model], scope)
         frame = pd.DataFrame({"run": name, "query_id": members})
         frame["sampled"] = frame["query_id"].isin(sampled)
         for metric in settings.metrics:

@@ -186,6 +186,13 @@ def test_the_estimate_is_the_estimator_on_per_query_values_trec_eval_gives(unifo
     assert report.sample_judged == 1.0
 
 
+def test_at_document_level_chunks_are_graded_as_their_documents(tmp_path):
+    folder, members = make_release(tmp_path / "v1")
+    chunk, document = estimated(folder, "ndcg@5"), estimated(folder, "ndcg@5", level="doc")
+    # Each chunk is its own document here: the two levels agree.
+    assert document.figures["value"].tolist() == pytest.approx(chunk.figures["value"].tolist())
+
+
 def test_groups_with_too_few_human_queries_say_so_instead_of_an_interval(uniform_release):
     folder, members = uniform_release
     report = estimated(folder, by="slice")
