@@ -23,14 +23,15 @@ chance: which queries were sampled (the finite-population variance of the correc
 queries a system will meet (s²(human)/N: what the ordinary evaluation's bootstrap over
 queries reports, and all that is left when every query is sampled). ``population=False``
 drops that term, for the mean over exactly these N queries (what a benchmark on one fixed
-collection can check; the default interval is wider than that by the s²/N term). PPI++ writes the
-unlabelled part as λ²·var(model)/N and tunes λ = cov/((1 + n/N)·var) for an unlabelled set
-drawn apart from the labelled one; here the sampled queries are among the N, the cross term
-2λ·cov(human − λ·model, model)/N between the two parts does not vanish, and with it the
-variance above is what remains, minimised by the plain slope cov/var (algebraically it is
-PPI++ with the N − n unsampled queries as its unlabelled set). λ is estimated from the
-same n queries as the correction, so the residual variance has n − 2 degrees of freedom
-and the interval uses Student's t with n − 2 (n − 1 for a given λ).
+collection can check; the default interval is wider than that by the s²/N term).
+
+PPI++ writes the unlabelled part as λ²·var(model)/N and tunes λ = cov/((1 + n/N)·var) for
+an unlabelled set drawn apart from the labelled one; here the sampled queries are among the
+N, the cross term 2λ·cov(human − λ·model, model)/N between the two parts does not vanish,
+and with it the variance above is what remains, minimised by the plain slope cov/var
+(algebraically this is PPI++ with the N − n unsampled queries as its unlabelled set). λ is
+estimated from the same n queries as the correction, so the residual variance has n − 2
+degrees of freedom and the interval uses Student's t with n − 2 (n − 1 for a given λ).
 
 Stratified (``strata``): the estimate above within each stratum, weighted by the stratum's
 share of the N queries; variances add with squared weights, degrees of freedom by
@@ -63,7 +64,6 @@ from pooling.i18n import LocalizedError
 MIN_HUMAN_QUERIES = 10  # below this in a group: no interval (a CLT interval is not credible)
 MIN_PER_STRATUM = 3  # a stratum's own λ and residual variance need n - 2 >= 1
 CONFIDENCE = 0.95
-DESIGNS = ("uniform", "stratified", "probabilities")
 TOO_FEW = "too_few_human_queries"
 NO_VARIATION = "human_values_constant"
 TOO_FEW_IN_STRATUM = "too_few_in_stratum"
