@@ -1256,6 +1256,158 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "新增 {added}，删除 {removed}，改变 {changed}",
     },
     "rank_at": {"en": "rank {rank}", "zh": "第 {rank} 名"},
+    # -- metric estimates from a model judge and a human sample
+    "estimate_lengths": {
+        "en": "per-query values differ in length ({lengths})",
+        "zh": "逐查询数值的长度不一致（{lengths}）",
+    },
+    "estimate_probability": {
+        "en": "an inclusion probability must be in (0, 1], found {value}",
+        "zh": "入样概率必须在 (0, 1] 之内，实际为 {value}",
+    },
+    "estimate_no_sample": {
+        "en": "release {release} holds no sample of queries judged by people "
+        "(draw one with qrels sample before the release)",
+        "zh": "发布 {release} 不含人工标注的查询样本（请在发布前用 qrels sample 抽样）",
+    },
+    "estimate_model_unknown": {
+        "en": "the release holds no grades by model '{model}'; models in it: {known}",
+        "zh": "该发布不含模型“{model}”的评分；其中的模型：{known}",
+    },
+    "estimate_sample_out_of_scope": {
+        "en": "none of the sampled queries of release {release} is in scope",
+        "zh": "发布 {release} 的抽样查询均不在评估范围内",
+    },
+    "estimate_head": {
+        "en": "estimates from model judge {model} and people's grades on a sample of {size} "
+        "of {population} queries ({design}, seed {seed}):",
+        "zh": "由模型评审 {model} 与人工在 {population} 条查询中 {size} 条样本上的评分"
+        "得到的估计（{design}，种子 {seed}）：",
+    },
+    "estimate_judged": {
+        "en": "  people graded {share:.0%} of the model-graded candidates of the sampled "
+        "queries (the estimate assumes all)",
+        "zh": "  人工已评分抽样查询中经模型评分候选的 {share:.0%}（估计假定全部已评）",
+    },
+    "estimate_group": {
+        "en": "{group}: {queries} queries, {human} judged by people ({share:.0%})",
+        "zh": "{group}：{queries} 条查询，其中 {human} 条由人工标注（{share:.0%}）",
+    },
+    "estimate_figure": {
+        "en": "{value} {interval}; model only {model}; people only {human} {human_interval}"
+        "; λ {weight}",
+        "zh": "{value} {interval}；仅模型 {model}；仅人工 {human} {human_interval}；λ {weight}",
+    },
+    "estimate_none": {
+        "en": "no estimate: {why} (model only {model})",
+        "zh": "无估计：{why}（仅模型 {model}）",
+    },
+    "estimate_too_few": {
+        "en": "{n} human queries, fewer than {minimum}",
+        "zh": "人工查询 {n} 条，少于 {minimum} 条",
+    },
+    "estimate_stratum_small": {
+        "en": "too few human queries in stratum {strata}",
+        "zh": "分层 {strata} 的人工查询过少",
+    },
+    "estimate_constant": {
+        "en": "people's values do not vary on the sample (an interval would have width 0)",
+        "zh": "样本上的人工数值没有变化（区间宽度将为 0）",
+    },
+    "estimate_what": {
+        "en": "estimates: the mean over the answerable queries in scope of the metric under "
+        "people's grades (a query with nothing relevant scores 0), with a 95% interval; "
+        "λ weighs the model's figure (0: people only)",
+        "zh": "估计：范围内可回答查询上按人工评分计算的指标均值（无相关项的查询计 0），"
+        "附 95% 区间；λ 为模型数值的权重（0 即仅用人工）",
+    },
+    "estimate_gate_title": {
+        "en": "gate on the estimated differences ({split} split):",
+        "zh": "基于估计差值的门禁（{split} 划分）：",
+    },
+    "estimate_not_gated": {"en": "NOT GATED", "zh": "不参与门禁"},
+    "estimate_gate_failed": {
+        "en": "gate failed on the estimates",
+        "zh": "基于估计的门禁未通过",
+    },
+    "estimate_col_run": {"en": "run", "zh": "运行"},
+    "estimate_col_group": {"en": "group", "zh": "分组"},
+    "estimate_col_metric": {"en": "metric", "zh": "指标"},
+    "estimate_col_estimate": {"en": "estimate", "zh": "估计"},
+    "estimate_col_interval": {"en": "95% interval", "zh": "95% 区间"},
+    "estimate_col_human": {"en": "human queries (share)", "zh": "人工查询（占比）"},
+    "estimate_col_model_only": {"en": "model only", "zh": "仅模型"},
+    "estimate_col_human_only": {"en": "people only", "zh": "仅人工"},
+    "estimate_col_note": {"en": "note", "zh": "说明"},
+    "estimate_section": {
+        "en": "Estimates from a model judge and the human sample",
+        "zh": "基于模型评审与人工样本的估计",
+    },
+    "estimate_choose_model": {"en": "Model judge", "zh": "模型评审"},
+    "estimate_off": {"en": "(no estimates)", "zh": "（不估计）"},
+    "estimate_unavailable": {
+        "en": "This release holds no model grades or no sample of queries judged by people.",
+        "zh": "该发布不含模型评分或人工标注的查询样本。",
+    },
+    "estimate_differences": {
+        "en": "Estimated differences from the baseline",
+        "zh": "与基线之差的估计",
+    },
+    "what_sample_design": {"en": "sample design", "zh": "抽样方式"},
+    "sample_size_syntax": {
+        "en": "'{value}' is not a number of queries (50) or a share of them (20%)",
+        "zh": "“{value}”既不是查询数（如 50），也不是查询占比（如 20%）",
+    },
+    "sample_size_range": {
+        "en": "'{value}' gives {size} queries; between 1 and {population} can be drawn",
+        "zh": "“{value}”对应 {size} 条查询；可抽取的数目为 1 到 {population}",
+    },
+    "sample_strata_small": {
+        "en": "{size} queries cannot give each of the {strata} strata its minimum "
+        "({needed} in all); ask for more or sample without --by slice",
+        "zh": "{size} 条查询不足以让 {strata} 个分层各得到最低数目（共需 {needed} 条）；"
+        "请增加数目，或不用 --by slice",
+    },
+    "sample_needs_model": {
+        "en": "--by uncertainty needs --model: the model judge whose grades set the probabilities",
+        "zh": "--by uncertainty 需要 --model：以其评分确定抽样概率的模型评审",
+    },
+    "sample_not_a_model": {
+        "en": "'{name}' is a person's account, not a model judge's",
+        "zh": "“{name}”是人工账户，不是模型评审",
+    },
+    "sample_no_model_grades": {
+        "en": "model judge '{name}' has graded no candidate of pool '{pool}'",
+        "zh": "模型评审“{name}”尚未给池“{pool}”的任何候选评分",
+    },
+    "sample_query_unknown": {
+        "en": "query '{query}' is not in the pool's query set",
+        "zh": "查询“{query}”不在该池的查询集中",
+    },
+    "sample_design_uniform": {"en": "uniform", "zh": "等概率"},
+    "sample_design_stratified": {"en": "stratified by slice", "zh": "按切片分层"},
+    "sample_design_uncertainty": {
+        "en": "by the model's uncertainty",
+        "zh": "按模型的不确定度",
+    },
+    "sample_drawn": {
+        "en": "pool {pool}: {size} of {population} queries drawn ({design}, seed {seed}); "
+        "people judge them completely, and the app hands them out first",
+        "zh": "池 {pool}：从 {population} 条查询中抽取 {size} 条（{design}，种子 {seed}）；"
+        "由人工完整标注，应用会优先分派这些查询",
+    },
+    "sample_stratum": {
+        "en": "  stratum {stratum}: {drawn} of {queries}",
+        "zh": "  分层 {stratum}：{queries} 条中抽取 {drawn} 条",
+    },
+    "sample_probabilities": {
+        "en": "  each query drawn on its own (expected {expected}), with probability "
+        "{low:.3f} to {high:.3f} by model {model}'s uncertainty",
+        "zh": "  各查询独立抽取（期望 {expected} 条），按模型 {model} 的不确定度，"
+        "概率为 {low:.3f} 到 {high:.3f}",
+    },
+    "sample_queries": {"en": "  queries: {ids}", "zh": "  查询：{ids}"},
+    "sample_more": {"en": "and {count} more", "zh": "另有 {count} 条"},
     # -- pools and retrieval (more)
     # -- carrying judgments across a chunking change
     "parent_not_in_documents": {

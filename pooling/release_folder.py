@@ -12,14 +12,21 @@ checking a folder against its manifest, and its grades worked out again from its
 | ``judgments.jsonl`` | every judgment and adjudication, people under pseudonyms |
 | ``chunks.tsv`` | every chunk id of the corpus version and its document id |
 | ``pool-unjudged.tsv`` | the pool's candidates with no grade in the release, and why |
+| ``model_judgments.jsonl`` | model judges' current grades on the pool's candidates |
+| ``sample.json`` | the pool's sample of queries people judge completely, and its design |
 | ``manifest.json`` | versions, pool, policy, counts, agreement, sha256 of every file |
 
 ``chunks.tsv`` is what lets an evaluator tell chunk ids from document ids in a run and
 reduce a chunk run to documents (``annotator.evaluation.run_files``). ``pool-unjudged.tsv``
 tells a candidate the pool held but nobody graded (``not_chosen`` by active pooling, or
 ``unresolved`` and left out) from one the pool never held: trec_eval's infAP reads the first
-kind as sampled out (grade -1), the second as non-relevant. Releases written before either
-existed do not list it in their manifest, and ``verify_release`` does not ask them for it.
+kind as sampled out (grade -1), the second as non-relevant. ``model_judgments.jsonl`` (one
+line per model, query and chunk: ``model``, ``prompt_hash`` (null where unknown),
+``query_id``, ``chunk_id``, ``grade``; never part of the qrels) and ``sample.json`` (``qrels
+sample``'s design and queries with their probabilities; ``design`` null when the pool has
+none) are what metric estimates need (``annotator.evaluation.estimation``). Releases written
+before any of these files existed do not list it in their manifest, and ``verify_release``
+does not ask them for it.
 """
 
 from __future__ import annotations
@@ -36,7 +43,15 @@ import pandas as pd
 
 from pooling.i18n import LocalizedError, t
 from pooling.qrels import Qrels
-from pooling.readers import InputError, Where, read_jsonl, read_lines
+from pooling.readers import (
+    InputError,
+    Where,
+    parse_grade,
+    read_jsonl,
+    read_lines,
+    require_id,
+    require_text,
+)
 from pooling.resolution import final_grades, frame_of, statuses
 
 CHUNK_MAP = "chunks.tsv"
@@ -44,6 +59,8 @@ CHUNK_MAP_HEADER = ("chunk-id", "doc-id")
 POOL_UNJUDGED = "pool-unjudged.tsv"
 POOL_UNJUDGED_HEADER = ("query-id", "chunk-id", "reason")
 UNJUDGED_REASONS = ("not_chosen", "unresolved")
+MODEL_JUDGMENTS = "model_judgments.jsonl"
+SAMPLE = "sample.json"
 FILES = (
     "qrels.trec",
     "qrels.tsv",
@@ -52,9 +69,11 @@ FILES = (
     "judgments.jsonl",
     CHUNK_MAP,
     POOL_UNJUDGED,
+    MODEL_JUDGMENTS,
+    SAMPLE,
 )
 # Checked only where the manifest lists them (older releases lack them).
-ADDED_LATER = {CHUNK_MAP, POOL_UNJUDGED}
+ADDED_LATER = {CHUNK_MAP, POOL_UNJUDGED, MODEL_JUDGMENTS, SAMPLE}
 MANIFEST = "manifest.json"
 
 
@@ -165,7 +184,12 @@ def verify_release(folder: Path | str) -> list[str]:
                 pass
         except InputError as error:
             problems.append(str(error))
-    for name, read in ((CHUNK_MAP, read_chunk_map), (POOL_UNJUDGED, read_pool_unjudged)):
+    for name, read in (
+        (CHUNK_MAP, read_chunk_map),
+        (POOL_UNJUDGED, read_pool_unjudged),
+        (MODEL_JUDGMENTS, read_model_judgments),
+        (SAMPLE, read_sample),
+    ):
         if name in listed:
             try:
                 read(folder)
@@ -230,6 +254,38 @@ def read_pool_unjudged(folder: Path | str) -> dict[str, dict[str, str]] | None:
             )
         unjudged.setdefault(columns[0], {})[columns[1]] = columns[2]
     return unjudged
+
+
+def read_model_judgments(folder: Path | str) -> dict[str, Qrels]:
+    """Model name -> its grades in a release's ``model_judgments.jsonl`` (empty for a
+    release written before the file existed)."""
+    path = Path(folder) / MODEL_JUDGMENTS
+    found: dict[str, Qrels] = {}
+    if path.is_file():
+        for line, record in read_jsonl(path):
+            where = Where(str(path), line)
+            name = require_text(record, "model", where)
+            query_id, chunk_id = (require_id(record, f, where) for f in ("query_id", "chunk_id"))
+            grade = parse_grade(record.get("grade"), "grade", where)
+            found.setdefault(name, Qrels(name=name)).grades.setdefault(query_id, {})[chunk_id] = (
+                grade
+            )
+    return found
+
+
+def read_sample(folder: Path | str) -> dict | None:
+    """A release's ``sample.json``, or None when the pool had no sample (or the release
+    was written before the file existed). Raises ``InputError`` when it is not a sample."""
+    path = Path(folder) / SAMPLE
+    if not path.is_file():
+        return None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise InputError(str(path), "bad_json", detail=error) from None
+    if not isinstance(data, dict) or not isinstance(data.get("queries", []), list):
+        raise InputError(str(path), "not_object", found=type(data).__name__)
+    return data if data.get("design") else None
 
 
 def release_rationales(folder: Path | str) -> dict[tuple[str, str], str]:

@@ -150,6 +150,36 @@ def candidate_judgments(pool: Pool, *, session: Session) -> list[tuple]:
     return [tuple(row) for row in rows]
 
 
+def model_candidate_judgments(
+    pool: Pool, *, session: Session, model: str | None = None
+) -> list[tuple[str, str, str, int]]:
+    """Each model judge's current grade (its latest) on each of the pool's candidates, or
+    only ``model``'s: ``(model, query_id, chunk_id, grade)`` by model, query and chunk. What
+    metric estimates combine with people's grades (``pooling.estimates``); never counted
+    as a person's."""
+    where = [User.kind == "model", PoolCandidate.pool_id == pool.id]
+    if model is not None:
+        where.append(User.name == model)
+    latest = latest_judgments(
+        *where,
+        join=(
+            PoolCandidate,
+            (PoolCandidate.query_id == Judgment.query_id)
+            & (PoolCandidate.chunk_id == Judgment.chunk_id),
+        ),
+    )
+    rows = session.exec(
+        select(User.name, Query.query_id, Chunk.chunk_id, Judgment.grade)
+        .join(latest, latest.c.id == Judgment.id)
+        .join(User, User.id == Judgment.user_id)
+        .join(Query, Query.id == Judgment.query_id)
+        .join(Chunk, Chunk.id == Judgment.chunk_id)
+        .where(Judgment.grade.is_not(None))
+        .order_by(User.name, Query.query_id, Chunk.chunk_id)
+    ).all()
+    return [tuple(row) for row in rows]
+
+
 def current_judgment(assignment: Assignment, *, session: Session) -> Judgment | None:
     """The current grade on an assignment (earlier ones stay in the history)."""
     latest = latest_judgments(Judgment.assignment_id == assignment.id)

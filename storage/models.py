@@ -28,6 +28,7 @@ from sqlmodel import Field, SQLModel
 
 from pooling.grades import sql_range
 from pooling.readers import SPLITS
+from storage.sample_tables import QuerySample, QuerySampleMember  # noqa: F401  (in the schema)
 
 JSONType = JSON().with_variant(JSONB(), "postgresql")
 

@@ -85,6 +85,13 @@ run_file = click.Path(dir_okay=False, path_type=Path)
     show_default=True,
     help="Rounds of the bootstrap and of the randomization test.",
 )
+@click.option(
+    "--estimate",
+    "estimate_model",
+    metavar="MODEL",
+    help="Also estimate each figure from this model judge's grades on every query and "
+    "people's on the release's sample (qrels sample); a --gate then applies to the estimates.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.option("--out", type=folder, help="Write report.json, per_query.csv and report.md here.")
 def evaluate(
@@ -103,6 +110,7 @@ def evaluate(
     min_queries: int,
     gate_small: bool,
     rounds: int,
+    estimate_model: str | None,
     as_json: bool,
     out: Path | None,
 ) -> None:
@@ -131,17 +139,26 @@ def evaluate(
     given = names or (None,) * len(run_paths)
     runs = [read_run_file(path, name) for path, name in zip(run_paths, given, strict=True)]
     result = evaluation.evaluate(release, runs, settings)
-    data = evaluation_report.report(result, checks, gate_on_dev, min_queries, gate_small)
+    gate_here = [] if estimate_model else checks  # with --estimate the gate is on estimates
+    data = evaluation_report.report(result, gate_here, gate_on_dev, min_queries, gate_small)
+    if estimate_model:
+        from annotator.evaluation.estimation_text import estimate_lines, estimate_part
+
+        data["estimates"] = estimate_part(result, runs, estimate_model, checks, gate_on_dev)
     if as_json:
         click.echo(json.dumps(data, ensure_ascii=False, indent=2))
     else:
         echo_lines(evaluation_lines(data))
+        if estimate_model:
+            echo_lines(estimate_lines(data["estimates"]))
     if out is not None:
         files = evaluation_report.report_files(result, data)
         written = evaluation_report.write_report(out, files)
         click.echo(t("eval_written", folder=written), err=as_json)  # stdout stays JSON
     if data["gate"] and not data["gate"]["passed"]:
         click.get_current_context().exit(EXIT_GATE_FAILED)  # the lines above name each check
+    if (data.get("estimates") or {}).get("gate") and not data["estimates"]["gate"]["passed"]:
+        click.get_current_context().exit(EXIT_GATE_FAILED)
 
 
 COMMANDS = [evaluate]

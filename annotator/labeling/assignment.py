@@ -2,7 +2,9 @@
 
 An annotator works one query at a time, through that query's candidates in an order of
 their own (the pool's seeded shuffle, reseeded per annotator, so annotators do not all
-start on the same chunk), then moves to the query whose judgment slots are least covered.
+start on the same chunk), then moves to the query whose judgment slots are least covered;
+the queries of the pool's sample (``qrels sample``: people judge them completely, for
+metric estimates) come before any other.
 Each call is one short transaction; what keeps two annotators from over-judging a candidate
 is the database (see ``storage.slots``).
 """
@@ -10,6 +12,7 @@ is the database (see ``storage.slots``).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import chain
 
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DBAPIError
@@ -21,7 +24,7 @@ from annotator.rubric import current_version
 from pooling.grades import check_grade
 from pooling.i18n import LocalizedError, Refused
 from pooling.pool import shuffle_key
-from storage import active_records, gold_records, history, slots, tallies
+from storage import active_records, gold_records, history, sample_records, slots, tallies
 from storage.accounts import acting
 from storage.catalog import query_key_of
 from storage.db import lost_a_race, session_scope
@@ -99,9 +102,10 @@ def _gold_check(pool: Pool, user: User, session: Session) -> Assignment | None:
 
 def _choose(pool: Pool, user: User, session: Session) -> list[slots.OpenCandidate]:
     """The candidates to try, best first: the current query's, else the least covered
-    query's with something open to this annotator, in their own order; in an active pool,
-    next a query's newly chosen candidate, until its stopping rule stops it; skipped ones
-    last. Reads one query's candidates at a time and the tallies, never the whole pool."""
+    query's with something open to this annotator (the sample's queries first), in their
+    own order; in an active pool, next a query's newly chosen candidate, until its stopping
+    rule stops it; skipped ones last. Reads one query's candidates at a time and the
+    tallies, never the whole pool."""
     current = slots.last_query_key(pool, user, session=session)
     if current is not None:
         here = slots.open_candidates(pool, user, current, session=session)
@@ -112,8 +116,11 @@ def _choose(pool: Pool, user: User, session: Session) -> list[slots.OpenCandidat
     skipped = slots.skipped_candidates(pool, user, session=session)
     if slots.pool_standing(pool, user, session=session).open > len(skipped):
         budget = stopping_rule(pool).budget * pool.overlap if is_active(pool.config) else None
-        for query in slots.queries_by_coverage(
-            pool, user, session=session, exclude=current, per_query_slots=budget
+        for query in chain(
+            sample_records.sampled_queries_by_coverage(pool, session=session, exclude=current),
+            slots.queries_by_coverage(
+                pool, user, session=session, exclude=current, per_query_slots=budget
+            ),
         ):
             here = slots.open_candidates(pool, user, query, session=session)
             if unskipped := [c for c in here if not c.skipped]:

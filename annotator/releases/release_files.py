@@ -16,12 +16,15 @@ from annotator.quality.adjudication import Resolution
 from pooling.grades import EVIDENCE
 from pooling.qrels import Qrels
 from pooling.release_folder import (
+    ADDED_LATER,
     CHUNK_MAP,
     CHUNK_MAP_HEADER,
     FILES,
     MANIFEST,
+    MODEL_JUDGMENTS,
     POOL_UNJUDGED,
     POOL_UNJUDGED_HEADER,
+    SAMPLE,
     Tally,
     sha256_of,
 )
@@ -46,6 +49,27 @@ def write_judgments(folder: Path, records: Iterable[dict]) -> Tally:
     seen = Tally()
     _write_jsonl(folder / "judgments.jsonl", seen.noting(records))
     return seen
+
+
+def write_model_judgments(folder: Path, rows: Iterable[tuple[str, str, str, int]]) -> None:
+    """``model_judgments.jsonl`` from ``(model, query_id, chunk_id, grade)`` rows (the
+    model judges' current grades, ``storage.history.model_candidate_judgments``)."""
+    (folder / MODEL_JUDGMENTS).touch()
+    _write_jsonl(
+        folder / MODEL_JUDGMENTS,
+        (
+            {"model": m, "prompt_hash": None, "query_id": q, "chunk_id": c, "grade": g}
+            for m, q, c, g in rows
+        ),
+    )
+
+
+def write_sample(folder: Path, sample: dict | None) -> None:
+    """``sample.json``: the pool's sample in force (``SampleRecord.to_dict``), or a design
+    of null when there is none."""
+    data = sample if sample is not None else {"design": None, "queries": []}
+    text = json.dumps(data, ensure_ascii=False, indent=2, sort_keys=True) + "\n"
+    (folder / SAMPLE).write_text(text, encoding="utf-8")
 
 
 def _query_records(snapshot: ReleaseSnapshot, qrels: Qrels) -> list[dict]:
@@ -149,7 +173,11 @@ def write_release(
             "krippendorff_alpha_ordinal": alpha.value if alpha else None,
             "undefined": alpha.undefined if alpha else "no judgments",
         },
-        "files": {name: sha256_of(folder / name) for name in FILES},
+        "files": {
+            name: sha256_of(folder / name)
+            for name in FILES
+            if name not in ADDED_LATER or (folder / name).is_file()
+        },
     }
     if derived_from is not None:
         manifest["derived_from"] = derived_from

@@ -37,11 +37,16 @@ from sqlalchemy.exc import IntegrityError
 
 from annotator.quality.adjudication import resolve
 from annotator.releases import carry
-from annotator.releases.release_files import write_judgments, write_release
+from annotator.releases.release_files import (
+    write_judgments,
+    write_model_judgments,
+    write_release,
+    write_sample,
+)
 from pooling.grades import DEFAULT_POLICY, GRADES, check_policy
 from pooling.i18n import LocalizedError, t
 from pooling.release_folder import MANIFEST, read_manifest, read_qrels, sha256_of
-from storage import history, release_records
+from storage import history, release_records, sample_records
 from storage.accounts import acting
 from storage.db import session_scope, snapshot_scope
 from storage.pool_records import get_pool
@@ -140,6 +145,11 @@ def create_release(
                     query=query_id,
                     chunk=chunk_id,
                 )
+            # What metric estimates need beside the qrels: the models' grades (never part
+            # of the qrels) and the sample of queries people judged completely.
+            write_model_judgments(folder, history.model_candidate_judgments(pool, session=session))
+            sample = sample_records.current_sample(pool, session=session)
+            write_sample(folder, sample.to_dict() if sample is not None else None)
             return write_release(
                 folder,
                 version,

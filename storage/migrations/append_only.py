@@ -62,6 +62,8 @@ UNIQUE_KEYS: dict[str, tuple[tuple[str, ...], ...]] = {
     "adjudication": (("id",),),
     "release": (("id",), ("version",)),
     "gold_item": (("id",), ("pool_id", "query_id", "chunk_id")),
+    "query_sample": (("id",),),
+    "query_sample_member": (("id",), ("sample_id", "query_id")),
 }
 
 

@@ -12,6 +12,11 @@ import streamlit as st
 from annotator.app import ui
 from annotator.app.uploads import saved
 from annotator.evaluation import comparison, evaluation, evaluation_report
+from annotator.evaluation.estimation_text import (
+    estimate_head_lines,
+    estimate_part,
+    estimate_table,
+)
 from annotator.evaluation.evaluation_text import (
     head_lines,
     low_judged_lines,
@@ -22,6 +27,7 @@ from annotator.evaluation.run_files import read_run_file
 from annotator.releases import releases
 from pooling.i18n import LocalizedError
 from pooling.metrics import DEFAULT_METRICS
+from pooling.release_folder import read_model_judgments, read_sample
 
 
 @st.cache_resource(max_entries=4, show_spinner=True)
@@ -38,6 +44,24 @@ def evaluated(folder: str, files: tuple[tuple[str, bytes], ...], options: tuple)
             runs.append(read_run_file(upload, name=upload.stem))
     result = evaluation.evaluate(evaluation.load_release(folder), runs, settings)
     return result, evaluation_report.report(result)
+
+
+@st.cache_resource(max_entries=8, show_spinner=False)
+def release_models(folder: str) -> list[str]:
+    """The model judges a release holds grades of, when it holds a human sample too (what
+    estimates need); a release never changes, so read once."""
+    return sorted(read_model_judgments(folder)) if read_sample(folder) else []
+
+
+@st.cache_resource(max_entries=4, show_spinner=True)
+def estimated(folder: str, files: tuple[tuple[str, bytes], ...], options: tuple, model: str):
+    """``estimate_part`` of the evaluation ``evaluated`` made of the same inputs."""
+    result, _ = evaluated(folder, files, options)
+    runs = []
+    for name, data in files:
+        with saved(data, name) as upload:
+            runs.append(read_run_file(upload, name=upload.stem))
+    return estimate_part(result, runs, model)
 
 
 def message(error: Exception) -> str:
@@ -151,6 +175,34 @@ if len(result.runs) > 1:
         for m in data["movers"]
     ]
     st.dataframe(movers[regressed], hide_index=True)
+
+models = release_models(str(releases.release_dir() / chosen))
+if models:
+    st.subheader(ui.t("estimate_section"))
+    model = st.selectbox(
+        ui.t("estimate_choose_model"),
+        [None, *models],
+        format_func=lambda m: m or ui.t("estimate_off"),
+        key="eval_estimate_model",
+    )
+    if model:
+        try:
+            found = estimated(
+                str(releases.release_dir() / chosen),
+                tuple((u.name, u.getvalue()) for u in uploads),
+                (metrics, level, split, by, int(context_k), condensed),
+                model,
+            )
+        except (ValueError, LookupError, OSError) as error:
+            st.error(message(error))
+            st.stop()
+        for line in estimate_head_lines(found, ui.lang()):
+            st.text(line.strip())
+        st.dataframe(estimate_table(found, "figures", ui.lang()), hide_index=True)
+        if found["differences"]:
+            st.caption(ui.t("estimate_differences"))
+            st.dataframe(estimate_table(found, "differences", ui.lang()), hide_index=True)
+        st.caption(ui.t("estimate_what"))
 
 st.subheader(ui.t("eval_md_unanswerable"))
 for line in unanswerable_lines(data, ui.lang(), brief=True):

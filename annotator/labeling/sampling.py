@@ -1,0 +1,111 @@
+"""``qrels sample``: choose the queries of a pool that people judge completely, so that a
+model judge's grades on every query and people's on these can be combined into metric
+estimates with honest intervals (``pooling.estimates``, ``annotator.evaluation.estimation``).
+The draw itself is ``pooling.query_sampling``; the sample is recorded (``storage.
+sample_records``) and the app hands its queries out first (``annotator.labeling.assignment``).
+
+The population is the answerable queries of the pool's query set (unanswerable ones are
+evaluated apart). By uncertainty, a query's uncertainty is the share of its candidates the
+model graded 1 or 2, or did not grade: the grades between "clearly not" and "clearly yes",
+where a judge and people part most often and where the relevance threshold is decided.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections import Counter
+
+from sqlalchemy.engine import Engine
+
+from pooling import query_sampling
+from pooling.i18n import LocalizedError, check_name
+from storage import history, sample_records
+from storage.accounts import acting, get_user
+from storage.db import session_scope
+from storage.models import QuerySet
+from storage.pool_records import get_pool
+from storage.release_records import queries_of
+
+BY = ("slice", "uncertainty")
+BORDERLINE = (1, 2)  # model grades that leave a candidate uncertain
+
+
+def uncertainty(
+    candidates: dict[str, int], model_grades: list[tuple[str, int]], queries: list[str]
+) -> dict[str, float]:
+    """Per query, the share of its ``candidates`` (query id -> how many) the model graded
+    1 or 2 or not at all (``model_grades``: (query id, grade) per graded candidate); 1 for
+    a query without candidates (the model tells nothing about it)."""
+    settled = Counter(q for q, grade in model_grades if grade not in BORDERLINE)
+    return {q: (1.0 if not candidates.get(q) else 1 - settled[q] / candidates[q]) for q in queries}
+
+
+def draw_sample(
+    engine: Engine,
+    pool_name: str,
+    queries: str,
+    *,
+    by: str | None = None,
+    seed: int | None = None,
+    model: str | None = None,
+    lead: int | None = None,
+) -> sample_records.SampleRecord:
+    """Draw and record a sample of ``queries`` (``"50"`` or ``"20%"``) of the pool's
+    answerable queries: uniformly, by ``slice`` (stratified) or by ``uncertainty`` (the
+    model judge ``model``'s grades set unequal probabilities); ``seed`` (default: a random
+    one, recorded). By the lead ``lead`` (None: the command line). Raises
+    ``LocalizedError`` for a size that does not fit, an unknown ``by``, a missing or
+    unknown model, or a model without grades in the pool; ``Refused`` for a non-lead."""
+    if by is not None:
+        check_name(by, BY, "what_sample_design")
+    if by == "uncertainty" and not model:
+        raise LocalizedError("sample_needs_model")
+    seed = secrets.randbelow(2**31) if seed is None else seed
+    with session_scope(engine) as session:
+        user = acting(lead, "lead", session=session)
+        pool = get_pool(pool_name, session=session)
+        population = [
+            q
+            for q in queries_of(session.get(QuerySet, pool.query_set_id), session=session)
+            if q.answerable
+        ]
+        ids = [q.query_id for q in population]
+        size = query_sampling.sample_size(queries, len(ids))
+        config: dict = {}
+        if by == "slice":
+            strata = {q.query_id: query_sampling.stratum_of(q.slices) for q in population}
+            members = query_sampling.stratified(strata, size, seed)
+            counts = Counter(strata.values())
+            drawn = Counter(m.stratum for m in members)
+            config = {"strata": {s: {"queries": counts[s], "drawn": drawn[s]} for s in counts}}
+        elif by == "uncertainty":
+            if get_user(model, session=session).kind != "model":
+                raise LocalizedError("sample_not_a_model", name=model)
+            grades = history.model_candidate_judgments(pool, session=session, model=model)
+            if not grades:
+                raise LocalizedError("sample_no_model_grades", name=model, pool=pool_name)
+            counts = sample_records.candidates_per_query(pool, session=session)
+            unsure = uncertainty(counts, [(q, g) for _, q, _, g in grades], ids)
+            members = query_sampling.by_uncertainty(unsure, size, seed)
+            config = {"expected_size": size, "uncertainty": "share of candidates graded 1-2 or not"}
+        else:
+            members = query_sampling.uniform(ids, size, seed)
+        sample_records.record_sample(
+            pool,
+            members,
+            design={"slice": "stratified", "uncertainty": "uncertainty"}.get(by, "uniform"),
+            requested=queries.strip(),
+            population=len(ids),
+            seed=seed,
+            model=model if by == "uncertainty" else None,
+            config=config,
+            user=user,
+            session=session,
+        )
+        return sample_records.current_sample(pool, session=session)
+
+
+def current(engine: Engine, pool_name: str) -> sample_records.SampleRecord | None:
+    """The pool's sample in force, or None."""
+    with session_scope(engine) as session:
+        return sample_records.current_sample(get_pool(pool_name, session=session), session=session)

@@ -1,0 +1,164 @@
+"""Query samples of a pool (``storage.sample_tables``): record one, read the one in force
+(the newest), and the sampled queries that still have work open, for the assignment to
+hand out first. Every function takes a keyword-only ``session``; only ``record_sample``
+writes, and never changes what was recorded."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from sqlalchemy import func
+from sqlmodel import Session, select
+
+from pooling.i18n import LocalizedError
+from pooling.query_sampling import Member
+from storage.catalog import query_keys
+from storage.models import Pool, PoolCandidate, Query, QuerySet, QueryTally, User
+from storage.sample_tables import QuerySample, QuerySampleMember
+
+
+@dataclass(frozen=True)
+class SampleRecord:
+    """A recorded sample, with its members as ``Member``s in the order drawn."""
+
+    id: int
+    pool: str
+    design: str
+    requested: str
+    size: int
+    population: int
+    seed: int
+    model: str | None
+    config: dict
+    created_at: str
+    members: list[Member]
+
+    def to_dict(self) -> dict:
+        """The sample as a release's ``sample.json`` holds it."""
+        return {
+            "design": self.design,
+            "requested": self.requested,
+            "size": self.size,
+            "population": self.population,
+            "seed": self.seed,
+            "model": self.model,
+            "config": self.config,
+            "created_at": self.created_at,
+            "queries": [
+                {"query_id": m.query_id, "probability": m.probability, "stratum": m.stratum}
+                for m in self.members
+            ],
+        }
+
+
+def record_sample(
+    pool: Pool,
+    members: Sequence[Member],
+    *,
+    design: str,
+    requested: str,
+    population: int,
+    seed: int,
+    model: str | None = None,
+    config: dict | None = None,
+    user: User | None = None,
+    session: Session,
+) -> QuerySample:
+    """Record a sample of ``pool``'s queries (``members`` in the order drawn). Raises
+    ``LocalizedError`` for a query id the pool's query set does not hold."""
+    keys = query_keys(session.get(QuerySet, pool.query_set_id), session=session)
+    unknown = [m.query_id for m in members if m.query_id not in keys]
+    if unknown:
+        raise LocalizedError("sample_query_unknown", query=unknown[0])
+    sample = QuerySample(
+        pool_id=pool.id,
+        design=design,
+        requested=requested,
+        size=len(members),
+        population=population,
+        seed=seed,
+        model=model,
+        config=config or {},
+        user_id=user.id if user is not None else None,
+    )
+    session.add(sample)
+    session.flush()
+    session.add_all(
+        QuerySampleMember(
+            sample_id=sample.id,
+            query_id=keys[m.query_id],
+            position=position,
+            probability=m.probability,
+            stratum=m.stratum,
+        )
+        for position, m in enumerate(members)
+    )
+    session.flush()
+    return sample
+
+
+def _newest(pool: Pool):
+    return select(func.max(QuerySample.id)).where(QuerySample.pool_id == pool.id).scalar_subquery()
+
+
+def current_sample(pool: Pool, *, session: Session) -> SampleRecord | None:
+    """The sample in force in ``pool`` (the newest recorded), or None."""
+    sample = session.exec(select(QuerySample).where(QuerySample.id == _newest(pool))).first()
+    if sample is None:
+        return None
+    rows = session.exec(
+        select(Query.query_id, QuerySampleMember.probability, QuerySampleMember.stratum)
+        .join(Query, Query.id == QuerySampleMember.query_id)
+        .where(QuerySampleMember.sample_id == sample.id)
+        .order_by(QuerySampleMember.position)
+    ).all()
+    return SampleRecord(
+        id=sample.id,
+        pool=pool.name,
+        design=sample.design,
+        requested=sample.requested,
+        size=sample.size,
+        population=sample.population,
+        seed=sample.seed,
+        model=sample.model,
+        config=dict(sample.config),
+        created_at=sample.created_at.isoformat(),
+        members=[Member(query_id, probability, stratum) for query_id, probability, stratum in rows],
+    )
+
+
+def sampled_queries_by_coverage(
+    pool: Pool, *, session: Session, exclude: int | None, batch: int = 64
+) -> Iterator[int]:
+    """The keys of the in-force sample's queries that have a candidate open, least covered
+    first (the share of their slots held), read ``batch`` at a time: what an annotator is
+    handed before any other query. One indexed statement; nothing when the pool has no
+    sample."""
+    statement = (
+        select(QueryTally.query_id)
+        .join(
+            QuerySampleMember,
+            (QuerySampleMember.query_id == QueryTally.query_id)
+            & (QuerySampleMember.sample_id == _newest(pool)),
+        )
+        .where(QueryTally.pool_id == pool.id, QueryTally.open > 0, QueryTally.slots > 0)
+        .order_by(QueryTally.held * 1.0 / QueryTally.slots, QuerySampleMember.position)
+    )
+    if exclude is not None:
+        statement = statement.where(QueryTally.query_id != exclude)
+    start = 0
+    while page := list(session.exec(statement.offset(start).limit(batch))):
+        yield from page
+        start += batch
+
+
+def candidates_per_query(pool: Pool, *, session: Session) -> dict[str, int]:
+    """Query id -> how many candidates the pool holds for it."""
+    rows = session.exec(
+        select(Query.query_id, func.count(PoolCandidate.id))
+        .join(Query, Query.id == PoolCandidate.query_id)
+        .where(PoolCandidate.pool_id == pool.id)
+        .group_by(Query.query_id)
+    ).all()
+    return dict(rows)
