@@ -321,7 +321,7 @@ def test_a_release_without_a_sample_or_the_model_is_refused_clearly(tmp_path, mo
     monkeypatch.setenv("QRELS_LANG", "en")
     folder, _ = make_release(tmp_path / "v1")
     base, _ = write_runs(tmp_path)
-    unknown = evaluate_cli("--release", folder, "--run", base, "--estimate", "other", expect=1)
+    unknown = evaluate_cli("--release", folder, "--run", base, "--estimate", "other", expect=2)
     assert "holds no grades by model 'other'; models in it: judge-m" in unknown.stderr
     write_sample(folder, None)
     assert verify_release(folder) == [

@@ -121,7 +121,7 @@ def test_a_sample_stratified_by_slice(sampled_pool, db_url):
 
 def test_a_sample_by_the_model_s_uncertainty(sampled_pool, db_url):
     refused = run_qrels(
-        db_url, "sample", "--pool", "p", "--queries", "6", "--by", "uncertainty", expect=1
+        db_url, "sample", "--pool", "p", "--queries", "6", "--by", "uncertainty", expect=2
     )
     assert "--by uncertainty needs --model" in refused.stderr
     person = run_qrels(
@@ -135,7 +135,7 @@ def test_a_sample_by_the_model_s_uncertainty(sampled_pool, db_url):
         "uncertainty",
         "--model",
         "x",
-        expect=1,
+        expect=2,
     )
     assert "'x' is a person's account, not a model judge's" in person.stderr
     drawn = sample_json(
@@ -166,9 +166,7 @@ def test_the_app_hands_out_the_sampled_queries_first(sampled_pool, engine):
 
 def test_a_release_carries_the_model_s_grades_and_the_sample(sampled_pool, engine, tmp_path):
     members = sampling.draw_sample(engine, "p", "4", seed=2).members
-    folder = releases.create_release(
-        engine, "v1", "p", tmp_path / "v1", allow_unresolved=True
-    ).folder
+    folder = releases.create_release(engine, "v1", "p", tmp_path, allow_unresolved=True).folder
     assert verify_release(folder) == []
     manifest = json.loads((folder / "manifest.json").read_text())
     assert {MODEL_JUDGMENTS, SAMPLE} <= set(manifest["files"])
@@ -212,7 +210,7 @@ def test_from_a_pool_to_estimates(sampled_pool, engine, db_url, tmp_path):
         "--pool",
         "p",
         "--out",
-        tmp_path / "v1",
+        tmp_path,
         "--allow-unresolved",
     )
     run = write(
@@ -229,5 +227,5 @@ def test_from_a_pool_to_estimates(sampled_pool, engine, db_url, tmp_path):
     assert "sample of 12 of 23 queries (uniform, seed 4)" in shown
     assert "all: 23 queries, 12 judged by people (52%)" in shown
     assert "people graded 100% of the model-graded candidates" in shown
-    missing = run_qrels(db_url, *args, "--estimate", "nobody", expect=1)
+    missing = run_qrels(db_url, *args, "--estimate", "nobody", expect=2)
     assert "holds no grades by model 'nobody'" in missing.stderr
