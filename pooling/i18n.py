@@ -1326,6 +1326,13 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "基于估计差值的门禁（{split} 划分）：",
     },
     "estimate_not_gated": {"en": "NOT GATED", "zh": "不参与门禁"},
+    "estimate_nothing_gated": {
+        "en": "nothing to gate on the estimates: no {split} group has both an estimate (at "
+        "least {human} queries judged by people) and {min} queries; sample more queries (qrels "
+        "sample), lower --min-queries or pass --gate-small",
+        "zh": "没有可门禁的估计：没有任何 {split} 分组既有估计（至少 {human} 条由人工标注的查询）"
+        "又有 {min} 条查询；请抽取更多查询（qrels sample）、调低 --min-queries 或使用 --gate-small",
+    },
     "estimate_gate_failed": {
         "en": "gate failed on the estimates",
         "zh": "基于估计的门禁未通过",

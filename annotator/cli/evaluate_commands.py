@@ -90,7 +90,8 @@ run_file = click.Path(dir_okay=False, path_type=Path)
     "estimate_model",
     metavar="MODEL",
     help="Also estimate each figure from this model judge's grades on every query and "
-    "people's on the release's sample (qrels sample); a --gate then applies to the estimates.",
+    "people's on the release's sample (qrels sample); a --gate then applies to the estimated "
+    "differences (a group without an estimate is reported, not gated).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.option("--out", type=folder, help="Write report.json, per_query.csv and report.md here.")
@@ -144,7 +145,9 @@ def evaluate(
     if estimate_model:
         from annotator.evaluation.estimation_text import estimate_lines, estimate_part
 
-        data["estimates"] = estimate_part(result, runs, estimate_model, checks, gate_on_dev)
+        data["estimates"] = estimate_part(
+            result, runs, estimate_model, checks, gate_on_dev, min_queries, gate_small
+        )
     if as_json:
         click.echo(json.dumps(data, ensure_ascii=False, indent=2))
     else:

@@ -25,16 +25,19 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from annotator.evaluation.comparison import GATE_SPLIT, OPERATORS, Check
+from annotator.evaluation.comparison import GATE_SPLIT, MIN_QUERIES, OPERATORS, Check
 from annotator.evaluation.evaluation import Evaluation, query_groups, query_scope, score_run
 from annotator.evaluation.run_files import RunFile
 from pooling import estimates
+from pooling.estimates import MIN_HUMAN_QUERIES
 from pooling.i18n import LocalizedError
 from pooling.qrels import Qrels
 from pooling.query_sampling import stratum_of
 from pooling.release_folder import read_model_judgments, read_sample
 from pooling.run import Run
 
+# What a gate check compares on an estimated difference (``comparison.ENDS`` for a measured one).
+ESTIMATE_ENDS = {"mean": "value", "low": "low", "high": "high"}
 FIGURE_COLUMNS = [
     "run",
     "group",
@@ -221,14 +224,21 @@ def differences(report: EstimateReport, metrics, query_sets: dict[str, set[str]]
 
 
 def estimate_gate(
-    report: EstimateReport, checks: list[Check], split: str | None, allow_dev: bool = False
+    report: EstimateReport,
+    checks: list[Check],
+    split: str | None,
+    allow_dev: bool = False,
+    min_queries: int = MIN_QUERIES,
+    gate_small: bool = False,
 ) -> dict:
     """Each check on the estimated paired difference of each candidate on the test split,
-    overall and per slice: ``{"split", "checks": [...], "passed": bool}``. A slice without
-    an estimate (too few human queries: ``reason``) is reported, not gated (``gated``
-    false); without an estimate over all the split's queries the check fails. Raises
-    ``LocalizedError`` as ``comparison.gate`` does: a single run, the dev split without
-    ``allow_dev``, no query of the split."""
+    overall and per slice, under ``comparison.gate``'s rules: a check compares the
+    estimate (``end`` ``mean``) or an end of its 95% interval (``low``, ``high``) with its
+    bound; a group of fewer than ``min_queries`` queries is reported, not gated, unless
+    ``gate_small``, and so is a group without an estimate (too few human queries:
+    ``reason``). ``{"split", "min_queries", "gate_small", "checks": [...], "passed"}``.
+    Raises ``LocalizedError`` as ``comparison.gate`` does: a single run, the dev split
+    without ``allow_dev``, no query of the split, and nothing that can be gated."""
     if report.per_query["run"].nunique() < 2:
         raise LocalizedError("gate_needs_two_runs")
     split = split or GATE_SPLIT
@@ -247,10 +257,22 @@ def estimate_gate(
     rows = []
     for check in checks:
         for row in table[table["metric"] == check.metric.name].to_dict("records"):
-            value = row["value"]
-            known = value is not None and not np.isnan(value)
-            gated = known or row["group"] == "all"
-            passed = bool(known and OPERATORS[check.op](value, check.bound)) if gated else None
-            rows.append({**row, "check": check.text, "gated": gated, "passed": passed})
+            compared = row[ESTIMATE_ENDS[check.end]]
+            known = compared is not None and not np.isnan(compared)
+            gated = known and (gate_small or row["queries"] >= min_queries)
+            passed = bool(OPERATORS[check.op](compared, check.bound)) if gated else None
+            rows.append(
+                {**row, "check": check.text, "end": check.end, "gated": gated, "passed": passed}
+            )
+    if not any(r["gated"] for r in rows):
+        raise LocalizedError(
+            "estimate_nothing_gated", split=split, human=MIN_HUMAN_QUERIES, min=min_queries
+        )
     verdict = all(r["passed"] for r in rows if r["gated"])
-    return {"split": split, "checks": rows, "passed": verdict}
+    return {
+        "split": split,
+        "min_queries": min_queries,
+        "gate_small": gate_small,
+        "checks": rows,
+        "passed": verdict,
+    }

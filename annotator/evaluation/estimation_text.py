@@ -9,6 +9,7 @@ import math
 
 import pandas as pd
 
+from annotator.evaluation.comparison import MIN_QUERIES
 from annotator.evaluation.estimation import EstimateReport, estimate_gate, estimate_runs
 from annotator.evaluation.evaluation_text import group_name, interval, num, signed
 from pooling.estimates import CONFIDENCE, MIN_HUMAN_QUERIES
@@ -56,12 +57,23 @@ def estimate_data(report: EstimateReport, gate: dict | None = None) -> dict:
     }
 
 
-def estimate_part(evaluation, runs, model: str, checks=(), allow_dev: bool = False) -> dict:
+def estimate_part(
+    evaluation,
+    runs,
+    model: str,
+    checks=(),
+    allow_dev: bool = False,
+    min_queries: int = MIN_QUERIES,
+    gate_small: bool = False,
+) -> dict:
     """``estimate_data`` of ``estimation.estimate_runs`` (with the gate on the estimated
-    differences when ``checks`` are given): the ``estimates`` of an evaluation's report."""
+    differences when ``checks`` are given, ``estimation.estimate_gate``'s rules): the
+    ``estimates`` of an evaluation's report."""
     report = estimate_runs(evaluation, runs, model)
     split = evaluation.settings.split
-    gate = estimate_gate(report, list(checks), split, allow_dev) if checks else None
+    gate = None
+    if checks:
+        gate = estimate_gate(report, list(checks), split, allow_dev, min_queries, gate_small)
     return estimate_data(report, gate)
 
 
@@ -149,6 +161,8 @@ def estimate_gate_lines(gate: dict, lang: str | None = None) -> list[str]:
     for check in gate["checks"]:
         if check["gated"]:
             verdict = t("eval_pass" if check["passed"] else "eval_fail", lang)
+        elif check["value"] is not None:  # an estimate of too few queries
+            verdict = t("eval_not_gated", lang, min=gate["min_queries"])
         else:
             verdict = t("estimate_not_gated", lang)
         shown = signed(check["value"]) if check["value"] is not None else _why(check, lang)

@@ -18,7 +18,12 @@ from click.testing import CliRunner
 from annotator.cli import cli
 from annotator.evaluation import estimation, evaluation
 from annotator.evaluation.comparison import parse_gate
-from annotator.evaluation.estimation_text import estimate_data, estimate_lines, estimate_table
+from annotator.evaluation.estimation_text import (
+    estimate_data,
+    estimate_gate_lines,
+    estimate_lines,
+    estimate_table,
+)
 from annotator.evaluation.run_files import RunFile
 from annotator.quality.adjudication import Resolution
 from annotator.releases.release_files import (
@@ -275,6 +280,39 @@ def test_the_gate_on_estimates(uniform_release):
         estimation.estimate_gate(report, parse_gate("ndcg@5>=0"), "dev")
 
 
+def test_the_gate_on_estimates_keeps_evaluate_s_rules(uniform_release):
+    """@low/@high check an end of the estimate's interval, groups under --min-queries are
+    reported and not gated unless --gate-small, a group without an estimate is never gated,
+    and nothing left to gate is an error (exit 2), not a failed gate."""
+    folder, _ = uniform_release
+    report = estimated(folder, by="slice")
+    row = next(
+        c
+        for c in estimation.estimate_gate(report, parse_gate("ndcg@5>=-1"), None)["checks"]
+        if c["group"] == "all"
+    )
+    assert row["low"] < row["value"] < row["high"]
+    bound = (row["low"] + row["value"]) / 2
+    on_mean = estimation.estimate_gate(report, parse_gate(f"ndcg@5>={bound}"), None)
+    on_low = estimation.estimate_gate(report, parse_gate(f"ndcg@5>={bound}@low"), None)
+    assert on_mean["passed"] and not on_low["passed"]
+    assert [c["end"] for c in on_low["checks"]] == ["low"] * len(on_low["checks"])
+    above = (row["high"] + row["value"]) / 2
+    assert estimation.estimate_gate(report, parse_gate(f"ndcg@5>={above}@high"), None)["passed"]
+    with pytest.raises(LocalizedError, match="nothing to gate on the estimates"):
+        estimation.estimate_gate(report, parse_gate("ndcg@5>=-1"), None, min_queries=31)
+    small = estimation.estimate_gate(
+        report, parse_gate("ndcg@5>=-1"), None, min_queries=31, gate_small=True
+    )
+    gated = {c["group"] for c in small["checks"] if c["gated"]}
+    assert gated == {"all"}  # the slices have no estimate (under 10 people-judged queries)
+    assert small["min_queries"] == 31 and small["gate_small"]
+    gate = estimation.estimate_gate(report, parse_gate("ndcg@5>=-1"), None, min_queries=25)
+    lines = estimate_gate_lines(estimate_data(report, gate)["gate"], "en")
+    assert not any("not gated (n < 25)" in line for line in lines)  # all: 30 queries
+    assert sum("NOT GATED" in line for line in lines) == 2  # the slices, without estimates
+
+
 def evaluate_cli(*args, expect: int = 0):
     result = CliRunner().invoke(cli, ["evaluate", *map(str, args)], catch_exceptions=False)
     assert result.exit_code == expect, result.output + result.stderr
@@ -313,6 +351,11 @@ def test_the_command_prints_estimates_and_gates_on_them(uniform_release, tmp_pat
     evaluate_cli(*args, "--gate", "ndcg@5>=-0.5")
     failed = evaluate_cli(*args, "--gate", "ndcg@5>=0.9", expect=1)
     assert "gate failed on the estimates" in failed.output
+    nothing = evaluate_cli(*args, "--gate", "ndcg@5>=-1", "--min-queries", "41", expect=2)
+    assert "nothing to gate on the estimates" in nothing.stderr
+    evaluate_cli(*args, "--gate", "ndcg@5>=-1", "--min-queries", "41", "--gate-small")
+    single = ["--release", folder, "--run", base, "--estimate", "judge-m", "--gate", "ndcg@5>=0"]
+    assert "two runs" in evaluate_cli(*single, expect=2).stderr
     chinese = CliRunner().invoke(cli, ["--lang", "zh", "evaluate", *map(str, args)])
     assert "人工标注" in chinese.output
 
