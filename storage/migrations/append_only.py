@@ -62,6 +62,7 @@ UNIQUE_KEYS: dict[str, tuple[tuple[str, ...], ...]] = {
     "adjudication": (("id",),),
     "release": (("id",), ("version",)),
     "gold_item": (("id",), ("pool_id", "query_id", "chunk_id")),
+    "judge_answer": (("id",),),
 }
 
 
