@@ -101,6 +101,8 @@ def ask(asking: Asking, candidate: CandidateText) -> None:
             attempt.failure, attempt.detail = error.code, clean(error.detail)
             attempt.seconds, attempt.fatal = error.seconds, error.fatal
             attempt.final = number == last or not error.retryable
+            if error.fatal:
+                asking.stop.set()  # the other workers ask nothing more either
             asking.results.put(attempt)
             if attempt.final:
                 return

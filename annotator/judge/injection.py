@@ -73,7 +73,7 @@ PATTERNS: dict[str, list[re.Pattern]] = {
     "persona": [
         re.compile(rf"\b(?:you\s+are\s+now|act\s+as|pretend\s+to\s+be)\s+{_ROLE}", _I),
         re.compile(r"\bfrom\s+now\s+on,?\s+you\b", _I),
-        re.compile(r"(?:你现在是|你现在扮演|从现在起你|从现在开始你|请你扮演|假装你是)"),
+        re.compile(r"(?:你现在是(?!否)|你现在扮演|从现在起你|从现在开始你|请你扮演|假装你是)"),
     ],
     # Chat roles and the markers of chat templates.
     "role_marker": [

@@ -155,17 +155,17 @@ class Prompt:
             raise InputError(name, "judge_prompt_not_object")
         version = data.get("version")
         if not isinstance(version, str) or not version.strip() or CONTROL.search(version):
-            raise InputError(name, "judge_prompt_text", field="version")
+            raise InputError(name, "judge_prompt_text", part="version")
         templates: dict[str, dict[str, str]] = {"system": {}, "user": {}}
         for lang in LANGUAGES:
             parts = data.get(lang) if isinstance(data.get(lang), dict) else {}
             for part, wanted in (("system", ["rubric"]), ("user", ["passage", "query"])):
                 value, where = parts.get(part), f"{lang}.{part}"
                 if not isinstance(value, str) or not value.strip():
-                    raise InputError(name, "judge_prompt_text", field=where)
+                    raise InputError(name, "judge_prompt_text", part=where)
                 if sorted(_PLACEHOLDER.findall(value)) != wanted:
                     shown = ", ".join("{" + w + "}" for w in wanted)
-                    raise InputError(name, "judge_prompt_placeholders", field=where, wanted=shown)
+                    raise InputError(name, "judge_prompt_placeholders", part=where, wanted=shown)
                 templates[part][lang] = value
         return cls(
             version.strip(),

@@ -195,12 +195,13 @@ def run_judge(
     settings = started.settings
     tasks: queue.Queue = queue.Queue(maxsize=2 * settings.concurrency)
     results: queue.Queue = queue.Queue()
+    halt = threading.Event()  # what the threads obey: set on a stop, or by a worker on a fatal
     asking = Asking(
         started.endpoint, started.prompt, settings.retries, settings.backoff,
-        settings.backoff_cap, RateLimit(settings.rate), results, stop,
+        settings.backoff_cap, RateLimit(settings.rate), results, halt,
     )  # fmt: skip
     threads = [
-        threading.Thread(target=_feed, args=(engine, started, tasks, stop), daemon=True),
+        threading.Thread(target=_feed, args=(engine, started, tasks, halt), daemon=True),
         *(
             threading.Thread(target=work, args=(asking, tasks), daemon=True)
             for _ in range(settings.concurrency)
@@ -214,7 +215,9 @@ def run_judge(
             try:
                 attempt = results.get(timeout=0.2)
             except queue.Empty:
-                if not any(thread.is_alive() for thread in threads):
+                if stop.is_set():
+                    summary.status = "stopped"
+                elif not any(thread.is_alive() for thread in threads):
                     break  # nothing more will come (a worker died: logged there)
                 continue
             stop_asked = _write(engine, started, attempt, summary)
@@ -223,22 +226,22 @@ def run_judge(
                 in_a_row = in_a_row + 1 if _unreached(attempt) else 0
                 if progress is not None:
                     progress(attempt)
-            if stop_asked or stop.is_set():
-                summary.status = "stopped"
-            elif attempt.fatal or in_a_row >= IN_A_ROW:
+            if attempt.fatal or in_a_row >= IN_A_ROW:
                 summary.status, summary.error = "failed", attempt.detail or attempt.failure
+            elif stop_asked or stop.is_set():
+                summary.status = "stopped"
     except KeyboardInterrupt:
         summary.status = "stopped"
-        stop.set()
+        halt.set()
         _drain(engine, started, results, summary)
         _finish(engine, summary)
         raise
     except BaseException:
-        stop.set()
+        halt.set()
         summary.status, summary.error = "failed", "internal error"
         _finish(engine, summary)
         raise
-    stop.set()
+    halt.set()
     for thread in threads:  # requests in flight come back, or time out
         thread.join(timeout=started.settings.timeout + 5)
     _drain(engine, started, results, summary)
