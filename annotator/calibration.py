@@ -47,7 +47,8 @@ def calibrate(
     human, machine = both["human"].tolist(), both["judge"].tolist()
     per_slice = {}
     for tag in sorted({t for tags in slices.values() for t in tags}):
-        part = both[both["query_id"].map(lambda q, tag=tag: tag in slices.get(q, []))]
+        # as booleans: mapping no row at all gives an object series, read as column names
+        part = both[both["query_id"].map(lambda q, tag=tag: tag in slices.get(q, [])).astype(bool)]
         figure = kappa(part["human"].tolist(), part["judge"].tolist(), "quadratic")
         per_slice[tag] = {"shared": len(part), "quadratic": figure}
     gaps = both.assign(gap=(both["judge"] - both["human"]).abs())

@@ -363,3 +363,15 @@ def test_every_judge_message_is_in_both_languages_with_the_same_fields():
 
 def _fields(text: str) -> list[str]:
     return [name for _, name, _, _ in string.Formatter().parse(text) if name]
+
+
+def test_calibrating_a_judge_that_shares_nothing_with_people_says_so():
+    """Slices of queries nobody shares used to make ``calibrate`` fail with KeyError."""
+    import pandas as pd
+
+    from annotator.calibration import calibrate
+
+    labels = pd.DataFrame([("q1", "c9", 2)], columns=["query_id", "chunk_id", "grade"])
+    result = calibrate("judge", labels, {"q1": {"c1": 3}}, {"q1": ["faq"]})
+    assert result.shared == 0 and result.per_slice["faq"]["shared"] == 0
+    assert result.per_slice["faq"]["quadratic"].value is None
