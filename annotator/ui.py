@@ -29,6 +29,7 @@ from annotator.adjudication import pool_queue
 from annotator.agreement import pool_agreement
 from annotator.auth import Account, account
 from annotator.gold import team_gold
+from annotator.judge.judge_report import judge_report
 from annotator.pool_building import pool_names
 from annotator.pool_figures import active_queries, pool_figures
 from annotator.progress import data_version, team_figures
@@ -60,6 +61,7 @@ FIGURES: dict[str, Callable[..., Any]] = {
     "active": active_queries,
     "gold": team_gold,
     "adjudication": pool_queue,
+    "judge": judge_report,
 }
 FIGURES_KEPT = 60
 FIGURES_HELD = 64  # sets of figures kept, the least recently counted dropped first

@@ -868,12 +868,12 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "提示词文件应为一个 JSON 对象（参见 `qrels judge prompt`）",
     },
     "judge_prompt_text": {
-        "en": "field '{field}' must be a text that is not empty",
-        "zh": "字段“{field}”必须是非空文本",
+        "en": "field '{part}' must be a text that is not empty",
+        "zh": "字段“{part}”必须是非空文本",
     },
     "judge_prompt_placeholders": {
-        "en": "field '{field}' must hold exactly these placeholders, each once: {wanted}",
-        "zh": "字段“{field}”必须恰好各包含一次这些占位符：{wanted}",
+        "en": "field '{part}' must hold exactly these placeholders, each once: {wanted}",
+        "zh": "字段“{part}”必须恰好各包含一次这些占位符：{wanted}",
     },
     "judge_base_url": {
         "en": "'{url}' is not a base URL to use: http(s)://host[:port]/path, without a user, "
@@ -1106,6 +1106,21 @@ MESSAGES: dict[str, dict[str, str]] = {
     "col_evidence": {"en": "evidence", "zh": "证据"},
     "col_detail": {"en": "detail", "zh": "详情"},
     "col_figure": {"en": "figure", "zh": "指标"},
+    "col_run": {"en": "run", "zh": "运行"},
+    "col_model_asked": {"en": "model asked for", "zh": "请求的模型"},
+    "col_served_model": {"en": "model the server reported", "zh": "服务器报告的模型"},
+    "col_prompt": {"en": "prompt (hash)", "zh": "提示词（哈希）"},
+    "col_status": {"en": "status", "zh": "状态"},
+    "col_started": {"en": "started", "zh": "开始时间"},
+    "col_failed": {"en": "failed", "zh": "失败"},
+    "col_not_asked": {"en": "not asked", "zh": "未询问"},
+    "col_requests": {"en": "requests", "zh": "请求数"},
+    "col_tokens_in": {"en": "tokens in", "zh": "输入 token"},
+    "col_tokens_out": {"en": "tokens out", "zh": "输出 token"},
+    "col_request_seconds": {"en": "seconds of requests", "zh": "请求耗时（秒）"},
+    "col_run_seconds": {"en": "seconds of runs", "zh": "运行耗时（秒）"},
+    "col_chunk": {"en": "chunk", "zh": "片段"},
+    "col_reason_given": {"en": "the model's reason", "zh": "模型的理由"},
     # -- releases
     # -- evaluation
     "page_evaluate": {"en": "Evaluate", "zh": "评估"},

@@ -11,18 +11,20 @@ from __future__ import annotations
 import dataclasses
 from collections import Counter
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 
 import pandas as pd
 from sqlalchemy.engine import Engine
 
 from annotator.calibration import Calibration, calibrate, judge_labels
 from annotator.judge.answer import MISQUOTED
-from annotator.judge.runner import judge_name
+from annotator.judge.runner import STALE_SECONDS, judge_name
 from pooling.grades import DEFAULT_POLICY, GRADES
 from pooling.i18n import NotFound
 from storage import judge_records
 from storage.db import session_scope
 from storage.judge_records import ANSWER_COLUMNS
+from storage.models import utcnow
 from storage.pool_records import get_pool
 
 UNCERTAIN = 20  # graded candidates listed as the least sure, at most
@@ -243,12 +245,12 @@ def to_json(report: JudgeReport) -> dict:
 
 
 def failures_frame(report: JudgeReport) -> pd.DataFrame:
-    """Failures by reason: ``reason``, ``attempts`` (requests that failed so) and
-    ``candidates`` (left without a grade so)."""
+    """Failures by reason: ``failure`` (its code), ``attempts`` (requests that failed so)
+    and ``candidates`` (left without a grade so)."""
     reasons = sorted(set(report.failures) | set(report.failed_by_reason))
     return pd.DataFrame(
         {
-            "reason": reasons,
+            "failure": reasons,
             "attempts": [report.failures.get(r, 0) for r in reasons],
             "candidates": [report.failed_by_reason.get(r, 0) for r in reasons],
         }
@@ -256,7 +258,52 @@ def failures_frame(report: JudgeReport) -> pd.DataFrame:
 
 
 def confusion_cells(calibration: Calibration) -> pd.DataFrame:
-    """The calibration's confusion as rows: ``first`` (the people's grade), ``second``
+    """The calibration's confusion as rows: ``people`` (the people's grade), ``model``
     (the model's) and ``count``."""
     cells = [(h, m, calibration.confusion[h][m]) for h in GRADES for m in GRADES]
-    return pd.DataFrame(cells, columns=["first", "second", "count"])
+    return pd.DataFrame(cells, columns=["people", "model", "count"])
+
+
+@dataclass(frozen=True)
+class RunView:
+    """A run as the Judge page follows it: candidates done (graded or failed) of ``todo``;
+    ``silent`` when it is still marked running but has not been heard from for
+    ``runner.STALE_SECONDS`` (its process ended)."""
+
+    run: int
+    model: str
+    prompt_hash: str
+    served_model: str
+    status: str
+    started: datetime
+    heard: datetime
+    todo: int
+    done: int
+    failed: int
+    flagged: int
+    requests: int
+    tokens_in: int
+    tokens_out: int
+    error: str
+    silent: bool
+
+
+def pool_runs(engine: Engine, pool_name: str) -> list[RunView]:
+    """The runs of the judge on pool ``pool_name``, newest first: two indexed reads, so
+    that the page can follow a run every few seconds."""
+    with session_scope(engine) as session:
+        runs = judge_records.runs_of(get_pool(pool_name, session=session), session=session)
+    quiet = utcnow() - timedelta(seconds=STALE_SECONDS)
+    return [
+        RunView(
+            r.id, r.model, r.prompt_hash, r.served_model, r.status, r.created_at, r.updated_at,
+            r.todo, r.graded + r.failed, r.failed, r.flagged, r.asked, r.tokens_in, r.tokens_out,
+            r.error, r.status == "running" and _aware(r.updated_at) < quiet,
+        )
+        for r in runs
+    ]  # fmt: skip
+
+
+def _aware(moment: datetime) -> datetime:
+    """``moment`` in UTC (SQLite gives back times without their zone)."""
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
