@@ -1002,7 +1002,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "judge_report_grades": {"en": "grades given: {grades}", "zh": "给出的等级：{grades}"},
     "judge_report_failure": {
-        "en": "{reason}: {attempts} attempts, {candidates} candidates left without a grade",
+        "en": "{reason}: {attempts} failed attempts; candidates left without a grade: {candidates}",
         "zh": "{reason}：失败尝试 {attempts} 次，因此未定级的候选 {candidates} 个",
     },
     "judge_report_run": {

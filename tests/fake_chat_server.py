@@ -10,6 +10,7 @@ errors, answers slower than the client waits.
 Also a process, for trying the CLI by hand::
 
     python -m tests.fake_chat_server --port 8765 [--invalid-every 7] [--error-every 5]
+                                     [--delay 0.5]
 """
 
 from __future__ import annotations
@@ -206,9 +207,11 @@ class FakeChat:
             return [r["body"] for r in self.requests if r["body"] is not None]
 
 
-def _misbehaving(invalid_every: int, error_every: int) -> Callable[[dict], Scripted]:
+def _misbehaving(
+    invalid_every: int, error_every: int, delay: float = 0.0
+) -> Callable[[dict], Scripted]:
     """``grading``, with every ``invalid_every``-th request answered with prose and every
-    ``error_every``-th with HTTP 500 (0: never)."""
+    ``error_every``-th with HTTP 500 (0: never), each after ``delay`` seconds."""
     count = {"n": 0}
     lock = threading.Lock()
 
@@ -217,10 +220,13 @@ def _misbehaving(invalid_every: int, error_every: int) -> Callable[[dict], Scrip
             count["n"] += 1
             n = count["n"]
         if error_every and n % error_every == 0:
-            return Scripted(500, {"error": {"message": "overloaded"}})
-        if invalid_every and n % invalid_every == 0:
-            return completion("I think this passage is quite relevant.")
-        return grading(request)
+            scripted = Scripted(500, {"error": {"message": "overloaded"}})
+        elif invalid_every and n % invalid_every == 0:
+            scripted = completion("I think this passage is quite relevant.")
+        else:
+            scripted = grading(request)
+        scripted.delay = delay
+        return scripted
 
     return behave
 
@@ -230,8 +236,10 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=8765)
     parser.add_argument("--invalid-every", type=int, default=0)
     parser.add_argument("--error-every", type=int, default=0)
+    parser.add_argument("--delay", type=float, default=0.0)
     options = parser.parse_args()
-    server = FakeChat(_misbehaving(options.invalid_every, options.error_every), options.port)
+    behave = _misbehaving(options.invalid_every, options.error_every, options.delay)
+    server = FakeChat(behave, options.port)
     print(f"fake chat server at {server.url}", flush=True)
     try:
         server.server.serve_forever()

@@ -25,7 +25,8 @@ def test_judge_then_report_in_both_languages(judged_pool, db_url, monkeypatch): 
     assert len(server.requests) == CANDIDATES + 2  # the two misquoted ones, asked twice
     text = run_qrels(db_url, "judge", "report", "--pool", "p", "--model", "small-model").output
     assert f"small-model on pool p, as {judge}; prompt judge-v1" in text
-    assert "evidence not found in the passage (misquoted): 4 attempts, 2 candidates" in text
+    misquoted = "evidence not found in the passage (misquoted): 4 failed attempts; "
+    assert misquoted + "candidates left without a grade: 2" in text
     assert "cost: 10 requests, 1,200 tokens in, 300 tokens out" in text
     assert f"{judge} against the final grades of pool p:" in text
     assert "misquoted\tq-bike\ttea" in text and "flagged\tq-zh\tinject-zh" in text
