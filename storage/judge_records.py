@@ -81,8 +81,9 @@ def candidate_texts(ids: list[int], *, session: Session) -> list[CandidateText]:
 def running_runs(
     pool: Pool, model: str, prompt_hash: str, *, session: Session, heard_since: datetime
 ) -> list[JudgeRun]:
-    """Runs of ``model`` under ``prompt_hash`` on the pool still running and heard from
-    since ``heard_since`` (a run whose process died stays ``running`` but falls silent)."""
+    """Runs of ``model`` under ``prompt_hash`` on the pool still running, not asked to stop,
+    and heard from since ``heard_since`` (a run whose process died stays ``running`` but
+    falls silent; asking it to stop lets another start at once)."""
     return list(
         session.exec(
             select(JudgeRun).where(
@@ -90,6 +91,7 @@ def running_runs(
                 JudgeRun.model == model,
                 JudgeRun.prompt_hash == prompt_hash,
                 JudgeRun.status == "running",
+                ~JudgeRun.stop_requested,
                 JudgeRun.updated_at >= heard_since,
             )
         ).all()

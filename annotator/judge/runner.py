@@ -100,6 +100,7 @@ class Started:
     candidates: list[int]
     endpoint: Endpoint
     prompt: Prompt
+    prompt_hash: str
     settings: JudgeSettings
     rubric_version: str
 
@@ -158,8 +159,9 @@ def start_run(
         session.add(run)
         session.flush()
         return Started(
-            run.id, judge.name, candidates, endpoint, prompt, settings, prompt.rubric_version
-        )
+            run.id, judge.name, candidates, endpoint, prompt, digest, settings,
+            prompt.rubric_version,
+        )  # fmt: skip
 
 
 @dataclass
@@ -307,7 +309,7 @@ def _write(engine: Engine, started: Started, attempt: Attempt, summary: RunSumma
         run_id=started.run_id,
         candidate_id=candidate.candidate_id,
         model=started.endpoint.model,
-        prompt_hash=started.prompt.hash,
+        prompt_hash=started.prompt_hash,
         attempt=attempt.number,
         status="graded" if attempt.graded else "failed",
         grade=attempt.grade,

@@ -394,3 +394,14 @@ def test_a_refused_key_stops_the_run_at_once(judged_pool):
     with session_scope(judged_pool) as session:
         run = session.exec(select(JudgeRun)).one()
     assert (run.status, run.error) == ("failed", summary.error)
+
+
+def test_a_second_run_of_the_same_judge_waits_for_the_first_to_stop(judged_pool):
+    from annotator.judge.runner import request_stop
+
+    first = start_run(judged_pool, "p", "m", "http://127.0.0.1:9/v1")  # recorded, not run
+    with pytest.raises(LocalizedError, match="still going"):
+        start_run(judged_pool, "p", "m", "http://127.0.0.1:9/v1")
+    start_run(judged_pool, "p", "other", "http://127.0.0.1:9/v1")  # another judge may run
+    request_stop(judged_pool, first.run_id)
+    assert start_run(judged_pool, "p", "m", "http://127.0.0.1:9/v1").run_id > first.run_id
