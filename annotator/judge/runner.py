@@ -166,8 +166,9 @@ def start_run(
 
 @dataclass
 class RunSummary:
-    """How a run ended: ``status`` (done, stopped, failed), the candidates answered and
-    failed, and the requests made (``counts`` of final attempts by failure reason)."""
+    """How a run ended: ``status`` (done, stopped, failed, with the server's ``error``), the
+    candidates graded, failed and flagged, the requests made, and ``failures``: the failed
+    candidates by the reason of their last attempt."""
 
     run_id: int
     judge: str
