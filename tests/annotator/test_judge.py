@@ -181,10 +181,11 @@ def test_bad_answers_http_errors_and_time_outs_are_retried_then_counted(judged_p
                 answer(3, "Tool kits are lent for one week"),
             ],
             # slower than the client waits, every time: failed after three attempts
-            "自行车可以借七天": [Scripted(body={}, delay=1.5)],
+            "自行车可以借七天": [Scripted(body={}, delay=3.0)],
         }
     )
-    settings = JudgeSettings(concurrency=3, retries=2, timeout=0.5, backoff=0.01, backoff_cap=0.05)
+    # A second is long enough for any other answer, even on a machine under load.
+    settings = JudgeSettings(concurrency=3, retries=2, timeout=1.0, backoff=0.01, backoff_cap=0.05)
     with FakeChat(script) as server:
         summary = judge_pool(judged_pool, "p", "judge-model", server.url, settings=settings)
     by_passage: dict[str, list] = {}
