@@ -861,6 +861,266 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "{query_id}\t{chunk_id}\thuman {human}\tjudge {judge}",
         "zh": "{query_id}\t{chunk_id}\t人工 {human}\t自动 {judge}",
     },
+    # -- the model judge (annotator.judge)
+    "page_judge": {"en": "Judge", "zh": "模型评判"},
+    "judge_prompt_not_object": {
+        "en": "a prompt file holds one JSON object (see `qrels judge prompt`)",
+        "zh": "提示词文件应为一个 JSON 对象（参见 `qrels judge prompt`）",
+    },
+    "judge_prompt_text": {
+        "en": "field '{part}' must be a text that is not empty",
+        "zh": "字段“{part}”必须是非空文本",
+    },
+    "judge_prompt_placeholders": {
+        "en": "field '{part}' must hold exactly these placeholders, each once: {wanted}",
+        "zh": "字段“{part}”必须恰好各包含一次这些占位符：{wanted}",
+    },
+    "judge_base_url": {
+        "en": "'{url}' is not a base URL to use: http(s)://host[:port]/path, without a user, "
+        "password, query or fragment (a key goes in an environment variable: --api-key-env)",
+        "zh": "“{url}”不能用作基础 URL：应为 http(s)://主机[:端口]/路径，不含用户名、密码、查询参数或片段"
+        "（密钥请放在环境变量中：--api-key-env）",
+    },
+    "judge_key_variable_name": {
+        "en": "'{variable}' is not the name of an API-key variable: it must end in _API_KEY "
+        "(upper case, digits and _), e.g. OPENAI_API_KEY",
+        "zh": "“{variable}”不是 API 密钥变量名：必须以 _API_KEY 结尾（大写字母、数字和 _），"
+        "例如 OPENAI_API_KEY",
+    },
+    "judge_key_variable_unset": {
+        "en": "environment variable {variable} is not set where the judge runs",
+        "zh": "运行评判的环境中未设置环境变量 {variable}",
+    },
+    "judge_setting": {
+        "en": "judge setting {name} cannot be {value}",
+        "zh": "评判设置 {name} 不能为 {value}",
+    },
+    "judge_model_name": {
+        "en": "'{model}' is not a model name to send (1-200 characters, no control characters)",
+        "zh": "“{model}”不是可发送的模型名（1-200 个字符，不含控制字符）",
+    },
+    "judge_already_running": {
+        "en": "a run of {model} with this prompt on pool {pool} is still going: stop it first "
+        "(Judge page) or wait for it",
+        "zh": "候选池 {pool} 上使用该提示词的 {model} 评判仍在运行："
+        "请先停止它（模型评判页面）或等待其结束",
+    },
+    "judge_no_runs": {
+        "en": "{model} has not been run on pool {pool} (with this prompt)",
+        "zh": "尚未在候选池 {pool} 上（以该提示词）运行过 {model}",
+    },
+    "judge_failure_invalid_json": {"en": "not valid JSON", "zh": "不是有效的 JSON"},
+    "judge_failure_not_an_object": {"en": "not a JSON object", "zh": "不是 JSON 对象"},
+    "judge_failure_grade_missing": {"en": "no grade", "zh": "没有等级"},
+    "judge_failure_grade_out_of_range": {
+        "en": "grade not an integer 0-3",
+        "zh": "等级不是 0-3 的整数",
+    },
+    "judge_failure_reason_missing": {"en": "no reason", "zh": "没有理由"},
+    "judge_failure_evidence_missing": {"en": "no evidence", "zh": "没有证据"},
+    "judge_failure_evidence_not_in_passage": {
+        "en": "evidence not found in the passage (misquoted)",
+        "zh": "证据在片段中找不到（引用不实）",
+    },
+    "judge_failure_empty_answer": {"en": "empty answer", "zh": "回答为空"},
+    "judge_failure_truncated": {
+        "en": "answer cut off (max tokens)",
+        "zh": "回答被截断（达到最大 token 数）",
+    },
+    "judge_failure_refused_by_model": {"en": "the model refused", "zh": "模型拒绝回答"},
+    "judge_failure_http_429": {"en": "HTTP 429 (rate limited)", "zh": "HTTP 429（被限流）"},
+    "judge_failure_http_5xx": {"en": "HTTP 5xx (server error)", "zh": "HTTP 5xx（服务器错误）"},
+    "judge_failure_http_4xx": {"en": "HTTP 4xx (request refused)", "zh": "HTTP 4xx（请求被拒绝）"},
+    "judge_failure_timeout": {"en": "timed out", "zh": "超时"},
+    "judge_failure_connection": {"en": "could not connect", "zh": "无法连接"},
+    "judge_failure_bad_response": {
+        "en": "not a chat completion",
+        "zh": "不是对话补全格式的响应",
+    },
+    "judge_flag_override": {
+        "en": "tells the model to ignore its instructions",
+        "zh": "要求模型无视其指令",
+    },
+    "judge_flag_grade_request": {"en": "asks for a grade", "zh": "索要某个等级"},
+    "judge_flag_persona": {"en": "tries to change the model's role", "zh": "试图改变模型的角色"},
+    "judge_flag_role_marker": {
+        "en": "holds chat role markers",
+        "zh": "含有对话角色标记",
+    },
+    "judge_flag_delimiter": {
+        "en": "holds the prompt's delimiters",
+        "zh": "含有提示词的分隔标记",
+    },
+    "judge_needs_model": {
+        "en": "--model and --base-url are needed to run the judge "
+        "(or a subcommand: report, prompt)",
+        "zh": "运行评判需要 --model 和 --base-url（或使用子命令：report、prompt）",
+    },
+    "judge_started": {
+        "en": "run {run}: {model} on pool {pool} as {judge}, {todo} candidates to ask about",
+        "zh": "第 {run} 次运行：{model} 评判候选池 {pool}，记为 {judge}，需询问 {todo} 个候选",
+    },
+    "judge_finished": {
+        "en": "run {run} {status}: {graded} graded, {failed} failed, {flagged} flagged, "
+        "{requests} requests",
+        "zh": "第 {run} 次运行{status}：已定级 {graded} 个，失败 {failed} 个，标记 {flagged} 个，"
+        "请求 {requests} 次",
+    },
+    "judge_status_running": {"en": "running", "zh": "运行中"},
+    "judge_status_done": {"en": "done", "zh": "已完成"},
+    "judge_status_stopped": {"en": "stopped", "zh": "已停止"},
+    "judge_status_failed": {"en": "failed", "zh": "失败"},
+    "judge_run_error": {"en": "stopped because: {error}", "zh": "停止原因：{error}"},
+    "judge_interrupted": {
+        "en": "interrupted: every answer received so far is saved; run the same command to go on",
+        "zh": "已中断：目前收到的回答均已保存；再次运行同一命令即可继续",
+    },
+    "judge_report_head": {
+        "en": "{model} on pool {pool}, as {judge}; prompt {version} ({hash}), rubric {rubric}",
+        "zh": "{model} 评判候选池 {pool}，记为 {judge}；"
+        "提示词 {version}（{hash}），标注规则 {rubric}",
+    },
+    "judge_report_served": {
+        "en": "model reported by the server: {models}",
+        "zh": "服务器报告的模型：{models}",
+    },
+    "judge_report_served_several": {
+        "en": "the server reported several models: the grades are not from one fixed model",
+        "zh": "服务器报告了多个模型：这些等级并非出自同一个固定模型",
+    },
+    "judge_report_candidates": {
+        "en": "candidates: {candidates}; graded {graded}, failed {failed}, not asked {not_asked}; "
+        "flagged {flagged}",
+        "zh": "候选：{candidates} 个；已定级 {graded}，失败 {failed}，未询问 {not_asked}；"
+        "标记 {flagged}",
+    },
+    "judge_report_cost": {
+        "en": "cost: {requests} requests, {tokens_in} tokens in, {tokens_out} tokens out, "
+        "{request_seconds} s of requests, {seconds} s of runs",
+        "zh": "成本：请求 {requests} 次，输入 {tokens_in} token，输出 {tokens_out} token，"
+        "请求耗时 {request_seconds} 秒，运行耗时 {seconds} 秒",
+    },
+    "judge_report_grades": {"en": "grades given: {grades}", "zh": "给出的等级：{grades}"},
+    "judge_report_failure": {
+        "en": "{reason}: {attempts} failed attempts; candidates left without a grade: {candidates}",
+        "zh": "{reason}：失败尝试 {attempts} 次，因此未定级的候选 {candidates} 个",
+    },
+    "judge_report_run": {
+        "en": "run {run} ({status}, {started}, {served_model}): {requests} requests, "
+        "{graded} graded, {failed} failed, {tokens_in}+{tokens_out} tokens, {seconds} s",
+        "zh": "第 {run} 次运行（{status}，{started}，{served_model}）：请求 {requests} 次，"
+        "定级 {graded}，失败 {failed}，token {tokens_in}+{tokens_out}，{seconds} 秒",
+    },
+    "judge_report_pool_grades": {
+        "en": "the final grades of pool {pool}",
+        "zh": "候选池 {pool} 的最终等级",
+    },
+    "judge_report_no_calibration": {
+        "en": "no calibration yet: people have graded none of the candidates the model graded",
+        "zh": "暂无校准：模型定级的候选还没有任何一个经过人工定级",
+    },
+    "judge_report_review": {
+        "en": "for people to see ({count}):",
+        "zh": "需要人工查看（{count} 个）：",
+    },
+    "judge_report_no_probabilities": {
+        "en": "the server sent no token probabilities: the least sure grades cannot be listed",
+        "zh": "服务器未返回 token 概率：无法列出最没有把握的等级",
+    },
+    "judge_report_calibrate": {
+        "en": "the same against a release: qrels calibrate --judge '{judge}' --release DIR",
+        "zh": "对照某个发布版本：qrels calibrate --judge '{judge}' --release DIR",
+    },
+    "judge_why_failed": {"en": "failed", "zh": "失败"},
+    "judge_why_misquoted": {"en": "misquoted", "zh": "引用不实"},
+    "judge_why_flagged": {"en": "flagged", "zh": "已标记"},
+    "judge_why_uncertain": {"en": "least sure", "zh": "最没把握"},
+    "judge_run_title": {"en": "Run the judge on this pool", "zh": "在此候选池上运行评判"},
+    "judge_model": {"en": "Model (as the server names it)", "zh": "模型（按服务器的命名）"},
+    "judge_base_url_label": {
+        "en": "Base URL of the OpenAI-compatible server (up to /v1)",
+        "zh": "OpenAI 兼容服务器的基础 URL（到 /v1 为止）",
+    },
+    "judge_key_label": {
+        "en": "Name of the environment variable holding the API key (none for a local server)",
+        "zh": "保存 API 密钥的环境变量名（本地服务器可留空）",
+    },
+    "judge_key_help": {
+        "en": "Only the variable's name: the key is read on the server and never shown here.",
+        "zh": "只填变量名：密钥在服务器端读取，绝不会在此显示。",
+    },
+    "judge_concurrency": {"en": "Requests at a time", "zh": "并发请求数"},
+    "judge_retries": {"en": "Retries after a failed attempt", "zh": "失败后重试次数"},
+    "judge_timeout": {"en": "Time-out of a request (s)", "zh": "单次请求超时（秒）"},
+    "judge_limit": {
+        "en": "Candidates to ask about at most (0: all still open)",
+        "zh": "最多询问的候选数（0：全部未完成的）",
+    },
+    "judge_start": {"en": "Start the judge", "zh": "开始评判"},
+    "judge_started_page": {
+        "en": "run {run} started; its progress shows below",
+        "zh": "第 {run} 次运行已开始；进度显示在下方",
+    },
+    "judge_runs_title": {"en": "Runs on this pool", "zh": "此候选池上的运行"},
+    "judge_runs_none": {
+        "en": "No model has judged this pool yet.",
+        "zh": "尚无模型评判过此候选池。",
+    },
+    "judge_progress": {
+        "en": "run {run} ({model}): {done} of {todo} candidates, {failed} failed",
+        "zh": "第 {run} 次运行（{model}）：已完成 {done}/{todo} 个候选，失败 {failed} 个",
+    },
+    "judge_silent": {
+        "en": "run {run} has not been heard from since {time}: its process may have ended",
+        "zh": "第 {run} 次运行自 {time} 起没有任何更新：其进程可能已结束",
+    },
+    "judge_stop": {"en": "Stop run {run}", "zh": "停止第 {run} 次运行"},
+    "judge_stop_asked": {
+        "en": "run {run} stops after the answers in flight",
+        "zh": "第 {run} 次运行将在进行中的回答返回后停止",
+    },
+    "judge_refresh": {"en": "Refresh", "zh": "刷新"},
+    "judge_report_title": {"en": "Report", "zh": "报告"},
+    "judge_choose": {"en": "Model and prompt", "zh": "模型与提示词"},
+    "judge_figures": {"en": "Figures", "zh": "数据"},
+    "judge_calibration_title": {
+        "en": "Against the pool's final grades (the same figures as qrels calibrate)",
+        "zh": "对照候选池的最终等级（与 qrels calibrate 的数字相同）",
+    },
+    "judge_review_title": {"en": "For people to see", "zh": "需要人工查看"},
+    "chart_judge_failures": {
+        "en": "Failures by reason: attempts, and candidates left without a grade",
+        "zh": "按原因统计的失败：失败尝试次数，及因此未定级的候选数",
+    },
+    "chart_judge_confusion": {
+        "en": "The people's grade (rows) against the model's (columns)",
+        "zh": "人工等级（行）对照模型等级（列）",
+    },
+    "col_failure": {"en": "reason of failure", "zh": "失败原因"},
+    "col_attempts": {"en": "attempts", "zh": "尝试次数"},
+    "col_people": {"en": "people's grade", "zh": "人工等级"},
+    "col_model": {"en": "model's grade", "zh": "模型等级"},
+    "col_why": {"en": "why", "zh": "原因"},
+    "col_probability": {"en": "probability of its grade", "zh": "所给等级的概率"},
+    "col_flags": {"en": "flags", "zh": "标记"},
+    "col_evidence": {"en": "evidence", "zh": "证据"},
+    "col_detail": {"en": "detail", "zh": "详情"},
+    "col_figure": {"en": "figure", "zh": "指标"},
+    "col_run": {"en": "run", "zh": "运行"},
+    "col_model_asked": {"en": "model asked for", "zh": "请求的模型"},
+    "col_served_model": {"en": "model the server reported", "zh": "服务器报告的模型"},
+    "col_prompt": {"en": "prompt (hash)", "zh": "提示词（哈希）"},
+    "col_status": {"en": "status", "zh": "状态"},
+    "col_started": {"en": "started", "zh": "开始时间"},
+    "col_failed": {"en": "failed", "zh": "失败"},
+    "col_not_asked": {"en": "not asked", "zh": "未询问"},
+    "col_requests": {"en": "requests", "zh": "请求数"},
+    "col_tokens_in": {"en": "tokens in", "zh": "输入 token"},
+    "col_tokens_out": {"en": "tokens out", "zh": "输出 token"},
+    "col_request_seconds": {"en": "seconds of requests", "zh": "请求耗时（秒）"},
+    "col_run_seconds": {"en": "seconds of runs", "zh": "运行耗时（秒）"},
+    "col_chunk": {"en": "chunk", "zh": "片段"},
+    "col_reason_given": {"en": "the model's reason", "zh": "模型的理由"},
     # -- releases
     # -- evaluation
     "page_evaluate": {"en": "Evaluate", "zh": "评估"},

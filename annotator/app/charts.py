@@ -60,6 +60,7 @@ def shown(frame: pd.DataFrame) -> pd.DataFrame:
         "annotator": lambda a: ui.t("team_label") if pd.isna(a) else a,
         "grade": lambda g: ui.t("label_unsure") if g == UNSURE else g,
         "state": lambda s: ui.t(f"active_{s}"),
+        "failure": lambda f: ui.t(f"judge_failure_{f}"),
     }
     return frame.assign(**{c: frame[c].map(f) for c, f in names.items() if c in frame})
 
@@ -243,18 +244,18 @@ def _interval_bars(base: alt.Chart, measure: str, step: int) -> alt.LayerChart:
     return alt.layer(bars, interval, *ends).properties(width=alt.Step(step))
 
 
-def confusion(cells: pd.DataFrame) -> alt.LayerChart:
-    """A confusion matrix (``first``, ``second``, ``count``) as a heatmap with counts."""
+def confusion(cells: pd.DataFrame, rows: str = "first", columns: str = "second") -> alt.LayerChart:
+    """A confusion matrix (``rows``, ``columns``, ``count``) as a heatmap with counts."""
     heat = (
         alt.Chart(cells)
         .mark_rect()
         .encode(
-            x=alt.X("second:O", title=title("second"), axis=alt.Axis(labelAngle=0)),
-            y=alt.Y("first:O", title=title("first")),
+            x=alt.X(f"{columns}:O", title=title(columns), axis=alt.Axis(labelAngle=0)),
+            y=alt.Y(f"{rows}:O", title=title(rows)),
             color=alt.Color("count:Q", title=title("count")),
         )
     )
-    counts = alt.Chart(cells).mark_text().encode(x="second:O", y="first:O", text="count:Q")
+    counts = alt.Chart(cells).mark_text().encode(x=f"{columns}:O", y=f"{rows}:O", text="count:Q")
     return (heat + counts).properties(height=alt.Step(32))  # a row of 32 px per grade
 
 
@@ -349,6 +350,26 @@ def active(frame: pd.DataFrame) -> alt.Chart:
             y=alt.Y("value:Q", title=None),
             color=alt.Color("label:N", title=None, sort=[title(k) for k in kinds]),
             tooltip=_tips("query:N", "chosen:N", "judged:Q", "relevant:Q", "estimate:Q", "state:N"),
+        )
+    )
+
+
+# -- the model judge -----------------------------------------------------------------------
+
+
+def judge_failures(frame: pd.DataFrame) -> alt.Chart:
+    """Per reason of failure (``judge_report.failures_frame``): the attempts that failed so,
+    and the candidates left without a grade so, side by side."""
+    kinds = ["attempts", "candidates"]
+    return (
+        _folded(alt.Chart(frame), kinds)
+        .mark_bar()
+        .encode(
+            y=alt.Y("failure:N", title=title("failure"), sort=None),
+            yOffset="label:N",
+            x=alt.X("value:Q", title=None),
+            color=alt.Color("label:N", title=None, sort=[title(k) for k in kinds]),
+            tooltip=_tips("failure:N", "attempts:Q", "candidates:Q"),
         )
     )
 

@@ -21,6 +21,7 @@ PAGES = [
     ("agreement_page.py", "page_agreement", "agreement", True),
     ("releases_page.py", "page_releases", "releases", True),
     ("evaluate_page.py", "page_evaluate", "evaluate", True),
+    ("judge_page.py", "page_judge", "judge", True),
 ]
 st.set_page_config(page_title="qrels-studio", layout="wide")
 

@@ -26,6 +26,7 @@ import streamlit as st
 from sqlalchemy.engine import Engine
 
 from annotator.auth import Account, account
+from annotator.judge.judge_report import judge_report
 from annotator.pools.pool_building import pool_names
 from annotator.pools.pool_figures import active_queries, pool_figures
 from annotator.quality.gold import team_gold
@@ -59,6 +60,7 @@ FIGURES: dict[str, Callable[..., Any]] = {
     "active": active_queries,
     "gold": team_gold,
     "adjudication": pool_queue,
+    "judge": judge_report,
 }
 FIGURES_KEPT = 60
 FIGURES_HELD = 64  # sets of figures kept, the least recently counted dropped first

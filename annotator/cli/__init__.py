@@ -3,9 +3,9 @@ check releases, run the app.
 
 One module per group of commands (``setup_commands``, ``import_commands``,
 ``pool_commands``, ``release_commands``, ``quality_commands``, ``evaluate_commands``,
-``carry_commands``, ``gold_commands``, ``sample_commands``); what they print comes from
-``formatting`` (``annotator.evaluation.evaluation_text`` for ``evaluate``) in the user's
-language (``--lang``, else ``QRELS_LANG``, else the locale).
+``carry_commands``, ``gold_commands``, ``sample_commands``, ``judge_commands``); what they
+print comes from ``formatting`` (``annotator.evaluation.evaluation_text`` for ``evaluate``)
+in the user's language (``--lang``, else ``QRELS_LANG``, else the locale).
 Commands parse arguments and call ``storage`` and the domain modules of ``annotator``; each
 imports what it needs when it runs, so the command starts at once.
 """
@@ -23,6 +23,7 @@ from annotator.cli import (
     evaluate_commands,
     gold_commands,
     import_commands,
+    judge_commands,
     pool_commands,
     quality_commands,
     release_commands,
@@ -84,6 +85,7 @@ for _module in (
     carry_commands,
     gold_commands,
     sample_commands,
+    judge_commands,
 ):
     for _command in _module.COMMANDS:
         cli.add_command(_command)

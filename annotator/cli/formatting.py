@@ -405,3 +405,59 @@ def gold_lines(standings: list, floor: float) -> list[str]:
             + ("  " + t("gold_flagged") if s.flagged else "")
         )
     return lines
+
+
+def judge_lines(report, calibration_text) -> list[str]:
+    """``qrels judge report``: ``report`` is ``annotator.judge.judge_report.JudgeReport``;
+    ``calibration_text`` is ``calibration_lines`` (the calibration, as ``qrels calibrate``
+    prints it)."""
+    r = report
+    lines = [
+        t(
+            "judge_report_head", model=r.model, pool=r.pool, judge=r.judge,
+            version=r.prompt_version, hash=r.prompt_hash[:12], rubric=r.rubric_version,
+        ),
+        "  " + t("judge_report_served", models=", ".join(r.served_models) or "-"),
+        "  " + t(
+            "judge_report_candidates", candidates=r.candidates, graded=r.graded,
+            failed=r.failed, not_asked=r.not_asked, flagged=r.flagged,
+        ),
+        "  " + t(
+            "judge_report_cost", requests=r.requests, tokens_in=number(r.tokens_in),
+            tokens_out=number(r.tokens_out), request_seconds=f"{r.request_seconds:.1f}",
+            seconds=f"{r.seconds:.1f}",
+        ),
+        "  " + t("judge_report_grades", grades=", ".join(f"{g}: {n}" for g, n in r.grades.items())),
+    ]  # fmt: skip
+    if len(r.served_models) > 1:
+        lines.append("  " + t("judge_report_served_several"))
+    for reason in sorted(set(r.failures) | set(r.failed_by_reason)):
+        lines.append(
+            "  " + t(
+                "judge_report_failure", reason=t(f"judge_failure_{reason}"),
+                attempts=r.failures.get(reason, 0), candidates=r.failed_by_reason.get(reason, 0),
+            )
+        )  # fmt: skip
+    for run in r.runs:
+        status = t(f"judge_status_{run['status']}")
+        lines.append("  " + t("judge_report_run", **{**run, "status": status}))
+        if run["error"]:
+            lines.append("    " + t("judge_run_error", error=run["error"]))
+    if r.calibration is None:
+        lines.append(t("judge_report_no_calibration"))
+    else:
+        lines += calibration_text
+    lines.append(t("judge_report_calibrate", judge=r.judge))
+    lines.append(t("judge_report_review", count=len(r.review)))
+    for row in r.review:
+        what = row["failure"] and t(f"judge_failure_{row['failure']}")
+        flags = ", ".join(t(f"judge_flag_{f.split(':')[1]}") for f in row["flags"])
+        grade = "-" if row["grade"] is None else row["grade"]
+        sure = "" if row["probability"] is None else f" p={row['probability']:.2f}"
+        lines.append(
+            f"  {t('judge_why_' + row['why'])}\t{row['query_id']}\t{row['chunk_id']}\t"
+            f"{grade}{sure}\t{what or flags or row['reason']}"
+        )
+    if not r.probabilities and r.graded:
+        lines.append("  " + t("judge_report_no_probabilities"))
+    return lines

@@ -47,7 +47,8 @@ def calibrate(
     human, machine = both["human"].tolist(), both["judge"].tolist()
     per_slice = {}
     for tag in sorted({t for tags in slices.values() for t in tags}):
-        part = both[both["query_id"].map(lambda q, tag=tag: tag in slices.get(q, []))]
+        # as booleans: mapping no row at all gives an object series, read as column names
+        part = both[both["query_id"].map(lambda q, tag=tag: tag in slices.get(q, [])).astype(bool)]
         figure = kappa(part["human"].tolist(), part["judge"].tolist(), "quadratic")
         per_slice[tag] = {"shared": len(part), "quadratic": figure}
     gaps = both.assign(gap=(both["judge"] - both["human"]).abs())
@@ -82,21 +83,25 @@ def calibrate_judge(
     ``NotFound`` for a judge the database does not know."""
     from annotator.releases.carry import judge_classes
     from pooling.release_folder import read_manifest, read_qrels, read_queries
+
+    manifest = read_manifest(release)
+    corpus_version = manifest["corpus_version"]["name"]
+    labels = judge_labels(engine, judge, corpus_version, manifest["query_set"]["name"])
+    slices = {q["_id"]: q.get("slices", []) for q in read_queries(release)}
+    classes = judge_classes(engine, judge, corpus_version)
+    return calibrate(judge, labels, read_qrels(release), slices, worst, classes)
+
+
+def judge_labels(engine: Engine, judge: str, corpus_version: str, query_set: str) -> pd.DataFrame:
+    """The judge's current grades (query_id, chunk_id, grade) on a corpus version and query
+    set (names): what ``calibrate`` reads of a judge, against a release (``qrels
+    calibrate``) or a pool (``annotator.judge.judge_report``). Raises ``NotFound`` for a
+    judge the database does not know."""
     from storage.accounts import get_user
     from storage.db import session_scope
     from storage.history import labels_of
 
-    manifest = read_manifest(release)
-    corpus_version = manifest["corpus_version"]["name"]
     with session_scope(engine) as session:
         get_user(judge, session=session)
-        rows = labels_of(
-            judge,
-            session=session,
-            corpus_version=corpus_version,
-            query_set=manifest["query_set"]["name"],
-        )
-    labels = pd.DataFrame(rows, columns=["query_id", "chunk_id", "grade"])
-    slices = {q["_id"]: q.get("slices", []) for q in read_queries(release)}
-    classes = judge_classes(engine, judge, corpus_version)
-    return calibrate(judge, labels, read_qrels(release), slices, worst, classes)
+        rows = labels_of(judge, session=session, corpus_version=corpus_version, query_set=query_set)
+    return pd.DataFrame(rows, columns=["query_id", "chunk_id", "grade"])

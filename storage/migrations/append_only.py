@@ -64,6 +64,7 @@ UNIQUE_KEYS: dict[str, tuple[tuple[str, ...], ...]] = {
     "gold_item": (("id",), ("pool_id", "query_id", "chunk_id")),
     "query_sample": (("id",),),
     "query_sample_member": (("id",), ("sample_id", "query_id")),
+    "judge_answer": (("id",),),
 }
 
 

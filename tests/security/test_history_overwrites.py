@@ -48,9 +48,18 @@ def test_history_cannot_be_replaced_or_truncated(history, table):
         f"UPDATE {table} SET {FORGED[table][0]} = {FORGED[table][1]}",
         f"DELETE FROM {table}",
     ]:
-        with pytest.raises(DBAPIError, match="append-only"), history.begin() as connection:
+        with pytest.raises(DBAPIError, match=refusal(statement)), history.begin() as connection:
             connection.execute(text(statement))
     assert snapshot(history) == before
+
+
+def refusal(statement: str) -> str:
+    """What refuses ``statement``: the triggers; but PostgreSQL refuses a TRUNCATE of a table
+    another one refers to (judgment, by judge_answer) before any trigger runs, and its
+    CASCADE, which does reach them, is attacked too."""
+    if statement == "TRUNCATE judgment":
+        return "append-only|cannot truncate a table referenced in a foreign key constraint"
+    return "append-only"
 
 
 def judgments(engine) -> list[tuple]:
@@ -66,7 +75,8 @@ def test_a_database_with_judgments_upgrades_and_is_then_guarded(db_url, tmp_path
     before = judgments(engine)
     upgrade(engine)
     assert len(before) == 2 and judgments(engine) == before
-    with pytest.raises(DBAPIError, match="append-only"), engine.begin() as connection:
-        connection.execute(text(attacks("judgment", engine.dialect.name)[0]))
+    for attack in attacks("judgment", engine.dialect.name)[:2]:  # TRUNCATE and its CASCADE
+        with pytest.raises(DBAPIError, match=refusal(attack)), engine.begin() as connection:
+            connection.execute(text(attack))
     assert judgments(engine) == before
     engine.dispose()

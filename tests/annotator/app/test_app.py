@@ -26,6 +26,7 @@ LEAD_PAGES = [
     "agreement_page.py",
     "releases_page.py",
     "evaluate_page.py",
+    "judge_page.py",
 ]
 ALL_PAGES = ["label_page.py", "my_progress_page.py", *LEAD_PAGES]
 
