@@ -10,7 +10,14 @@ from pathlib import Path
 
 import click
 
-from annotator.cli.context import echo_lines, engine, existing_file, only_pool, say
+from annotator.cli.context import (
+    EXIT_CANNOT_RUN,
+    echo_lines,
+    engine,
+    existing_file,
+    only_pool,
+    say,
+)
 from pooling.i18n import t
 
 
@@ -86,14 +93,14 @@ def judge(ctx, pool_name, model, base_url, key_variable, prompt_file, **settings
         except KeyboardInterrupt:
             bar.close()
             say("judge_interrupted")
-            ctx.exit(130)
+            ctx.exit(EXIT_CANNOT_RUN)  # as any interrupted command: only a failed gate is 1
     say("judge_finished", run=summary.run_id, status=t(f"judge_status_{summary.status}"),
         graded=summary.graded, failed=summary.failed, flagged=summary.flagged,
         requests=summary.requests)  # fmt: skip
     if summary.error:
         say("judge_run_error", error=summary.error)
     if summary.status == "failed":
-        ctx.exit(1)
+        ctx.exit(EXIT_CANNOT_RUN)
 
 
 @judge.command("report")

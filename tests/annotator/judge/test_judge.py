@@ -157,7 +157,7 @@ def test_the_model_never_counts_as_a_person(judged_pool, tmp_path):
         judge_pool(judged_pool, "p", "judge-model", server.url, settings=FAST)
     frame = judgments_frame(judged_pool, "p")
     assert set(frame["annotator"]) == set(PEOPLE)
-    release = create_release(judged_pool, "r1", "p", tmp_path / "r1", allow_unresolved=True)
+    release = create_release(judged_pool, "r1", "p", tmp_path, allow_unresolved=True)
     written = (release.folder / "judgments.jsonl").read_text()
     assert "judge" not in written and SERVED not in written
     with session_scope(judged_pool) as session:

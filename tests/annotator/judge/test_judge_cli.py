@@ -45,7 +45,7 @@ def test_qrels_calibrate_gives_the_figures_of_the_report(judged_pool, db_url, tm
         run_qrels(db_url, "judge", "--pool", "p", "--model", "m", "--base-url", server.url)
     report = json.loads(run_qrels(db_url, "judge", "report", "--model", "m", "--json").output)
     folder = tmp_path / "r1"
-    run_qrels(db_url, "release", "create", "r1", "--pool", "p", "--out", folder,
+    run_qrels(db_url, "release", "create", "r1", "--pool", "p", "--out", tmp_path,
               "--allow-unresolved")  # fmt: skip
     judge = judge_name("m", default_prompt().hash)
     calibrated = json.loads(
@@ -64,7 +64,7 @@ def test_a_prompt_written_out_reads_back_the_same(judged_pool, db_url, tmp_path)
     broken = json.loads(shown)
     broken["zh"]["user"] = broken["zh"]["user"].replace("{passage}", "")
     bad = write(tmp_path, "bad.json", json.dumps(broken, ensure_ascii=False))
-    refused = run_qrels(db_url, "judge", "prompt", "--prompt", bad, expect=1)
+    refused = run_qrels(db_url, "judge", "prompt", "--prompt", bad, expect=2)
     wanted = "field 'zh.user' must hold exactly these placeholders, each once: {passage}, {query}"
     assert wanted in refused.stderr
     missing = run_qrels(db_url, "judge", "--pool", "p", expect=2)
