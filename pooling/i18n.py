@@ -1534,6 +1534,11 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "the release holds no grades by model '{model}'; models in it: {known}",
         "zh": "该发布不含模型“{model}”的评分；其中的模型：{known}",
     },
+    "estimate_model_ambiguous": {
+        "en": "model '{model}' graded this release's pool under more than one prompt; name one "
+        "of its accounts: {accounts}",
+        "zh": "模型“{model}”曾以不止一个提示词为该发布的池评分；请指明其中一个账号：{accounts}",
+    },
     "estimate_sample_out_of_scope": {
         "en": "none of the sampled queries of release {release} is in scope",
         "zh": "发布 {release} 的抽样查询均不在评估范围内",

@@ -21,12 +21,12 @@ reduce a chunk run to documents (``annotator.evaluation.run_files``). ``pool-unj
 tells a candidate the pool held but nobody graded (``not_chosen`` by active pooling, or
 ``unresolved`` and left out) from one the pool never held: trec_eval's infAP reads the first
 kind as sampled out (grade -1), the second as non-relevant. ``model_judgments.jsonl`` (one
-line per model, query and chunk: ``model``, ``prompt_hash`` (null where unknown),
-``query_id``, ``chunk_id``, ``grade``; never part of the qrels) and ``sample.json`` (``qrels
-sample``'s design and queries with their probabilities; ``design`` null when the pool has
-none) are what metric estimates need (``annotator.evaluation.estimation``). Releases written
-before any of these files existed do not list it in their manifest, and ``verify_release``
-does not ask them for it.
+line per model, query and chunk: ``model``, ``prompt_hash`` (``qrels judge``'s; null for
+grades imported with ``--kind model``), ``query_id``, ``chunk_id``, ``grade``; never part of
+the qrels) and ``sample.json`` (``qrels sample``'s design and queries with their
+probabilities; ``design`` null when the pool has none) are what metric estimates need
+(``annotator.evaluation.estimation``). Releases written before any of these files existed do
+not list it in their manifest, and ``verify_release`` does not ask them for it.
 """
 
 from __future__ import annotations

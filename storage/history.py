@@ -25,6 +25,7 @@ from pooling.grades import check_grade
 from pooling.i18n import LocalizedError
 from pooling.readers import refuse_control
 from storage.catalog import chunk_keys, query_keys
+from storage.judge_tables import JudgeAnswer
 from storage.models import (
     Adjudication,
     Assignment,
@@ -152,11 +153,12 @@ def candidate_judgments(pool: Pool, *, session: Session) -> list[tuple]:
 
 def model_candidate_judgments(
     pool: Pool, *, session: Session, model: str | None = None
-) -> list[tuple[str, str, str, int]]:
+) -> list[tuple[str, str, str, int, str | None]]:
     """Each model judge's current grade (its latest) on each of the pool's candidates, or
-    only ``model``'s: ``(model, query_id, chunk_id, grade)`` by model, query and chunk. What
-    metric estimates combine with people's grades (``pooling.estimates``); never counted
-    as a person's."""
+    only ``model``'s: ``(model, query_id, chunk_id, grade, prompt_hash)`` by model, query
+    and chunk, the prompt hash that of the ``qrels judge`` answer the grade came from (None
+    for grades imported with ``--kind model``). What metric estimates combine with people's
+    grades (``pooling.estimates``); never counted as a person's."""
     where = [User.kind == "model", PoolCandidate.pool_id == pool.id]
     if model is not None:
         where.append(User.name == model)
@@ -169,11 +171,12 @@ def model_candidate_judgments(
         ),
     )
     rows = session.exec(
-        select(User.name, Query.query_id, Chunk.chunk_id, Judgment.grade)
+        select(User.name, Query.query_id, Chunk.chunk_id, Judgment.grade, JudgeAnswer.prompt_hash)
         .join(latest, latest.c.id == Judgment.id)
         .join(User, User.id == Judgment.user_id)
         .join(Query, Query.id == Judgment.query_id)
         .join(Chunk, Chunk.id == Judgment.chunk_id)
+        .outerjoin(JudgeAnswer, JudgeAnswer.judgment_id == Judgment.id)
         .where(Judgment.grade.is_not(None))
         .order_by(User.name, Query.query_id, Chunk.chunk_id)
     ).all()

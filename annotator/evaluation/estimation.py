@@ -20,6 +20,7 @@ value the model's grades in ``model_judgments.jsonl``; both are scored exactly a
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -36,6 +37,9 @@ from pooling.query_sampling import stratum_of
 from pooling.release_folder import read_model_judgments, read_sample
 from pooling.run import Run
 
+# The account ``qrels judge`` grades under: judge:<model>@<prompt hash, 12 characters>
+# (``annotator.judge.runner.judge_name``, which this room cannot import; a test pins both).
+JUDGE_ACCOUNT = re.compile(r"^judge:(?P<model>.+)@[0-9a-f]{12}$")
 # What a gate check compares on an estimated difference (``comparison.ENDS`` for a measured one).
 ESTIMATE_ENDS = {"mean": "value", "low": "low", "high": "high"}
 FIGURE_COLUMNS = [
@@ -144,9 +148,7 @@ def estimate_runs(evaluation: Evaluation, runs: list[RunFile], model: str) -> Es
     if sample is None:
         raise LocalizedError("estimate_no_sample", release=release.version)
     models = read_model_judgments(release.folder)
-    if model not in models:
-        known = ", ".join(sorted(models)) or "-"
-        raise LocalizedError("estimate_model_unknown", model=model, known=known)
+    model = model_account(models, model)
     scope = query_scope(release, settings.level, settings.threshold, settings.split)
     scope = scope[scope["status"] != "unanswerable"].assign(status="counted")
     members = list(scope["query_id"])
@@ -176,6 +178,25 @@ def estimate_runs(evaluation: Evaluation, runs: list[RunFile], model: str) -> Es
     report.figures = _figures(report, settings.metrics)
     report.differences = differences(report, settings.metrics, report.groups)
     return report
+
+
+def model_account(models, model: str) -> str:
+    """The name in ``models`` (a release's model judges) that ``model`` stands for: itself,
+    or the account ``qrels judge`` graded under when asked for ``model`` (``judge:<model>@<prompt
+    hash>``) where the release holds one such account. Raises ``LocalizedError`` naming the
+    models it holds when none matches, or the accounts when ``model`` ran under several
+    prompts."""
+    if model in models:
+        return model
+    judged = sorted(
+        name for name in models if (found := JUDGE_ACCOUNT.match(name)) and found["model"] == model
+    )
+    if len(judged) == 1:
+        return judged[0]
+    if judged:
+        raise LocalizedError("estimate_model_ambiguous", model=model, accounts=", ".join(judged))
+    known = ", ".join(sorted(models)) or "-"
+    raise LocalizedError("estimate_model_unknown", model=model, known=known)
 
 
 def _sample_judged(model: Qrels, human: Qrels, sampled: set[str]) -> float | None:

@@ -5,8 +5,9 @@ failed, and write each answer the moment it arrives, in a transaction of its own
 So a rerun asks only what is still open, and Ctrl-C, a crash or a stop from the Judge page
 loses nothing already answered. A valid answer is a judgment of the model's account
 ``judge:<model>@<prompt hash>`` (kind model: never a person's, never shown to annotators,
-never in a release), unless the candidate was flagged (``annotator.judge.injection``): a
-flagged candidate's grade is kept with its answer for people to see, never as a judgment.
+never in a release's qrels; a release lists it apart for metric estimates), unless the
+candidate was flagged (``annotator.judge.injection``): a flagged candidate's grade is kept
+with its answer for people to see, never as a judgment.
 """
 
 from __future__ import annotations

@@ -85,7 +85,7 @@ def draw_sample(
             if not grades:
                 raise LocalizedError("sample_no_model_grades", name=model, pool=pool_name)
             counts = sample_records.candidates_per_query(pool, session=session)
-            unsure = uncertainty(counts, [(q, g) for _, q, _, g in grades], ids)
+            unsure = uncertainty(counts, [(q, g) for _, q, _, g, _ in grades], ids)
             members = query_sampling.by_uncertainty(unsure, size, seed)
             config = {"expected_size": size, "uncertainty": "share of candidates graded 1-2 or not"}
         else:

@@ -51,15 +51,19 @@ def write_judgments(folder: Path, records: Iterable[dict]) -> Tally:
     return seen
 
 
-def write_model_judgments(folder: Path, rows: Iterable[tuple[str, str, str, int]]) -> None:
-    """``model_judgments.jsonl`` from ``(model, query_id, chunk_id, grade)`` rows (the
-    model judges' current grades, ``storage.history.model_candidate_judgments``)."""
+def write_model_judgments(
+    folder: Path, rows: Iterable[tuple[str, str, str, int, str | None]]
+) -> None:
+    """``model_judgments.jsonl`` from ``(model, query_id, chunk_id, grade, prompt_hash)``
+    rows (the model judges' current grades, ``storage.history.model_candidate_judgments``;
+    the prompt hash None where the grade was imported rather than asked by ``qrels
+    judge``)."""
     (folder / MODEL_JUDGMENTS).touch()
     _write_jsonl(
         folder / MODEL_JUDGMENTS,
         (
-            {"model": m, "prompt_hash": None, "query_id": q, "chunk_id": c, "grade": g}
-            for m, q, c, g in rows
+            {"model": m, "prompt_hash": h, "query_id": q, "chunk_id": c, "grade": g}
+            for m, q, c, g, h in rows
         ),
     )
 

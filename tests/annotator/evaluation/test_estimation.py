@@ -105,7 +105,7 @@ def make_release(folder: Path, design: str = "uniform", size: int = SAMPLED, see
     grades = {(q, c): g for q, d in truth.items() if q in sampled for c, g in d.items()}
     seen = write_judgments(folder, [])
     write_model_judgments(
-        folder, [("judge-m", q, c, g) for q, d in model.items() for c, g in d.items()]
+        folder, [("judge-m", q, c, g, None) for q, d in model.items() for c, g in d.items()]
     )
     write_sample(
         folder,
