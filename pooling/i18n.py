@@ -356,6 +356,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "disabled '{name}': they can no longer log in; their judgments are kept",
         "zh": "已停用“{name}”：不能再登录，其标注均保留",
     },
+    "user_password_set": {
+        "en": "new password for '{name}': their sessions have ended, they log in again",
+        "zh": "已为“{name}”设置新密码：其会话均已结束，需要重新登录",
+    },
     "passwords_differ": {"en": "the passwords differ", "zh": "两次输入的密码不一致"},
     "password_file_empty": {
         "en": "{file}: the first line holds no password",
@@ -522,6 +526,22 @@ MESSAGES: dict[str, dict[str, str]] = {
     "context_none": {"en": "(none)", "zh": "（无）"},
     "note": {"en": "Note (optional; required for unsure)", "zh": "备注（可选；标为不确定时必填）"},
     "grade_button": {"en": "{grade} · {label}", "zh": "{grade} · {label}"},
+    "grade_short_0": {"en": "Irrelevant", "zh": "不相关"},
+    "grade_short_1": {"en": "On topic", "zh": "相关但无据"},
+    "grade_short_2": {"en": "Key evidence", "zh": "关键证据"},
+    "grade_short_3": {"en": "Answers", "zh": "直接回答"},
+    "unsure_word": {"en": "unsure", "zh": "不确定"},
+    "key_not_applied": {
+        "en": "Key not applied: the page was changing, or this passage was already saved. "
+        "Nothing was written.",
+        "zh": "按键未生效：页面正在更新，或该片段已保存。没有写入任何内容。",
+    },
+    "revised_grade": {
+        "en": "Saved {new} on earlier item {index}, replacing {old} (kept in the history). "
+        "Back at the current item.",
+        "zh": "已将之前第 {index} 条改为 {new}，取代原来的 {old}（原评分保留在历史中）。"
+        "已回到当前条目。",
+    },
     # -- gold items
     "gold_added": {
         "en": "pool '{pool}': {added} gold items added ({new} of them new candidates); "

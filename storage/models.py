@@ -234,6 +234,8 @@ class User(SQLModel, table=True):
     # None means the account cannot log in (imported or model judgments).
     password_hash: str | None = None
     disabled: bool = False
+    # The app's language this person chose last ("en" or "zh"); None until they choose.
+    language: str | None = None
     # Superseded by ``login_throttle`` (revision 0003), which counts unknown names too;
     # kept because migrations only ever add.
     failed_logins: int = 0
@@ -241,6 +243,22 @@ class User(SQLModel, table=True):
         default=None, sa_column=Column(DateTime(timezone=True), nullable=True)
     )
     created_at: datetime = _created()
+
+
+class LoginSession(SQLModel, table=True):
+    """A login kept by the server, carried by a cookie: a reload finds it. Only the id's
+    sha256 is stored, so reading this table gives no session away. It ends at
+    ``expires_at`` or when revoked (logout, the account disabled, its password changed)."""
+
+    __tablename__ = "login_session"
+
+    id_sha256: str = Field(primary_key=True)
+    user_id: int = Field(foreign_key="app_user.id", index=True)
+    created_at: datetime = _created()
+    expires_at: datetime = Field(sa_column=Column(DateTime(timezone=True), nullable=False))
+    revoked_at: datetime | None = Field(
+        default=None, sa_column=Column(DateTime(timezone=True), nullable=True)
+    )
 
 
 class LoginThrottle(SQLModel, table=True):

@@ -43,6 +43,12 @@ def page(name: str, url: str, as_user: str | None = None) -> AppTest:
     return at.run()
 
 
+def item_button(at: AppTest, name: str):
+    """The labeling page's button ``name`` (``grade_3``, ``unsure``, ``skip``) of the item
+    on the page: its key carries the item's identity (``label_page.item_key``)."""
+    return next(b for b in at.button if b.key and b.key.startswith(f"{name}_"))
+
+
 def shown_text(at: AppTest) -> str:
     parts = [
         e.value
@@ -155,7 +161,7 @@ def test_my_progress_for_an_annotator(demo_url):
 
 def test_grading_on_the_page_writes_a_judgment(demo_url):
     at = page("label_page.py", demo_url, as_user="annotator1")
-    at.button(key="grade_3").click().run()
+    item_button(at, "grade_3").click().run()
     assert not at.exception
     engine = make_engine(demo_url)
     judged = assignment.judged_items(engine, "demo-pool", user_id(demo_url, "annotator1"))
@@ -165,7 +171,7 @@ def test_grading_on_the_page_writes_a_judgment(demo_url):
 
 def test_unsure_without_a_note_asks_for_one(demo_url):
     at = page("label_page.py", demo_url, as_user="annotator1")
-    at.button(key="unsure").click().run()
+    item_button(at, "unsure").click().run()
     assert "Write a note saying why you are unsure" in shown_text(at)
     engine = make_engine(demo_url)
     assert assignment.judged_items(engine, "demo-pool", user_id(demo_url, "annotator1")) == []
