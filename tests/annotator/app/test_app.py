@@ -169,6 +169,23 @@ def test_grading_on_the_page_writes_a_judgment(demo_url):
     assert "This query: 1 /" in shown_text(at)
 
 
+def test_each_item_has_its_own_buttons_and_a_revision_says_what_was_saved(demo_url):
+    """Issue 20: the buttons of one item are never the buttons of the next (their keys
+    carry the item), and a new grade on an earlier item says what it replaced."""
+    at = page("label_page.py", demo_url, as_user="annotator1")
+    first = item_button(at, "grade_3").key
+    item_button(at, "grade_3").click().run()
+    assert item_button(at, "grade_3").key != first
+    at.button(key="previous").click().run()
+    assert "Reviewing an earlier item (1 of 1)" in shown_text(at)
+    assert item_button(at, "grade_3").key != first  # the same item, a new revision
+    item_button(at, "grade_1").click().run()
+    assert "Saved 1 on earlier item 1, replacing 3" in " ".join(s.value for s in at.success)
+    engine = make_engine(demo_url)
+    judged = assignment.judged_items(engine, "demo-pool", user_id(demo_url, "annotator1"))
+    assert [(i.grade, i.revision) for i in judged] == [(1, 2)]
+
+
 def test_unsure_without_a_note_asks_for_one(demo_url):
     at = page("label_page.py", demo_url, as_user="annotator1")
     item_button(at, "unsure").click().run()
