@@ -17,6 +17,7 @@ No traceback reaches a user: pages, fragments and callbacks run ``guarded``.
 from __future__ import annotations
 
 import functools
+import json
 import logging
 import re
 import secrets
@@ -338,24 +339,55 @@ def show_context(before: str | None, after: str | None) -> None:
 
 # Grades, unsure, skip and moving back and forth are the buttons' own shortcuts (Streamlit
 # ignores them while a text field has the focus). Two keys need a script: `n` moves into the
-# note field, Esc leaves it so that the shortcuts work again.
-_NOTE_KEYS = """<script>
+# note field, Esc leaves it so that the shortcuts work again. And while the item's buttons
+# are being redrawn (Streamlit marks them stale), an item key is stopped before it reaches a
+# button and the page says so: the server refuses such a key anyway (label_page), but a
+# click on a button already gone from the server would be dropped without a word.
+_LABEL_KEYS = """<script>
 const doc = window.parent.document;
-if (!window.parent.__qrelsNoteKeys) {
-  window.parent.__qrelsNoteKeys = true;
-  doc.addEventListener("keydown", (event) => {
+window.parent.__qrelsNotApplied = %s;
+if (!window.parent.__qrelsLabelKeys) {
+  window.parent.__qrelsLabelKeys = true;
+  const itemKeys = ["0", "1", "2", "3", "u", "s"];
+  const say = () => {
+    let notice = doc.getElementById("qrels-key-notice");
+    if (!notice) {
+      notice = doc.createElement("div");
+      notice.id = "qrels-key-notice";
+      notice.setAttribute("role", "status");
+      notice.style.cssText = "position:fixed;bottom:1.5rem;right:1.5rem;z-index:100000;"
+        + "padding:.6rem 1rem;border-radius:.5rem;background:#31333f;color:#fff;"
+        + "max-width:28rem;font:14px sans-serif";
+      doc.body.appendChild(notice);
+    }
+    notice.textContent = window.parent.__qrelsNotApplied;  // text, never markup
+    clearTimeout(notice.__hide);
+    notice.style.display = "block";
+    notice.__hide = setTimeout(() => { notice.style.display = "none"; }, 1500);
+  };
+  window.parent.addEventListener("keydown", (event) => {
     const target = event.target;
     const typing = target && (target.tagName === "INPUT" || target.tagName === "TEXTAREA"
                               || target.isContentEditable);
+    if (event.ctrlKey || event.metaKey || event.altKey) { return; }
     if (typing) { if (event.key === "Escape") { target.blur(); } return; }
-    if (event.key !== "n" || event.ctrlKey || event.metaKey || event.altKey) { return; }
-    const note = doc.querySelector(".st-key-note textarea");
-    if (note) { event.preventDefault(); note.focus(); }
-  });
+    if (event.key === "n") {
+      const note = doc.querySelector(".st-key-note textarea");
+      if (note) { event.preventDefault(); note.focus(); }
+      return;
+    }
+    if (itemKeys.includes(event.key.toLowerCase())
+        && doc.querySelector('.st-key-grade_0 [data-stale="true"]')) {
+      event.preventDefault();
+      event.stopImmediatePropagation();
+      say();
+    }
+  }, true);
 }
 </script>"""
 
 
-def note_key() -> None:
-    """Install the `n` (into the note) and Esc (out of it) keys on the page."""
-    st.iframe(_NOTE_KEYS, height=1)
+def label_keys() -> None:
+    """Install the labeling page's own keys: `n` (into the note), Esc (out of it), and the
+    guard that stops an item key while the item is being redrawn."""
+    st.iframe(_LABEL_KEYS % json.dumps(t("key_not_applied")), height=1)

@@ -273,4 +273,4 @@ with work:
     labeling_panel(pool_name, user.id)
 with rubric, st.container(height=720, border=False):
     st.markdown(load_rubric(ui.lang()).compact)
-ui.note_key()
+ui.label_keys()

@@ -34,15 +34,22 @@ SEQUENCES = [
 ]
 KEYS = "1230"
 
-# Toasts are brief: the page keeps what they said, to be read after a burst.
-TOAST_RECORDER = """() => {
-  if (window.__toasts) { return; }
-  window.__toasts = [];
+# Toasts and the page's own notice of a key stopped during a redraw are brief: the page
+# keeps what they said, to be read after a burst.
+NOTICE_RECORDER = """() => {
+  if (window.__notices) { return; }
+  window.__notices = [];
   new MutationObserver(() => {
     for (const toast of document.querySelectorAll('[data-testid="stToast"]')) {
-      if (!toast.__seen) { toast.__seen = true; window.__toasts.push(toast.innerText); }
+      if (!toast.__seen) { toast.__seen = true; window.__notices.push(toast.innerText); }
     }
-  }).observe(document.body, {childList: true, subtree: true});
+    const notice = document.getElementById("qrels-key-notice");
+    if (notice && notice.style.display === "block" && notice.__seen !== notice.__hide) {
+      notice.__seen = notice.__hide;
+      window.__notices.push(notice.textContent);
+    }
+  }).observe(document.body, {childList: true, subtree: true, attributes: true,
+                             attributeFilter: ["style"]});
 }"""
 ON_SCREEN = "() => document.querySelector('.st-key-passage')?.innerText ?? ''"
 
@@ -83,7 +90,7 @@ def test_every_key_lands_on_the_passage_on_the_screen(long_pool, browser):
     address, url, texts = long_pool
     page = browser.new_page(viewport={"width": 1366, "height": 900})
     log_in(page, address, "ann1")
-    page.evaluate(TOAST_RECORDER)
+    page.evaluate(NOTICE_RECORDER)
     pressed = 0
     for gaps in SEQUENCES:
         settle(page)
@@ -101,7 +108,8 @@ def test_every_key_lands_on_the_passage_on_the_screen(long_pool, browser):
         assert all(count <= keys_on[chunk] for chunk, count in Counter(written).items())
         assert written, f"no key of {gaps} wrote anything"
     total = len(judgments(url, "ann1"))
-    toasts = page.evaluate("() => window.__toasts")
+    notices = page.evaluate("() => window.__notices")
+    print(f"{pressed} keys, {total} judgments, {len(notices)} notices of keys not applied")
     assert total <= pressed
     if total < pressed:  # some keys were not applied: the screen said so
-        assert any("Key not applied" in t or "already saved" in t for t in toasts), toasts
+        assert any("Key not applied" in n or "already saved" in n for n in notices), notices
