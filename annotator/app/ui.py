@@ -362,8 +362,7 @@ if (!window.parent.__qrelsLabelKeys) {
     }
     notice.textContent = window.parent.__qrelsNotApplied;  // text, never markup
     clearTimeout(notice.__hide);
-    notice.style.display = "block";
-    notice.__hide = setTimeout(() => { notice.style.display = "none"; }, 1500);
+    notice.__hide = setTimeout(() => { notice.remove(); }, 1500);
   };
   window.parent.addEventListener("keydown", (event) => {
     const target = event.target;

@@ -44,12 +44,11 @@ NOTICE_RECORDER = """() => {
       if (!toast.__seen) { toast.__seen = true; window.__notices.push(toast.innerText); }
     }
     const notice = document.getElementById("qrels-key-notice");
-    if (notice && notice.style.display === "block" && notice.__seen !== notice.__hide) {
+    if (notice && notice.__seen !== notice.__hide) {
       notice.__seen = notice.__hide;
       window.__notices.push(notice.textContent);
     }
-  }).observe(document.body, {childList: true, subtree: true, attributes: true,
-                             attributeFilter: ["style"]});
+  }).observe(document.body, {childList: true, subtree: true});
 }"""
 ON_SCREEN = "() => document.querySelector('.st-key-passage')?.innerText ?? ''"
 
