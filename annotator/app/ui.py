@@ -376,7 +376,8 @@ if (!window.parent.__qrelsLabelKeys) {
       return;
     }
     if (itemKeys.includes(event.key.toLowerCase())
-        && doc.querySelector('.st-key-grade_0 [data-stale="true"]')) {
+        && doc.querySelector('[class*="st-key-grade_"] [data-stale="true"], '
+                             + '.st-key-passage [data-stale="true"]')) {
       event.preventDefault();
       event.stopImmediatePropagation();
       say();

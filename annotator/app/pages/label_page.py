@@ -223,16 +223,8 @@ def search_box(pool_name: str, item: assignment.Item, user_id: int) -> None:
                 )
 
 
-@st.fragment
-@ui.guarded
-def labeling_panel(pool_name: str, user_id: int) -> None:
-    # A fragment reruns alone: the login is checked again here, not only by the page.
-    if ui.current_user() is None:
-        st.rerun(scope="app")
-    engine = ui.engine()
-    view = page_position.view(engine, pool_name, user_id, st.session_state.get(POSITION))
-    st.session_state[POSITION] = view.position
-    item = view.item
+def notices(view: page_position.View) -> None:
+    """Whether an earlier item is under review, and what the last action said."""
     if view.reviewing:
         st.info(ui.t("reviewing", index=view.position + 1, total=view.judged))
     message, params = st.session_state.pop(FLASH, (None, {}))
@@ -243,6 +235,24 @@ def labeling_panel(pool_name: str, user_id: int) -> None:
     elif message:
         alert = st.success if message in ("added_to_pool", "revised_grade") else st.warning
         alert(ui.t(message, **params))
+
+
+@st.fragment
+@ui.guarded
+def labeling_panel(pool_name: str, user_id: int) -> None:
+    # A fragment reruns alone: the login is checked again here, not only by the page.
+    if ui.current_user() is None:
+        st.rerun(scope="app")
+    engine = ui.engine()
+    view = page_position.view(engine, pool_name, user_id, st.session_state.get(POSITION))
+    st.session_state[POSITION] = view.position
+    item = view.item
+    # What comes and goes (notices, the saved grade, the context) sits in containers that
+    # are always drawn, so that the passage and the buttons keep their places: a passage
+    # or button drawn at a new place would stay beside the new one, stale, until the redraw
+    # ends, and a key could reach a button under another passage than the one read.
+    with st.container(key="label_notices"):
+        notices(view)
     st.session_state[DRAWN] = page_position.drawn(item)
     if item is None:
         st.success(ui.t("all_done"))
@@ -253,10 +263,13 @@ def labeling_panel(pool_name: str, user_id: int) -> None:
     )
     progress_bars(assignment.progress(engine, pool_name, user_id, item.query_id))
     ui.show_pair(item.query_text, item.query_notes, item.title, item.chunk_text)
-    if st.toggle(ui.t("show_context"), key=f"context_{item.assignment_id}"):
-        ui.show_context(*assignment.neighbours(engine, item))
-    if item.judged:
-        st.caption(ui.t("saved_unsure") if item.unsure else ui.t("saved_grade", grade=item.grade))
+    with st.container(key="label_context"):
+        if st.toggle(ui.t("show_context"), key=f"context_{item.assignment_id}"):
+            ui.show_context(*assignment.neighbours(engine, item))
+    with st.container(key="label_saved"):
+        if item.judged:
+            saved = ui.t("saved_grade", grade=item.grade)
+            st.caption(ui.t("saved_unsure") if item.unsure else saved)
     with st.container(key="note"):
         st.text_area(ui.t("note"), value=item.note, key=note_key(item), height=68)
     grade_buttons(item, user_id)
