@@ -801,17 +801,9 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "{candidates} 个候选中已有 {complete} 个获得 {overlap} 份标注",
     },
     # -- grades, judgments, adjudication
-    "unsure_note_missing": {
-        "en": "an unsure judgment needs a note saying why",
-        "zh": "标为不确定的标注需要写明原因",
-    },
     "rationale_missing": {
         "en": "an adjudication needs a short rationale",
         "zh": "裁定需要简短的理由",
-    },
-    "leads_only": {
-        "en": "only leads adjudicate; {name} is an {role}",
-        "zh": "只有负责人可以裁定；{name} 的角色是{role}",
     },
     "judgments_at_least_one": {
         "en": "a candidate needs at least 1 judgment, got {count}",

@@ -134,10 +134,10 @@ def recompute(folder: Path | str) -> Qrels:
     for _, record in read_jsonl(folder / "judgments.jsonl"):
         seen.add(record)
     policy, overlap = manifest["adjudication_policy"], manifest["pool"]["overlap"]
-    grades, _ = final_grades(statuses(seen.frame(), policy, overlap), seen.decisions)
-    settled = {key: g for key, g in seen.gold.items() if key not in seen.decisions}
+    table = statuses(seen.frame(), policy, overlap)
+    grades, _ = final_grades(table, seen.decisions, gold=seen.gold, carried=seen.carried)
     qrels = Qrels.from_dict({}, manifest["release"])
-    for (query_id, chunk_id), grade in sorted({**seen.carried, **grades, **settled}.items()):
+    for (query_id, chunk_id), grade in sorted(grades.items()):
         qrels.grades.setdefault(query_id, {})[chunk_id] = grade
     return qrels
 

@@ -28,9 +28,15 @@ def acting(user_id: int | None, role: str | None = None, *, session: Session) ->
     user = session.get(User, user_id)
     if user is None or user.disabled or user.password_hash is None:
         raise Refused("account_cannot_act")
-    if role is not None and user.role != role:
-        raise Refused("role_needed", role=f"@role_{role}", name=user.name)
+    if role is not None:
+        check_role(user, role)
     return user
+
+
+def check_role(user: User, role: str) -> None:
+    """Raise ``Refused`` unless ``user`` has ``role``: the one role check of every write."""
+    if user.role != role:
+        raise Refused("role_needed", role=f"@role_{role}", name=user.name)
 
 
 def find_user(name: str, *, session: Session) -> User | None:

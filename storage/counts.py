@@ -15,7 +15,8 @@ from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.functions import FunctionElement
 from sqlmodel import Session, select
 
-from pooling.grades import GRADES, RELEVANT
+from pooling.grades import GRADES, RELEVANT, lower_median_reaches
+from storage.history import newest_first
 from storage.models import (
     Adjudication,
     Assignment,
@@ -250,7 +251,7 @@ def combination_relevance(
     judged = decided | (graded.c.grades > 0)
     relevant = case(
         (decided, graded.c.decision % DECISION_SCALE >= threshold),
-        else_=2 * graded.c.low < graded.c.grades,
+        else_=lower_median_reaches(graded.c.low, graded.c.grades),
     )
     rows = session.exec(
         select(
@@ -278,12 +279,9 @@ def _graded_candidates(pool: Pool, threshold: int = RELEVANT):
     on_candidate = (PoolCandidate.query_id == Judgment.query_id) & (
         PoolCandidate.chunk_id == Judgment.chunk_id
     )
-    # Each human's current judgment of each candidate: the newest of theirs, numbered in
-    # one pass (finding the newest ids first, then each judgment by id, took twice as long).
-    newest = func.row_number().over(
-        partition_by=(Judgment.user_id, Judgment.query_id, Judgment.chunk_id),
-        order_by=Judgment.id.desc(),
-    )
+    # Each human's current judgment of each candidate, numbered in one pass: at most one
+    # read of the pool's judgments.
+    newest = newest_first()
     judgments = (
         select(Judgment.query_id, Judgment.chunk_id, Judgment.grade, newest.label("newest"))
         .join(User, User.id == Judgment.user_id)

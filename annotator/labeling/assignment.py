@@ -21,8 +21,8 @@ from sqlmodel import Session
 from annotator.labeling.active_pooling import choose_next, is_active, stopping_rule
 from annotator.labeling.gold_draw import GoldSettings, due
 from annotator.rubric import current_version
-from pooling.grades import check_grade
-from pooling.i18n import LocalizedError, Refused
+from pooling.grades import check_grade, check_unsure_note
+from pooling.i18n import Refused
 from pooling.pool import shuffle_key
 from storage import active_records, gold_records, history, sample_records, slots, tallies
 from storage.accounts import acting
@@ -216,9 +216,8 @@ def submit(
 ) -> bool:
     """Record a grade (0–3) or ``unsure`` (which needs a note) on ``item``. False when it
     was not written: the same submission twice, or a hold that timed out and went to
-    someone else. Raises ``ValueError`` for a grade outside 0–3 or unsure without note."""
-    if unsure and not note.strip():
-        raise LocalizedError("unsure_note_missing")
+    someone else. Raises ``LocalizedError`` for a grade outside 0–3 or unsure without note."""
+    check_unsure_note(unsure, note)
     if not unsure:
         check_grade(grade)
     with session_scope(engine) as session:

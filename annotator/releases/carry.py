@@ -31,6 +31,7 @@ from pooling.i18n import LocalizedError, NotFound
 from pooling.pool import Candidate, Source
 from pooling.qrels import Qrels
 from pooling.release_folder import MANIFEST, intact, read_manifest, read_qrels, sha256_of
+from pooling.resolution import merged
 from pooling.spans import DEFAULT_MIN_OVERLAP, LOST, MAPPED, Overlap, check_min_overlap, map_span
 from storage import carry_records
 from storage.carry_records import MappingRow
@@ -440,7 +441,8 @@ def accept_carried(
         for (query_id, chunk_id), grade in accepted.items()
     ]
     resolved = Resolution(
-        {**resolution.grades, **accepted},
+        # The resolution's grades are the merge of every kind above a carried grade.
+        merged(carried=accepted, agreed=resolution.grades),
         [key for key in resolution.unresolved if key not in accepted],
         resolution.adjudicated,
     )

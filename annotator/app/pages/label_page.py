@@ -48,9 +48,6 @@ def seconds_on(item: assignment.Item) -> float:
 @ui.guarded
 def grade(item: assignment.Item, user_id: int, value: int | None) -> None:
     note = st.session_state.get(note_key(item), "")
-    if value is None and not note.strip():
-        flash("unsure_needs_note")
-        return
     try:
         saved = ui.as_user(
             assignment.submit,
@@ -62,7 +59,7 @@ def grade(item: assignment.Item, user_id: int, value: int | None) -> None:
             note=note,
             seconds=seconds_on(item),
         )
-    except LocalizedError as error:  # e.g. a control character in the note, which stays
+    except LocalizedError as error:  # unsure without a note, a control character: the note stays
         flash(error)
         return
     if saved is False:
