@@ -307,7 +307,13 @@ def test_no_module_name_repeats_across_packages():
 
 
 def test_no_module_is_longer_than_500_lines():
-    exempt = {Path("pooling/i18n.py")}  # the translation table
+    # the translation tables
+    exempt = {
+        Path("pooling/i18n.py"),
+        Path("annotator/messages.py"),
+        Path("annotator/app/page_messages.py"),
+        Path("annotator/cli/cli_messages.py"),
+    }
     long = {
         str(path): n
         for path in modules()

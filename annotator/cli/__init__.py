@@ -20,6 +20,7 @@ import click
 
 from annotator.cli import (
     carry_commands,
+    cli_messages,  # noqa: F401  (registers the CLI's messages)
     evaluate_commands,
     gold_commands,
     import_commands,
