@@ -16,10 +16,11 @@ type name) is written ``"@key"``.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable
 
-LANGUAGES = ("en", "zh")
+from pooling import settings
+
+LANGUAGES = settings.LANGUAGES
 
 MESSAGES: dict[str, dict[str, str]] = {
     # -- where an input error happened
@@ -259,9 +260,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "{already} 个已是金标",
     },
     "unsure_needs_note": {
-        "en": "Write a note saying why you are unsure, then press Unsure again (Esc leaves "
-        "the note field).",
-        "zh": "请在备注中写明不确定的原因，然后再按“不确定”（按 Esc 离开备注框）。",
+        "en": "Unsure needs a note. Write a note saying why you are unsure, then press "
+        "Unsure again (Esc leaves the note field).",
+        "zh": "标为不确定需要备注。请在备注中写明不确定的原因，然后再按“不确定”"
+        "（按 Esc 离开备注框）。",
     },
     "policy": {"en": "Disagreement policy", "zh": "分歧判定规则"},
     "candidate": {"en": "Candidate", "zh": "候选"},
@@ -415,6 +417,11 @@ MESSAGES: dict[str, dict[str, str]] = {
     "type_object": {"en": "an object", "zh": "对象"},
     "type_bool": {"en": "true or false", "zh": "true 或 false"},
     "type_string_list": {"en": "a list of strings", "zh": "字符串列表"},
+    # -- settings
+    "setting_not_megabytes": {
+        "en": "{variable} is '{value}': it needs a whole number of megabytes, 1 or more",
+        "zh": "{variable} 为“{value}”：需要一个不小于 1 的整数（单位 MB）",
+    },
 }
 _OWN = frozenset(MESSAGES)
 
@@ -434,15 +441,9 @@ def register(messages: dict[str, dict[str, str]]) -> None:
 
 
 def current_language() -> str:
-    """The language for messages: ``QRELS_LANG``, else the locale, else English."""
-    explicit = os.environ.get("QRELS_LANG", "").strip().lower()
-    if explicit in LANGUAGES:
-        return explicit
-    for variable in ("LC_ALL", "LC_MESSAGES", "LANG"):
-        value = os.environ.get(variable, "").lower()
-        if value:
-            return "zh" if value.startswith("zh") else "en"
-    return "en"
+    """The language for messages (``pooling.settings``): the one the command chose
+    (``--lang``), else ``QRELS_LANG``, else the locale, else English."""
+    return settings.current().language
 
 
 def t(key: str, lang: str | None = None, **params: object) -> str:

@@ -8,7 +8,6 @@ is the multi-user deployment. Schema changes only ever go through Alembic migrat
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -23,11 +22,11 @@ from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlmodel import Session, create_engine
 
 from pooling.i18n import LocalizedError
+from pooling.settings import current
 
 logger = logging.getLogger(__name__)
 
 DEFAULT_URL = "sqlite:///qrels.db"
-URL_VARIABLE = "QRELS_DATABASE_URL"
 SQLITE_BUSY_TIMEOUT_MS = 30_000
 MIGRATIONS = Path(__file__).parent / "migrations"
 SNAPSHOT = "qrels_snapshot"  # an execution option: this transaction only reads
@@ -40,7 +39,7 @@ class DatabaseError(LocalizedError, RuntimeError):
 def database_url(explicit: str | None = None) -> str:
     """The URL to use: ``explicit`` (from ``--db``), else ``$QRELS_DATABASE_URL``, else
     ``sqlite:///qrels.db`` in the working directory. ``postgresql://`` URLs get psycopg 3."""
-    url = explicit or os.environ.get(URL_VARIABLE) or DEFAULT_URL
+    url = explicit or current().database_url or DEFAULT_URL
     parsed = make_url(url)
     if parsed.drivername in ("postgresql", "postgres"):
         parsed = parsed.set(drivername="postgresql+psycopg")

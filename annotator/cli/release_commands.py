@@ -79,13 +79,12 @@ def _recording_database(ctx: click.Context):
     """The database to compare a release with: the one named by --db or
     $QRELS_DATABASE_URL, else the default SQLite file if it exists; None without one (a
     release checked away from its database)."""
-    import os
-
     from sqlalchemy.engine import make_url
 
-    from storage.db import DEFAULT_URL, URL_VARIABLE
+    from pooling.settings import current
+    from storage.db import DEFAULT_URL
 
-    named = ctx.obj["db"] or os.environ.get(URL_VARIABLE)
+    named = ctx.obj["db"] or current().database_url
     if not named and not Path(make_url(DEFAULT_URL).database).is_file():
         return None
     return engine(ctx)

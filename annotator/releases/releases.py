@@ -21,7 +21,6 @@ release, so a failed or racing create leaves neither a folder nor a record behin
 from __future__ import annotations
 
 import contextlib
-import os
 import re
 import shutil
 import uuid
@@ -46,6 +45,7 @@ from annotator.releases.release_files import (
 from pooling.grades import DEFAULT_POLICY, GRADES, check_policy
 from pooling.i18n import LocalizedError, t
 from pooling.release_folder import MANIFEST, read_manifest, read_qrels, sha256_of
+from pooling.settings import current
 from storage import history, release_records, sample_records
 from storage.accounts import acting
 from storage.db import session_scope, snapshot_scope
@@ -391,8 +391,9 @@ def release_history(records: list[ReleaseRecord]) -> pd.DataFrame:
 
 
 def release_dir() -> Path:
-    """Where the app writes releases: ``$QRELS_RELEASE_DIR``, else ``releases/``."""
-    return Path(os.environ.get("QRELS_RELEASE_DIR") or "releases")
+    """Where the app writes releases: ``$QRELS_RELEASE_DIR``, else ``releases/``
+    (``pooling.settings``)."""
+    return current().release_dir
 
 
 def app_releases(engine: Engine) -> list[str]:
