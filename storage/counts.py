@@ -78,7 +78,7 @@ def current_counts(
     current grade was given) and ``grade`` (None for unsure)), each row the values of
     ``by`` then the count; only ``annotator``'s items when given. An item counts once,
     with its current grade (a grade changed later counts at its new grade and hour).
-    Grouped by keys, then named: a million rows are grouped faster by number."""
+    Grouped by keys, then named: grouping by number reads no names for a million rows."""
     keys = {
         "annotator": _unindexed(Judgment.user_id),
         "query": _unindexed(Judgment.query_id),

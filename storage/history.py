@@ -315,7 +315,7 @@ def release_records(pool: Pool, *, session: Session, batch: int = 10_000) -> Ite
     imported, with where it came from), then every adjudication made in the pool; people
     under pseudonyms. For each person and candidate the last judgment is the current one,
     and for each candidate the last adjudication is the final word."""
-    # Columns, not ORM objects: a million judgments made as objects took most of a release.
+    # Columns, not ORM objects: a release reads a million judgments, one tuple each.
     judgments = (
         select(
             Judgment.user_id,

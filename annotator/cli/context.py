@@ -34,7 +34,7 @@ class QrelsError(click.ClickException):
 
 
 # What a user can cause and read as one line; anything else is a bug and keeps its traceback.
-USER_ERRORS = (LocalizedError, LookupError, ValueError, OSError, ImportError)
+USER_ERRORS = (LocalizedError, OSError, ImportError)
 
 
 def engine(ctx: click.Context, *, require_schema: bool = True):

@@ -113,7 +113,7 @@ def _chunk_tokens(config: TokenizerConfig, chunk_key: int, text: str) -> list[st
 
 def _learner(pool: Pool, query: Query, ids: tuple[int, ...], session: Session) -> QueryLearner:
     """The query's learner, kept while its candidates stay the same; their texts are read
-    and tokenized only when it is made (Chinese tokenization took most of that time)."""
+    and tokenized (Chinese tokenization the dearest part) only when it is made."""
     database = session.get_bind().url.render_as_string(hide_password=True)
     key = (database, pool.id, query.id, ids)
     with _learners_lock:

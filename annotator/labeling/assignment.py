@@ -127,8 +127,8 @@ def _choose(pool: Pool, user: User, session: Session) -> list[slots.OpenCandidat
                 return _ordered(pool, user, unskipped)
     if is_active(pool.config):
         # Nothing chosen is open: the least covered query that may still choose goes next.
-        # Queries that spent their budget are passed over unasked: near the end of a large
-        # pool, asking each one in turn took seconds.
+        # Queries that spent their budget are passed over unasked: one question a
+        # keypress, however many queries are done.
         budget = stopping_rule(pool).budget
         for query in slots.queries_by_coverage(
             pool,

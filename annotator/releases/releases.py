@@ -115,7 +115,7 @@ def create_release(
 
         def write(folder: Path) -> tuple[dict, str]:
             # judgments.jsonl first, in one read of the history: the grades are decided
-            # from the very lines written, as ``release_files.recompute`` reads them back.
+            # from the very lines written, as ``pooling.release_folder.recompute`` reads them back.
             records = chain(history.release_records(pool, session=session), _gold_records(snapshot))
             seen = write_judgments(folder, records)
             frame, rubrics = seen.frame(), seen.rubrics

@@ -12,6 +12,7 @@ from annotator.labeling.active_pooling import is_active
 from annotator.pools import pool_building
 from annotator.releases.carry import CarryStatus, carry_status
 from pooling.chunking import describe
+from pooling.i18n import LocalizedError
 
 
 def build_form(lead_id: int) -> None:
@@ -41,7 +42,7 @@ def build_form(lead_id: int) -> None:
                     corpus_version=corpus_version,
                     by=lead_id,
                 )
-            except (ValueError, LookupError) as error:
+            except LocalizedError as error:
                 ui.plain(error, "error")
             else:
                 ui.pool_changed(result, overlap=int(overlap))
@@ -56,7 +57,7 @@ def topup_form(pool_name: str, lead_id: int) -> None:
                 result = pool_building.topup_pool(
                     ui.engine(), pool_name, systems=systems, depth=int(depth), by=lead_id
                 )
-            except (ValueError, LookupError) as error:
+            except LocalizedError as error:
                 ui.plain(error, "error")
             else:
                 ui.pool_changed(result)
