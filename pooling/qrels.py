@@ -35,6 +35,16 @@ from pooling.readers import (
     require_id,
 )
 
+__all__ = [
+    "FORMATS",
+    "JudgmentLine",
+    "Qrels",
+    "judgment_lines",
+    "qrels_format",
+    "read_judgments",
+]
+
+
 FORMATS = ("trec", "beir")
 BEIR_HEADER = ("query-id", "corpus-id", "score")
 COLUMNS = ["query_id", "doc_id", "grade"]

@@ -54,6 +54,34 @@ from pooling.readers import (
 )
 from pooling.resolution import final_grades, frame_of, statuses
 
+__all__ = [
+    "ADDED_LATER",
+    "CHUNK_MAP",
+    "CHUNK_MAP_HEADER",
+    "FILES",
+    "MANIFEST",
+    "MODEL_JUDGMENTS",
+    "POOL_UNJUDGED",
+    "POOL_UNJUDGED_HEADER",
+    "SAMPLE",
+    "UNJUDGED_REASONS",
+    "Tally",
+    "intact",
+    "read_chunk_map",
+    "read_manifest",
+    "read_model_judgments",
+    "read_pool_unjudged",
+    "read_qrels",
+    "read_queries",
+    "read_sample",
+    "recompute",
+    "release_rationales",
+    "sha256_of",
+    "verify_release",
+    "zip_bytes",
+]
+
+
 CHUNK_MAP = "chunks.tsv"
 CHUNK_MAP_HEADER = ("chunk-id", "doc-id")
 POOL_UNJUDGED = "pool-unjudged.tsv"

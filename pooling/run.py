@@ -14,6 +14,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+__all__ = [
+    "Run",
+]
+
 
 class Run:
     """Scores of chunks per query, from one system called ``name``."""
