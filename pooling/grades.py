@@ -15,7 +15,7 @@ of their grades (``lower_median``: when unsure, the lower grade).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeGuard
 
 from pooling.i18n import LocalizedError, check_name
 
@@ -25,7 +25,7 @@ EVIDENCE = 2  # a chunk graded this or more is evidence for the answer
 RELEVANT = 1  # the default threshold at which a chunk counts as relevant
 
 
-def is_grade(value: object) -> bool:
+def is_grade(value: object) -> TypeGuard[int]:
     """True for an ``int`` on the scale (not a bool, not a float)."""
     return isinstance(value, int) and not isinstance(value, bool) and value in GRADES
 

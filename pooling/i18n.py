@@ -17,6 +17,7 @@ type name) is written ``"@key"``.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TypeGuard
 
 from pooling import settings
 
@@ -454,7 +455,7 @@ def t(key: str, lang: str | None = None, **params: object) -> str:
     return MESSAGES[key][lang].format(**filled)
 
 
-def _is_key(value: object) -> bool:
+def _is_key(value: object) -> TypeGuard[str]:
     return isinstance(value, str) and value.startswith("@") and value[1:] in MESSAGES
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 from datetime import datetime
+from typing import overload
 
 from sqlalchemy import case, delete, or_
 from sqlalchemy.dialects import postgresql, sqlite
@@ -14,6 +15,14 @@ from sqlmodel import Session, select
 from pooling.i18n import LocalizedError, NotFound, Refused
 from pooling.readers import refuse_control
 from storage.models import ROLES, LoginThrottle, User
+
+
+@overload
+def acting(user_id: int, role: str | None = None, *, session: Session) -> User: ...
+@overload
+def acting(user_id: None, role: str | None = None, *, session: Session) -> None: ...
+@overload
+def acting(user_id: int | None, role: str | None = None, *, session: Session) -> User | None: ...
 
 
 def acting(user_id: int | None, role: str | None = None, *, session: Session) -> User | None:

@@ -11,6 +11,7 @@ import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TypeVar
 
 from alembic import command
 from alembic.config import Config
@@ -29,6 +30,7 @@ logger = logging.getLogger(__name__)
 DEFAULT_URL = "sqlite:///qrels.db"
 SQLITE_BUSY_TIMEOUT_MS = 30_000
 MIGRATIONS = Path(__file__).parent / "migrations"
+Row = TypeVar("Row")
 SNAPSHOT = "qrels_snapshot"  # an execution option: this transaction only reads
 
 
@@ -76,6 +78,15 @@ def make_engine(url: str | None = None) -> Engine:
         event.listen(engine, "begin", _on_sqlite_begin)
         return engine
     return create_engine(url, pool_pre_ping=True)
+
+
+def referenced(model: type[Row], key: object, *, session: Session) -> Row:
+    """The row of ``model`` at ``key``, which a foreign key names, so it exists; one that
+    does not is a bug (``LookupError``), never a user's error."""
+    found = session.get(model, key)
+    if found is None:
+        raise LookupError(f"{model.__name__} {key!r} is referenced but missing")
+    return found
 
 
 @contextmanager

@@ -448,7 +448,10 @@ def import_judgments(
         cv,
         rows,
         session=session,
-        batch=JudgmentBatch(source=Path(path).name, format=file_format, content_hash=digest),
+        # append_judgments fills in the batch's ids
+        batch=JudgmentBatch(  # type: ignore[call-arg]
+            source=Path(path).name, format=file_format, content_hash=digest
+        ),
         rubric_version=rubric_version,
     )
     return ImportResult(

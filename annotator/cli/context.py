@@ -50,7 +50,7 @@ def engine(ctx: click.Context, *, require_schema: bool = True):
 
 def say(key: str, **params: object) -> None:
     """Print message ``key`` in the user's language."""
-    click.echo(t(key, **params))
+    click.echo(t(key, None, **params))
 
 
 def echo_lines(lines: list[str]) -> None:

@@ -134,12 +134,12 @@ def coverage(ctx, release_dir: Path, run_path: Path, ks: str, pool_name: str | N
     from pooling.release_folder import read_qrels
     from pooling.run import Run
 
-    ks = cutoffs(ks)
+    cuts = cutoffs(ks)
     run = checked_against(release_dir, Run.from_file(run_path))  # chunk ids, or refused
-    report = judged.coverage(read_qrels(release_dir), run, ks)
-    echo_lines(coverage_lines(report, ks))
+    report = judged.coverage(read_qrels(release_dir), run, cuts)
+    echo_lines(coverage_lines(report, cuts))
     if pool_name:
-        result = judged.topup(engine(ctx), pool_name, report, run.name, ks[-1])
+        result = judged.topup(engine(ctx), pool_name, report, run.name, cuts[-1])
         echo_lines(pool_result_lines(result))
 
 

@@ -21,7 +21,7 @@ from pooling.learner import QueryLearner, StoppingRule, estimate_remaining
 from pooling.tokenize import Tokenizer, TokenizerConfig
 from storage import active_records
 from storage.catalog import query_keys
-from storage.db import session_scope
+from storage.db import referenced, session_scope
 from storage.models import Pool, Query, QuerySet
 from storage.pool_records import get_pool
 
@@ -138,7 +138,7 @@ def choose_next(pool: Pool, query_key: int, *, session: Session) -> int | None:
     """Choose the query's next candidate from the judgments so far and ask for it (the
     candidate id), or None when the query's stopping rule says stop. The transaction must
     hold ``storage.active_records.lock``."""
-    query = session.get(Query, query_key)
+    query = referenced(Query, query_key, session=session)
     candidates = active_records.query_candidates(pool, query_key, session=session)
     if _status(pool, query.query_id, candidates).stopped:
         return None
@@ -155,7 +155,7 @@ def pool_status(engine: Engine, pool_name: str) -> list[QueryStatus]:
     """Every query of an active pool against its stopping rule, by query id."""
     with session_scope(engine) as session:
         pool = get_pool(pool_name, session=session)
-        keys = query_keys(session.get(QuerySet, pool.query_set_id), session=session)
+        keys = query_keys(referenced(QuerySet, pool.query_set_id, session=session), session=session)
         return [
             _status(pool, query_id, active_records.query_candidates(pool, key, session=session))
             for query_id, key in sorted(keys.items())

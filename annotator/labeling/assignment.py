@@ -27,7 +27,7 @@ from pooling.pool import shuffle_key
 from storage import active_records, gold_records, history, sample_records, slots, tallies
 from storage.accounts import acting
 from storage.catalog import query_key_of
-from storage.db import lost_a_race, session_scope
+from storage.db import lost_a_race, referenced, session_scope
 from storage.models import Assignment, Chunk, Document, Pool, PoolCandidate, Query, User
 from storage.pool_records import get_pool, neighbour_texts
 
@@ -56,10 +56,10 @@ class Item:
 
 
 def _item(assignment: Assignment, session: Session) -> Item:
-    candidate = session.get(PoolCandidate, assignment.candidate_id)
-    query = session.get(Query, candidate.query_id)
-    chunk = session.get(Chunk, candidate.chunk_id)
-    document = session.get(Document, chunk.document_id)
+    candidate = referenced(PoolCandidate, assignment.candidate_id, session=session)
+    query = referenced(Query, candidate.query_id, session=session)
+    chunk = referenced(Chunk, candidate.chunk_id, session=session)
+    document = referenced(Document, chunk.document_id, session=session)
     judgment = history.current_judgment(assignment, session=session)
     return Item(
         assignment_id=assignment.id,
@@ -241,10 +241,12 @@ def skip(engine: Engine, item: Item, user_id: int) -> None:
     holds the item."""
     with session_scope(engine) as session:
         acting(user_id, session=session)
-        assignment = session.get(Assignment, item.assignment_id)
+        assignment = referenced(Assignment, item.assignment_id, session=session)
         if assignment.user_id != user_id:
             raise Refused("not_yours")
-        slots.give_up(session.get(Pool, assignment.pool_id), assignment, session=session)
+        slots.give_up(
+            referenced(Pool, assignment.pool_id, session=session), assignment, session=session
+        )
 
 
 def judged_items(engine: Engine, pool_name: str, user_id: int) -> list[Item]:
@@ -274,7 +276,7 @@ def judged_item(engine: Engine, pool_name: str, user_id: int, index: int) -> Ite
 def reload(engine: Engine, item: Item) -> Item:
     """``item`` as it is now (its grade and revision after changes)."""
     with session_scope(engine) as session:
-        return _item(session.get(Assignment, item.assignment_id), session)
+        return _item(referenced(Assignment, item.assignment_id, session=session), session)
 
 
 def neighbours(engine: Engine, item: Item) -> tuple[str | None, str | None]:

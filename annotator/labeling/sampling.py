@@ -21,7 +21,7 @@ from pooling import query_sampling
 from pooling.i18n import LocalizedError, check_name
 from storage import history, sample_records
 from storage.accounts import acting, get_user
-from storage.db import session_scope
+from storage.db import referenced, session_scope
 from storage.models import QuerySet
 from storage.pool_records import get_pool
 from storage.release_records import queries_of
@@ -66,7 +66,9 @@ def draw_sample(
         pool = get_pool(pool_name, session=session)
         population = [
             q
-            for q in queries_of(session.get(QuerySet, pool.query_set_id), session=session)
+            for q in queries_of(
+                referenced(QuerySet, pool.query_set_id, session=session), session=session
+            )
             if q.answerable
         ]
         ids = [q.query_id for q in population]

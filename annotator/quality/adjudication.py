@@ -22,7 +22,10 @@ def candidates(frame: pd.DataFrame, policy: str, overlap: int) -> pd.DataFrame:
     (``pool_quality.pool_table`` adds the status ``adjudicated``) and ``slices``; for the
     lead's queue, which shows who said what."""
     table = statuses(frame, policy, overlap)
-    grades, notes, unsure, slices = {}, {}, {}, {}
+    grades: dict[tuple[str, str], dict[str, int]] = {}
+    notes: dict[tuple[str, str], dict[str, str]] = {}
+    unsure: dict[tuple[str, str], list[str]] = {}
+    slices: dict[tuple[str, str], list[str]] = {}
     for row in frame.itertuples(index=False):
         key = (row.query_id, row.chunk_id)
         if pd.isna(row.grade):

@@ -381,6 +381,7 @@ def figures_frame(
     check_name(measure, MEASURES, "what_measure")
     rows = []
     for result in reports:
+        figures: list[tuple[str | None, Figure]]
         if measure == "alpha":
             figures = [(None, result.alpha)]
         else:

@@ -36,7 +36,7 @@ from pooling.spans import DEFAULT_MIN_OVERLAP, LOST, MAPPED, Overlap, check_min_
 from storage import carry_records
 from storage.carry_records import MappingRow
 from storage.chunk_spans import ChunkPlace, chunk_places, document_hashes
-from storage.db import session_scope
+from storage.db import referenced, session_scope
 
 if TYPE_CHECKING:  # the retrievers behind pool_records load only when a pool is built
     from storage.pool_records import PoolResult
@@ -106,9 +106,13 @@ def _map(
         return "document_unknown", []
     if before != after:
         return "document_changed", []
-    if place.start is None or any(chunk.start is None for chunk in new):
+    spans = [
+        (chunk.chunk_id, chunk.start, chunk.end)
+        for chunk in new
+        if chunk.start is not None and chunk.end is not None
+    ]
+    if place.start is None or place.end is None or len(spans) < len(new):
         return "span_unknown", []
-    spans = [(chunk.chunk_id, chunk.start, chunk.end) for chunk in new]
     return map_span((place.start, place.end), spans, min_overlap)
 
 
@@ -162,7 +166,9 @@ def _chunks(rows: Iterable[MappingRow]) -> list[CarriedChunk]:
     grouped: dict[tuple[str, str], tuple[MappingRow, list[Overlap]]] = {}
     for row in rows:
         _, overlaps = grouped.setdefault((row.query_id, row.old_chunk_id), (row, []))
-        if row.new_chunk_id is not None:
+        # A mapped row (a new chunk) has its overlap; an unmapped one has none of these.
+        mapped = (row.new_chunk_id, row.shared, row.share_old, row.share_new)
+        if row.new_chunk_id is not None and None not in mapped:
             overlaps.append(Overlap(row.new_chunk_id, row.shared, row.share_old, row.share_new))
     return [
         CarriedChunk(r.query_id, r.old_chunk_id, r.old_doc_id, r.grade, r.mapping, tuple(o))
@@ -269,7 +275,8 @@ def carry(
                 for (q, c), (grade, _) in sorted(grades.items())
             ],
             session=session,
-            batch=JudgmentBatch(
+            # append_judgments fills in the batch's ids
+            batch=JudgmentBatch(  # type: ignore[call-arg]
                 source=release, format="carried", content_hash=lineage["manifest_sha256"]
             ),
             rubric_version=(manifest.get("rubric_versions") or [current_version()])[-1],
@@ -373,7 +380,7 @@ def judge_classes(engine: Engine, judge: str, corpus_version: str) -> dict[tuple
     classes: dict[tuple[str, str], str] = {}
     with session_scope(engine) as session:
         for pool in carry_records.carried_pools(session=session):
-            version = session.get(CorpusVersion, pool.corpus_version_id)
+            version = referenced(CorpusVersion, pool.corpus_version_id, session=session)
             if pool.config["carried"]["judge"] == judge and version.name == corpus_version:
                 rows = carry_records.mapping_rows(pool, session=session)
                 classes.update(
