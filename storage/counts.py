@@ -238,7 +238,7 @@ def _combined(rows) -> dict[tuple[str, ...], tuple[int, ...]]:
 
 def combination_relevance(
     pool: Pool, *, session: Session, threshold: int = RELEVANT
-) -> dict[tuple[str, ...], tuple[int, int, int]]:
+) -> dict[tuple[str, ...], tuple[int, ...]]:
     """Each set of systems that found the same candidates (as in ``system_combinations``)
     -> ``(candidates, judged, relevant)``: of the candidates exactly that set found, how
     many are judged, and how many of those are relevant (grade >= ``threshold``); every

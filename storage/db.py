@@ -142,7 +142,10 @@ def head_revision() -> str:
     """The schema revision this release of the tool expects."""
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
-    return ScriptDirectory.from_config(config).get_current_head()
+    head = ScriptDirectory.from_config(config).get_current_head()
+    if head is None:
+        raise LookupError(f"no migrations in {MIGRATIONS}")  # a broken install: a bug
+    return head
 
 
 def current_revision(engine: Engine) -> str | None:

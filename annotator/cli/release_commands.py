@@ -85,7 +85,7 @@ def _recording_database(ctx: click.Context):
     from storage.db import DEFAULT_URL
 
     named = ctx.obj["db"] or current().database_url
-    if not named and not Path(make_url(DEFAULT_URL).database).is_file():
+    if not named and not Path(make_url(DEFAULT_URL).database or "").is_file():
         return None
     return engine(ctx)
 

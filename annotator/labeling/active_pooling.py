@@ -67,7 +67,7 @@ def _status(
 ) -> QueryStatus:
     asked = sorted(
         (c for c in candidates if c.chosen and c.grades and c.first_assignment is not None),
-        key=lambda c: c.first_assignment,
+        key=lambda c: c.first_assignment or 0,  # each one asked has its first assignment
     )
     outcomes = [_relevant(c.grades) for c in asked]
     estimate = _estimate(tuple(outcomes), len(candidates))
@@ -114,7 +114,9 @@ def _chunk_tokens(config: TokenizerConfig, chunk_key: int, text: str) -> list[st
 def _learner(pool: Pool, query: Query, ids: tuple[int, ...], session: Session) -> QueryLearner:
     """The query's learner, kept while its candidates stay the same; their texts are read
     and tokenized (Chinese tokenization the dearest part) only when it is made."""
-    database = session.get_bind().url.render_as_string(hide_password=True)
+    bind = session.get_bind()
+    engine = bind if isinstance(bind, Engine) else bind.engine
+    database = engine.url.render_as_string(hide_password=True)
     key = (database, pool.id, query.id, ids)
     with _learners_lock:
         learner = _learners.get(key)

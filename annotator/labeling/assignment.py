@@ -300,7 +300,9 @@ def progress(engine: Engine, pool_name: str, user_id: int, query_id: str | None)
     ``query_id`` and in the pool."""
     with session_scope(engine) as session:
         pool, user = get_pool(pool_name, session=session), acting(user_id, session=session)
-        query_key = query_key_of(pool.query_set_id, query_id, session=session)
+        query_key = (
+            None if query_id is None else query_key_of(pool.query_set_id, query_id, session=session)
+        )
         here = slots.Standing(0, 0, 0)
         if query_key is not None:
             here = slots.query_standing(pool, user, query_key, session=session)

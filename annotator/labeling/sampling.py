@@ -80,14 +80,14 @@ def draw_sample(
             counts = Counter(strata.values())
             drawn = Counter(m.stratum for m in members)
             config = {"strata": {s: {"queries": counts[s], "drawn": drawn[s]} for s in counts}}
-        elif by == "uncertainty":
+        elif by == "uncertainty" and model:  # a model is required above
             if get_user(model, session=session).kind != "model":
                 raise LocalizedError("sample_not_a_model", name=model)
             grades = history.model_candidate_judgments(pool, session=session, model=model)
             if not grades:
                 raise LocalizedError("sample_no_model_grades", name=model, pool=pool_name)
-            counts = sample_records.candidates_per_query(pool, session=session)
-            unsure = uncertainty(counts, [(q, g) for _, q, _, g, _ in grades], ids)
+            per_query = sample_records.candidates_per_query(pool, session=session)
+            unsure = uncertainty(per_query, [(q, g) for _, q, _, g, _ in grades], ids)
             members = query_sampling.by_uncertainty(unsure, size, seed)
             config = {"expected_size": size, "uncertainty": "share of candidates graded 1-2 or not"}
         else:
@@ -95,7 +95,7 @@ def draw_sample(
         sample_records.record_sample(
             pool,
             members,
-            design={"slice": "stratified", "uncertainty": "uncertainty"}.get(by, "uniform"),
+            design={"slice": "stratified", "uncertainty": "uncertainty"}.get(by or "", "uniform"),
             requested=queries.strip(),
             population=len(ids),
             seed=seed,
@@ -104,7 +104,10 @@ def draw_sample(
             user=user,
             session=session,
         )
-        return sample_records.current_sample(pool, session=session)
+        recorded = sample_records.current_sample(pool, session=session)
+        if recorded is None:
+            raise LookupError(f"the sample just recorded in {pool_name} is not found")  # a bug
+        return recorded
 
 
 def current(engine: Engine, pool_name: str) -> sample_records.SampleRecord | None:

@@ -167,9 +167,11 @@ def _chunks(rows: Iterable[MappingRow]) -> list[CarriedChunk]:
     for row in rows:
         _, overlaps = grouped.setdefault((row.query_id, row.old_chunk_id), (row, []))
         # A mapped row (a new chunk) has its overlap; an unmapped one has none of these.
-        mapped = (row.new_chunk_id, row.shared, row.share_old, row.share_new)
-        if row.new_chunk_id is not None and None not in mapped:
-            overlaps.append(Overlap(row.new_chunk_id, row.shared, row.share_old, row.share_new))
+        shared, share_old, share_new = row.shared, row.share_old, row.share_new
+        if row.new_chunk_id is not None and (
+            shared is not None and share_old is not None and share_new is not None
+        ):
+            overlaps.append(Overlap(row.new_chunk_id, shared, share_old, share_new))
     return [
         CarriedChunk(r.query_id, r.old_chunk_id, r.old_doc_id, r.grade, r.mapping, tuple(o))
         for r, o in grouped.values()

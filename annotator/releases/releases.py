@@ -135,6 +135,7 @@ def create_release(
                 accepted = carry.accept_carried(engine, pool_name, resolution, splits, judged)
                 resolution = accepted.resolution
                 write_judgments(folder, accepted.records)  # marked "carried"
+                assert lineage is not None  # accept_carried refuses a pool not carried
                 lineage["accepted_carried"] = len(accepted.records)
                 lineage["refused_carried_test_split"] = accepted.refused_test_split
             if resolution.unresolved and not allow_unresolved:

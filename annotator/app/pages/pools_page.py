@@ -106,7 +106,7 @@ def carried_tables(status: CarryStatus) -> None:
         columns = [ui.t("col_reason"), ui.t("col_document")]
         st.dataframe(pd.DataFrame(documents, columns=columns), hide_index=True)
     with st.expander(ui.t("carry_mappings_title")):
-        rows = [
+        rows: list[tuple] = [
             (c.query_id, c.chunk_id, c.grade, ui.t(f"mapping_{c.mapping}"), *edge)
             for c in status.chunks
             for edge in [(o.chunk_id, o.share_old, o.share_new) for o in c.overlaps]
