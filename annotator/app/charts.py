@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from typing import Literal
 
 import altair as alt
 import pandas as pd
@@ -57,7 +58,7 @@ def show(key: str, draw: Callable[[pd.DataFrame], Drawn], frame: pd.DataFrame, t
         fixed = isinstance(chart, COMPOSED) or getattr(chart, "width", alt.Undefined) is not (
             alt.Undefined
         )
-        width = "content" if fixed else "stretch"
+        width: Literal["content", "stretch"] = "content" if fixed else "stretch"
         st.altair_chart(chart, width=width, alt=title)
         if st.toggle(ui.t("show_table"), key=f"table_{key}"):
             st.dataframe(labelled(frame), hide_index=True)

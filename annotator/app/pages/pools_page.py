@@ -109,7 +109,7 @@ def carried_tables(status: CarryStatus) -> None:
         rows: list[tuple] = [
             (c.query_id, c.chunk_id, c.grade, ui.t(f"mapping_{c.mapping}"), *edge)
             for c in status.chunks
-            for edge in [(o.chunk_id, o.share_old, o.share_new) for o in c.overlaps]
+            for edge in list[tuple]([(o.chunk_id, o.share_old, o.share_new) for o in c.overlaps])
             or [(None, None, None)]
         ]
         names = (
