@@ -249,9 +249,8 @@ class User(SQLModel, table=True):
 
 
 class LoginSession(SQLModel, table=True):
-    """A login kept by the server, carried by a cookie: a reload finds it. Only the id's
-    sha256 is stored, so reading this table gives no session away. It ends at
-    ``expires_at`` or when revoked (logout, the account disabled, its password changed)."""
+    """A login kept by the server and carried by a cookie; only its id's sha256 is stored.
+    It ends at ``expires_at`` or when revoked (logout, account disabled, new password)."""
 
     __tablename__ = "login_session"
 
@@ -259,9 +258,7 @@ class LoginSession(SQLModel, table=True):
     user_id: int = Field(foreign_key="app_user.id", index=True)
     created_at: datetime = _created()
     expires_at: datetime = Field(sa_column=Column(DateTime(timezone=True), nullable=False))
-    revoked_at: datetime | None = Field(
-        default=None, sa_column=Column(DateTime(timezone=True), nullable=True)
-    )
+    revoked_at: datetime | None = Field(default=None, sa_column=Column(DateTime(timezone=True)))
 
 
 class LoginThrottle(SQLModel, table=True):
