@@ -155,7 +155,7 @@ st.radio(
     GRADES,
     horizontal=True,
     key="final_grade",
-    format_func=lambda g: f"{g}",
+    format_func=lambda g: f"{g:d}",
 )
 st.text_input(ui.t("rationale"), key="rationale")
 st.button(

@@ -95,7 +95,7 @@ def progress_bars(done: assignment.Progress) -> None:
         ("progress_query", done.query_done, done.query_total),
         ("progress_pool", done.pool_done, done.pool_total),
     ):
-        st.progress(part / max(whole, 1), text=ui.t(key, done=part, total=whole))
+        st.progress(part / max(whole, 1), text=ui.t(key, done=int(part), total=int(whole)))
 
 
 def back_button(view: page_position.View, **style) -> None:
@@ -113,7 +113,7 @@ def back_button(view: page_position.View, **style) -> None:
 def grade_buttons(item: assignment.Item, user_id: int) -> None:
     labels = load_rubric(ui.lang()).labels
     for value, column in zip(GRADES, st.columns(len(GRADES)), strict=True):
-        column.button(
+        column.button(  # markdown: the app's own (the rubric's labels, rubrics/)
             ui.t("grade_button", grade=value, label=labels.get(value, "")),
             key=f"grade_{value}",
             shortcut=str(value),
@@ -193,7 +193,7 @@ def labeling_panel(pool_name: str, user_id: int) -> None:
     st.session_state[POSITION] = view.position
     item = view.item
     if view.reviewing:
-        st.info(ui.t("reviewing", index=view.position + 1, total=view.judged))
+        st.info(ui.t("reviewing", index=view.position + 1, total=int(view.judged)))
     message = st.session_state.pop(FLASH, None)
     if isinstance(message, LocalizedError):
         ui.plain(message, "error")
@@ -211,7 +211,7 @@ def labeling_panel(pool_name: str, user_id: int) -> None:
     if st.toggle(ui.t("show_context"), key=f"context_{item.assignment_id}"):
         ui.show_context(*assignment.neighbours(engine, item))
     if item.judged:
-        st.caption(ui.t("saved_unsure") if item.unsure else ui.t("saved_grade", grade=item.grade))
+        st.caption(ui.t("saved_unsure") if item.unsure else ui.t("saved_grade", grade=int(item.grade)))
     with st.container(key="note"):
         st.text_area(ui.t("note"), value=item.note, key=note_key(item), height=68)
     grade_buttons(item, user_id)
@@ -227,5 +227,5 @@ work, rubric = st.columns([3, 2], gap="large")
 with work:
     labeling_panel(pool_name, user.id)
 with rubric, st.container(height=720, border=False):
-    st.markdown(load_rubric(ui.lang()).compact)
+    st.markdown(load_rubric(ui.lang()).compact)  # markdown: the app's own (rubrics/)
 ui.note_key()
