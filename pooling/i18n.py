@@ -303,6 +303,24 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "rank {value} is not a whole number from 1",
         "zh": "名次 {value} 不是从 1 起的整数",
     },
+    "rank_too_large": {
+        "en": "rank {value} is larger than {limit}, the largest a rank may be",
+        "zh": "名次 {value} 大于允许的最大名次 {limit}",
+    },
+    "json_not_finite": {
+        "en": "the number {value} is not finite, which is refused (PostgreSQL's JSON cannot "
+        "hold it, SQLite's would)",
+        "zh": "数值 {value} 不是有限数，不予接受（PostgreSQL 的 JSON 无法保存它，SQLite 却会保存）",
+    },
+    "json_too_deep": {
+        "en": "objects and arrays are nested more than {limit} deep, which is refused",
+        "zh": "对象和数组嵌套超过 {limit} 层，不予接受",
+    },
+    "lone_surrogate": {
+        "en": "holds the lone surrogate {code} (a \\u escape that is half of a character), "
+        "which no database can store",
+        "zh": "含有孤立代理码位 {code}（只是半个字符的 \\u 转义），任何数据库都无法保存",
+    },
     "duplicate_rank": {
         "en": "rank repeated for query '{query}' (first seen on line {first})",
         "zh": "查询“{query}”的名次重复（首次出现在第 {first} 行）",
