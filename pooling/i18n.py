@@ -296,9 +296,28 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "{what}含有控制字符 {code}，不予接受（NUL 无法存储，其他控制字符会在终端和文件中"
         "暗中起作用）",
     },
+    "typed_surrogate": {
+        "en": "the {what} holds the lone surrogate {code} (half of a character), which no "
+        "database can store",
+        "zh": "{what}含有孤立代理码位 {code}（半个字符），任何数据库都无法保存",
+    },
+    "typed_too_long": {
+        "en": "the {what} is {length} characters long; at most {limit} are taken",
+        "zh": "{what}长 {length} 个字符；最多允许 {limit} 个",
+    },
+    "metric_cutoff_too_large": {
+        "en": "{metric}: the cutoff is larger than {limit}, the largest taken",
+        "zh": "{metric}：截断深度大于允许的最大值 {limit}",
+    },
+    "typed_name_empty": {"en": "the {what} must not be empty", "zh": "{what}不能为空"},
     "what_note": {"en": "note", "zh": "备注"},
     "what_rationale": {"en": "rationale", "zh": "裁决理由"},
     "what_account_name": {"en": "account name", "zh": "账号名"},
+    "what_pool_name": {"en": "pool name", "zh": "池名称"},
+    "what_corpus_version_name": {"en": "corpus version name", "zh": "语料版本名"},
+    "what_query_set_name": {"en": "query set name", "zh": "查询集名"},
+    "what_system_name": {"en": "system name", "zh": "系统名"},
+    "what_search": {"en": "search", "zh": "检索词"},
     "rank_not_positive": {
         "en": "rank {value} is not a whole number from 1",
         "zh": "名次 {value} 不是从 1 起的整数",
@@ -351,7 +370,6 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "the password must have at least {length} characters",
         "zh": "密码至少需要 {length} 个字符",
     },
-    "user_name_empty": {"en": "the user name must not be empty", "zh": "用户名不能为空"},
     "user_exists": {"en": "user '{name}' already exists", "zh": "用户“{name}”已存在"},
     "user_unknown": {"en": "user '{name}' does not exist", "zh": "用户“{name}”不存在"},
     "account_cannot_act": {

@@ -37,6 +37,12 @@ ID_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")  # also tab and line breaks
 SURROGATE = re.compile("[\ud800-\udfff]")  # only a JSON escape can make one
 MAX_JSON_DEPTH = 32  # objects and arrays within a record: metadata needs a few
 MAX_RANK = 2**31 - 1  # PostgreSQL's integer
+# What may be typed into the app or given on the CLI, in characters: a name (an account, a
+# pool, a corpus version, a query set, a system), a note or a rationale, a search of the
+# corpus (each word of which costs a look-up in the index).
+MAX_NAME = 200
+MAX_TEXT = 20_000
+MAX_SEARCH = 500
 
 
 class InputError(LocalizedError):
@@ -137,7 +143,8 @@ def read_jsonl(path: Path | str) -> Iterator[tuple[int, dict]]:
         except json.JSONDecodeError as exc:
             raise InputError(str(path), "bad_json", line=number, detail=exc.msg) from None
         except RecursionError:  # nested far deeper than MAX_JSON_DEPTH
-            raise InputError(str(path), "json_too_deep", line=number, limit=MAX_JSON_DEPTH) from None
+            limit = MAX_JSON_DEPTH
+            raise InputError(str(path), "json_too_deep", line=number, limit=limit) from None
         if not isinstance(record, dict):
             raise InputError(str(path), "not_object", line=number, found=_type_name(record))
         _refuse_controls(record, "", Where(str(path), number))
@@ -174,13 +181,28 @@ def _refuse_controls(value: Any, field: str, where: Where, depth: int = 0) -> No
                 _refuse_controls(item, f"{field}[{index}]", where, depth + 1)
 
 
-def refuse_control(value: str, what: str, *, line_breaks: bool = True) -> str:
-    """``value`` as typed into the app or CLI (a note, a rationale, an account's name), or
+def refuse_control(
+    value: str, what: str, *, line_breaks: bool = True, limit: int = MAX_TEXT
+) -> str:
+    """``value`` as typed into the app or CLI (a note, a rationale, a search), or
     ``LocalizedError`` naming ``what`` (a message key) when it holds a control character,
-    for the same reasons as in files; ``line_breaks=False`` refuses tab and line breaks too,
-    for names."""
+    for the same reasons as in files, or is longer than ``limit`` characters;
+    ``line_breaks=False`` refuses tab and line breaks too, for names."""
     if found := (CONTROL if line_breaks else ID_CONTROL).search(value):
         raise LocalizedError("typed_control_character", what=f"@{what}", code=_code(found))
+    if found := SURROGATE.search(value):
+        raise LocalizedError("typed_surrogate", what=f"@{what}", code=_code(found))
+    if len(value) > limit:
+        raise LocalizedError("typed_too_long", what=f"@{what}", length=len(value), limit=limit)
+    return value
+
+
+def typed_name(value: str, what: str) -> str:
+    """``value`` when it may name something (an account, a pool, a corpus version, a query
+    set, a system; ``what`` is the message key of which): no control character, tab or
+    line break, not blank, at most ``MAX_NAME`` characters. Raises ``LocalizedError``."""
+    if not refuse_control(value, what, line_breaks=False, limit=MAX_NAME).strip():
+        raise LocalizedError("typed_name_empty", what=f"@{what}")
     return value
 
 

@@ -17,6 +17,7 @@ from sqlmodel import Session, select
 
 from pooling.i18n import LocalizedError, NotFound
 from pooling.pool import Candidate, Source, shuffle_key
+from pooling.readers import typed_name
 from pooling.retrievers import Corpus, indexed_text
 from pooling.run import Run
 from storage import tallies
@@ -214,6 +215,7 @@ def create_pool(
 ) -> PoolResult:
     """Store a new pool with its candidates, their provenance and its config.
     Raises ``ValueError`` when the name is taken or ``overlap`` is below 1."""
+    typed_name(name, "what_pool_name")
     if overlap < 1:
         raise LocalizedError("overlap_positive", value=overlap)
     if find_pool(name, session=session) is not None:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from sqlalchemy.engine import Engine
 
+from pooling.readers import MAX_SEARCH, refuse_control
 from pooling.retrievers import BM25Retriever
 from pooling.tokenize import TokenizerConfig
 from storage import pool_records
@@ -42,7 +43,11 @@ class ManualSearch:
         self._retriever = BM25Retriever(corpus, TokenizerConfig(**tokenizer), name="manual")
 
     def search(self, text: str, k: int = 10) -> list[Hit]:
-        """The best ``k`` chunks for ``text``, best first; none for an empty search."""
+        """The best ``k`` chunks for ``text``, best first; none for an empty search.
+        Raises ``LocalizedError`` for a search longer than ``MAX_SEARCH`` characters (each
+        word costs a look-up: a megabyte took a second of the server's time) or holding a
+        control character."""
+        refuse_control(text, "what_search", limit=MAX_SEARCH)
         if not text.strip():
             return []
         ranking = self._retriever.search({"search": text}, k).ranking("search")

@@ -71,9 +71,7 @@ def test_markdown_in_uploaded_runs_is_shown_as_text(database, browser, tmp_path)
         # The heading over the scatter names the candidate run: shown as it is.
         page.get_by_text("against ![n](leak) (y)").wait_for(timeout=60_000)
         # A run the reader refuses: the error quotes the query id, shown as it is.
-        upload.set_input_files(
-            [{"name": "bad.trec", "mimeType": "text/plain", "buffer": repeated}]
-        )
+        upload.set_input_files([{"name": "bad.trec", "mimeType": "text/plain", "buffer": repeated}])
         page.get_by_text(f"rank repeated for query '{leak}'").wait_for(timeout=60_000)
         page.wait_for_timeout(1_500)  # time for an image to be asked for, were it one
     assert hits == []

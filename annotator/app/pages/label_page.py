@@ -16,6 +16,7 @@ from annotator.labeling.search import ManualSearch
 from annotator.rubric import load_rubric
 from pooling.grades import GRADES
 from pooling.i18n import LocalizedError
+from pooling.readers import MAX_SEARCH, MAX_TEXT
 
 POSITION, SHOWN, FLASH = "label_position", "label_shown", "label_flash"
 
@@ -164,11 +165,15 @@ def other_buttons(view: page_position.View, user_id: int) -> None:
 def search_box(pool_name: str, item: assignment.Item, user_id: int) -> None:
     with st.expander(ui.t("search_title")):
         st.caption(ui.t("search_help"))
-        words = st.text_input(ui.t("search_box"), key="search_text")
+        words = st.text_input(ui.t("search_box"), key="search_text", max_chars=MAX_SEARCH)
         if not words.strip():
             return
         search = manual_search(pool_name)
-        hits = search.search(words, k=5)
+        try:
+            hits = search.search(words, k=5)
+        except LocalizedError as error:  # too long: said here, the panel stays
+            ui.plain(error, "error")
+            return
         if not hits:
             st.caption(ui.t("search_none"))
         for number, hit in enumerate(hits):
@@ -211,9 +216,13 @@ def labeling_panel(pool_name: str, user_id: int) -> None:
     if st.toggle(ui.t("show_context"), key=f"context_{item.assignment_id}"):
         ui.show_context(*assignment.neighbours(engine, item))
     if item.judged:
-        st.caption(ui.t("saved_unsure") if item.unsure else ui.t("saved_grade", grade=int(item.grade)))
+        st.caption(
+            ui.t("saved_unsure") if item.unsure else ui.t("saved_grade", grade=int(item.grade))
+        )
     with st.container(key="note"):
-        st.text_area(ui.t("note"), value=item.note, key=note_key(item), height=68)
+        st.text_area(
+            ui.t("note"), value=item.note, key=note_key(item), height=68, max_chars=MAX_TEXT
+        )
     grade_buttons(item, user_id)
     other_buttons(view, user_id)
     st.caption(ui.t("keys_help"))
