@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 import streamlit
+from playwright.sync_api import expect
 from sqlalchemy import text
 from sqlalchemy.exc import ProgrammingError
 
@@ -105,10 +106,8 @@ def test_the_app_works_behind_the_proxys_headers_and_guards(team_database, tmp_p
         log_in(page, front.address, "ann1")
         shown = passage(page)
         page.keyboard.press("n")  # the inline script moves the focus into the note
-        page.wait_for_function(
-            "document.activeElement && document.activeElement.tagName === 'TEXTAREA'",
-            timeout=10_000,
-        )
+        # (a locator's check: a script of the test's own would be refused by the policy)
+        expect(page.locator(".st-key-note textarea")).to_be_focused(timeout=10_000)
         page.keyboard.press("Escape")
         page.keyboard.press("2")
         wait_for_next_item(page, shown, timeout=30)
