@@ -25,6 +25,7 @@ from storage.catalog import chunk_keys, query_keys
 from storage.counts import query_sizes, system_combinations
 from storage.models import (
     NOT_ASKED,
+    Assignment,
     CandidateSource,
     Chunk,
     CorpusVersion,
@@ -319,18 +320,42 @@ def ensure_candidates(
 
 
 def add_manual_candidate(
-    pool: Pool, query_id: str, chunk_id: str, user: str, *, session: Session
+    pool: Pool,
+    query_id: str,
+    chunk_id: str,
+    user: str,
+    *,
+    session: Session,
+    finder: int | None = None,
 ) -> bool:
     """Add a chunk an annotator found by searching to a query's pool, with provenance
     ``manual:<user>``. Returns False when it was in the pool already (the provenance is
-    still recorded). Raises ``NotFound`` for an id the pool's versions do not know."""
+    still recorded). A new candidate is not offered to its ``finder`` (a user id) nor
+    counted in their progress: what is open to them changes the same whether or not the
+    chunk was in the pool, so the finder cannot tell (issue 21, item 5). Raises
+    ``NotFound`` for an id the pool's versions do not know."""
     query_set, corpus_version, queries, chunks = _versions_and_keys(pool, session=session)
     if query_id not in queries:
         raise NotFound("unknown_query", value=query_id, query_set=query_set.name)
     if chunk_id not in chunks:
         raise NotFound("unknown_chunk", value=chunk_id, corpus_version=corpus_version.name)
     candidate = Candidate(query_id, chunk_id, [Source(f"{MANUAL_PREFIX}{user}", None, None)])
-    _, new = ensure_candidates(pool, [candidate], session=session)
+    ids, new = ensure_candidates(pool, [candidate], session=session)
+    if new and finder is not None:
+        (candidate_id,) = ids.values()
+        now = utcnow()
+        session.add(
+            Assignment(
+                pool_id=pool.id,
+                candidate_id=candidate_id,
+                user_id=finder,
+                taken_at=now,
+                expires_at=now,
+                found_at=now,
+            )
+        )
+        session.flush()
+        tallies.found(pool, finder, session=session)
     return bool(new)
 
 

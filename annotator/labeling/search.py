@@ -57,9 +57,13 @@ class ManualSearch:
         """Add ``chunk_id`` to the pool for ``query_id`` with provenance ``manual:<name>``.
         Answers nothing: whether a system had found the chunk already is what an annotator
         must not learn (it would tell them what the systems think), so the app says the
-        same either way. Raises ``NotFound`` for an id the pool's versions do not know,
-        ``Refused`` unless ``user_id`` may act."""
+        same either way, and their progress does not move either way: a chunk their search
+        puts in the pool is judged by others, never offered to them. Raises ``NotFound``
+        for an id the pool's versions do not know, ``Refused`` unless ``user_id`` may
+        act."""
         with session_scope(self.engine) as session:
             user = acting(user_id, session=session)
             pool = pool_records.get_pool(self.pool_name, session=session)
-            pool_records.add_manual_candidate(pool, query_id, chunk_id, user.name, session=session)
+            pool_records.add_manual_candidate(
+                pool, query_id, chunk_id, user.name, session=session, finder=user.id
+            )
