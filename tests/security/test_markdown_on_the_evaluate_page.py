@@ -66,13 +66,21 @@ def test_markdown_in_uploaded_runs_is_shown_as_text(database, browser, tmp_path)
         page.get_by_text("Upload one or more TREC runs").wait_for(timeout=30_000)
         upload = page.locator("input[type=file]")
         upload.set_input_files(
-            [str(base), {"name": named, "mimeType": "text/plain", "buffer": better.read_bytes()}]
+            [
+                {"name": "base.trec", "mimeType": "text/plain", "buffer": base.read_bytes()},
+                {"name": named, "mimeType": "text/plain", "buffer": better.read_bytes()},
+            ]
         )
-        # The heading over the scatter names the candidate run: shown as it is.
-        page.get_by_text("against ![n](leak) (y)").wait_for(timeout=60_000)
-        # A run the reader refuses: the error quotes the query id, shown as it is.
-        upload.set_input_files([{"name": "bad.trec", "mimeType": "text/plain", "buffer": repeated}])
-        page.get_by_text(f"rank repeated for query '{leak}'").wait_for(timeout=60_000)
+        page.get_by_text("Overall", exact=True).wait_for(timeout=60_000)
+        page.locator(".stVegaLiteChart, .vega-embed").first.wait_for(timeout=30_000)
         page.wait_for_timeout(1_500)  # time for an image to be asked for, were it one
+        # The heading over the scatter names the candidate run: shown as it is.
+        heading = page.get_by_text("against ![n](leak) (y)").count()
+        # A run the reader refuses: the error quotes the query id.
+        upload.set_input_files([{"name": "bad.trec", "mimeType": "text/plain", "buffer": repeated}])
+        page.get_by_text("rank repeated for query").wait_for(timeout=60_000)
+        page.wait_for_timeout(1_500)
+        error = page.get_by_text(f"rank repeated for query '{leak}'").count()
     assert hits == []
     assert [u for u in requests if "leak" in u] == []
+    assert heading and error  # both were on the page, as text
