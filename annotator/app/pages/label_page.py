@@ -213,7 +213,7 @@ def labeling_panel(pool_name: str, user_id: int) -> None:
         ui.show_context(*assignment.neighbours(engine, item))
     if item.judged:
         st.caption(
-            ui.t("saved_unsure") if item.unsure else ui.t("saved_grade", grade=int(item.grade))
+            ui.t("saved_unsure") if item.unsure else ui.t("saved_grade", grade=f"{item.grade:d}")
         )
     with st.container(key="note"):
         st.text_area(
