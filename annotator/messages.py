@@ -81,6 +81,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     # -- charts and quality control
     "what_measure": {"en": "agreement measure", "zh": "一致性指标"},
     "what_period": {"en": "period", "zh": "时间单位"},
+    "what_search": {"en": "search", "zh": "检索词"},  # a search of the corpus, typed
     "login_password": {"en": "Password", "zh": "密码"},
     "grade_button": {"en": "{grade} · {label}", "zh": "{grade} · {label}"},
     # -- gold items

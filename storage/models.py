@@ -362,6 +362,11 @@ class Assignment(SQLModel, table=True):
     skipped_at: datetime | None = Field(
         default=None, sa_column=Column(DateTime(timezone=True), nullable=True)
     )
+    # The finder's row of a candidate their search added (never a hold): not offered to
+    # them, not in their progress (pool_records.add_manual_candidate).
+    found_at: datetime | None = Field(
+        default=None, sa_column=Column(DateTime(timezone=True), nullable=True)
+    )
 
 
 class QueryTally(SQLModel, table=True):

@@ -140,6 +140,7 @@ def open_candidates(
             PoolCandidate.held < _needed(),
             Assignment.done_at.is_(None),
             Assignment.slot.is_(None),
+            Assignment.found_at.is_(None),  # never what their own search added
         )
     )
     return [OpenCandidate(c, query_key, k, skipped is not None) for c, k, skipped in rows]
@@ -217,7 +218,11 @@ def _count(condition):
 
 def query_standing(pool: Pool, user: User, query_key: int, *, session: Session) -> Standing:
     """What ``user`` judged, holds and may still take in one query."""
-    untaken = Assignment.slot.is_(None) & Assignment.done_at.is_(None)  # or no row of theirs
+    # No row of theirs, or one neither held, judged nor found by them (what their search
+    # added to the pool is never offered to them).
+    untaken = (
+        Assignment.slot.is_(None) & Assignment.done_at.is_(None) & Assignment.found_at.is_(None)
+    )
     done, held, available = session.exec(
         select(
             _count(Assignment.done_at.is_not(None)),
@@ -287,11 +292,15 @@ def claim(
                 session.add(existing)
                 session.flush()
             else:
-                if existing.done_at is not None or existing.slot is not None:
-                    return None
+                if existing.done_at is not None or existing.slot is not None or existing.found_at:
+                    return None  # judged, held, or found by them
                 taken = session.execute(
                     update(Assignment)
-                    .where(Assignment.id == existing.id, Assignment.slot.is_(None))
+                    .where(
+                        Assignment.id == existing.id,
+                        Assignment.slot.is_(None),
+                        Assignment.found_at.is_(None),
+                    )
                     .values(slot=free, taken_at=now, expires_at=now + hold, skipped_at=None),
                     execution_options=NO_SYNC,
                 )
