@@ -103,11 +103,13 @@ def append_judgments(
     return True
 
 
-def latest_judgments(*where, join: tuple = ()) -> Subquery:
+def latest_judgments(*where, join: tuple = (), first: bool = False) -> Subquery:
     """The ids (column ``id``) of each user's latest judgment per (query, chunk), among the
     judgments matching ``where``, which may name ``User`` columns and ``join``'s (a table and
-    its on-clause). Judgments are append-only history: the latest one is the one that counts."""
-    latest = select(func.max(Judgment.id).label("id")).join(User, User.id == Judgment.user_id)
+    its on-clause). Judgments are append-only history: the latest one is the one that counts
+    (``first``: their first one instead, as a gold check counts)."""
+    pick = func.min if first else func.max
+    latest = select(pick(Judgment.id).label("id")).join(User, User.id == Judgment.user_id)
     if join:
         latest = latest.join(*join)
     return (
