@@ -269,6 +269,15 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "the database has no release '{version}': this folder is not a release it recorded",
         "zh": "数据库中没有发布“{version}”：此文件夹不是它记录过的发布",
     },
+    "verify_not_a_version": {
+        "en": "the manifest's release name {version}… is not a release version, so it is "
+        "not a release this database recorded",
+        "zh": "清单中的发布名称 {version}… 不是有效的发布版本，因此不是本数据库记录过的发布",
+    },
+    "release_not_recorded": {
+        "en": "release {folder} is not one this database recorded, so it is not used: {problems}",
+        "zh": "发布 {folder} 不是本数据库记录过的发布，因此不予使用：{problems}",
+    },
     "verify_not_as_recorded": {
         "en": "manifest.json is not the one recorded when release '{version}' was created: "
         "the folder was changed after release",

@@ -271,9 +271,9 @@ def _on_gold(pool: Pool):
 def checks(pool: Pool, *, session: Session) -> list[tuple]:
     """Each human's first judgment of each gold item, among those made after it became gold
     (an earlier one was not a check: nobody knew; a later change, made perhaps after seeing
-    the answer on My progress, does not count), and each gold item they skipped and have not
-    judged: ``(annotator, query id, chunk id, grade, gold grade, skipped)``; unsure
-    judgments and skipped items have grade None."""
+    the answer on My progress, does not count), and each gold item they were handed and gave
+    back unjudged (skipped, or let its hold lapse): ``(annotator, query id, chunk id, grade,
+    gold grade, skipped)``; unsure judgments and skipped items have grade None."""
     first = latest_judgments(
         User.kind == "human",
         Judgment.created_at >= GoldItem.created_at,
@@ -304,8 +304,9 @@ def checks(pool: Pool, *, session: Session) -> list[tuple]:
         .join(Chunk, Chunk.id == PoolCandidate.chunk_id)
         .where(
             Assignment.pool_id == pool.id,
-            Assignment.skipped_at >= GoldItem.created_at,
+            Assignment.taken_at >= GoldItem.created_at,
             Assignment.done_at.is_(None),
+            Assignment.slot.is_(None),  # given back: skipped, or its hold lapsed
             User.kind == "human",
         )
     )

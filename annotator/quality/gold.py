@@ -9,11 +9,12 @@ query in their own order and counted in their progress like any other, so nothin
 apart (``storage.gold_records.own_gold``). It is judged on a slot beyond the candidate's
 own, so it never takes a place in anyone's overlap, and it never changes the gold grade,
 which is the item's grade in every release. Only an annotator's first judgment of a gold
-item counts (a change after seeing the answer does not), and a skipped one counts as missed. How each annotator does
-on gold (exact, within one, relevant or not at grade 1 and at grade 2, quadratic kappa with
-a bootstrap interval) is for the lead, who sets a floor below which an annotator is flagged
-(their judgments stay: the lead decides); and, once they have seen enough, for the annotator
-too, with the gold items they missed and the lead's rationale: how the rubric is learnt.
+item counts (a change after seeing the answer does not), and one given back unjudged
+(skipped) counts as missed. How each annotator does on gold (exact, within one, relevant or
+not at grade 1 and at grade 2, quadratic kappa with a bootstrap interval) is for the lead,
+who sets a floor below which an annotator is flagged (their judgments stay: the lead
+decides); and, once they have seen enough, for the annotator too, with the gold items they
+missed and the lead's rationale: how the rubric is learnt.
 """
 
 from __future__ import annotations
@@ -75,19 +76,21 @@ def add_from_release(
 ) -> gold_records.GoldAdded:
     """Make the graded candidates of an earlier release gold items of pool ``pool_name``
     (all, or a seeded random ``sample`` of them), each with the rationale of its last
-    adjudication in the release. Raises ``LocalizedError`` for a release that is not intact,
-    or of another query set or corpus version."""
-    from pooling.release_folder import intact, read_manifest, read_qrels, release_rationales
+    adjudication in the release. Raises ``LocalizedError`` for a release that is not intact
+    or not one this database recorded (``storage.release_records.recorded_release``), or
+    of another query set or corpus version."""
+    from pooling.release_folder import read_qrels, release_rationales
+    from storage.release_records import recorded_release
 
-    manifest = read_manifest(intact(release))
-    grades = dict(
-        ((q, c), g) for q, judged in read_qrels(release).items() for c, g in judged.items()
-    )
-    if sample is not None and sample < len(grades):
-        grades = dict(random.Random(seed).sample(sorted(grades.items()), sample))
-    rationales = release_rationales(release)
     with session_scope(engine) as session:
         acting(by, "lead", session=session)
+        manifest = recorded_release(release, session=session)
+        grades = dict(
+            ((q, c), g) for q, judged in read_qrels(release).items() for c, g in judged.items()
+        )
+        if sample is not None and sample < len(grades):
+            grades = dict(random.Random(seed).sample(sorted(grades.items()), sample))
+        rationales = release_rationales(release)
         pool = get_pool(pool_name, session=session)
         _same_versions(pool, manifest, session)
         chosen = {key: (g, rationales.get(key, "")) for key, g in grades.items()}
