@@ -171,8 +171,9 @@ def missed_grade(gold: int) -> int:
 def _counted(checks: pd.DataFrame) -> pd.DataFrame:
     """The checks that count: graded ones, and skipped ones at ``missed_grade``."""
     checks = checks.copy()
-    skipped = checks["skipped"].astype(bool) if "skipped" in checks else False
-    checks.loc[skipped, "grade"] = checks.loc[skipped, "gold"].map(missed_grade)
+    if "skipped" in checks:
+        skipped = checks["skipped"].astype(bool)
+        checks.loc[skipped, "grade"] = checks.loc[skipped, "gold"].map(missed_grade)
     return checks.dropna(subset=["grade"])
 
 

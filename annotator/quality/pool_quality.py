@@ -11,9 +11,10 @@ from dataclasses import dataclass
 import pandas as pd
 
 from annotator.quality.adjudication import Queue, candidates, versus_final
-from annotator.quality.agreement import PAGE_ROUNDS, AgreementReport, report
+from annotator.quality.agreement import PAGE_ROUNDS, AgreementReport, report, without_gold
 from pooling.grouping import groups
 from pooling.resolution import frame_of
+from storage import gold_records
 from storage.accounts import acting
 from storage.db import session_scope
 from storage.history import JUDGMENT_COLUMNS, adjudicate, candidate_judgments, latest_adjudications
@@ -24,11 +25,13 @@ from storage.pool_records import get_pool
 
 
 def judgments_frame(engine, pool_name: str) -> pd.DataFrame:
-    """The current human judgments on a pool's candidates, as the judgments frame
-    (``annotator.quality.agreement``)."""
+    """The current human judgments on a pool's candidates but its gold items
+    (``agreement.without_gold``), as the judgments frame (``annotator.quality.agreement``)."""
     with session_scope(engine) as session:
-        rows = candidate_judgments(get_pool(pool_name, session=session), session=session)
-        return frame_of(rows, JUDGMENT_COLUMNS)
+        pool = get_pool(pool_name, session=session)
+        rows = candidate_judgments(pool, session=session)
+        gold = {(g.query_id, g.chunk_id) for g in gold_records.items(pool, session=session)}
+    return without_gold(frame_of(rows, JUDGMENT_COLUMNS), gold)
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@ switch the query; skipping one handed the next gold item and left the annotator 
 ``qrels gold report``; re-grading a missed gold item after My progress showed the answer
 made the latest grade count. These drive the functions the label page calls
 (``next_item``, ``progress``, ``submit``, ``skip``, ``judged_item``), on SQLite and
-PostgreSQL."""
+PostgreSQL. And item 6's gold part: gold items stay out of agreement and the queue."""
 
 from __future__ import annotations
 
@@ -13,7 +13,9 @@ import json
 from sqlmodel import select
 
 from annotator.labeling import assignment
-from annotator.quality import gold
+from annotator.quality import gold, pool_quality
+from annotator.releases import releases
+from pooling.release_folder import read_manifest
 from storage.db import session_scope
 from storage.models import Chunk, Judgment, Query
 from tests.annotator.quality.test_gold import CHUNKS, GOLD, QUERIES
@@ -101,3 +103,25 @@ def test_only_the_first_judgment_of_a_gold_item_counts(engine, gold_pool):
     assert assignment.reload(engine, item).grade == grade
     after = gold.own_figures(engine, "p", "a1")
     assert after.standing == before.standing and after.missed == before.missed
+
+
+def test_gold_items_stay_out_of_agreement_and_the_adjudication_queue(engine, gold_pool, tmp_path):
+    """Item 6 (its gold part): gold items entered the agreement figures, a release
+    manifest's alpha and the queue's tallies."""
+    gold.configure(engine, "p", rate=3)
+    for n, name in enumerate(("a1", "a2", "a3")):
+        # Everyone agrees on ordinary work; on gold, each gives another grade.
+        agreeing = lambda item, n=n: n if is_gold(item) else int(item.chunk_id[-1]) % 4  # noqa: E731
+        user = gold_pool[name]
+        while (item := assignment.next_item(engine, "p", user)) is not None:
+            assert assignment.submit(engine, item, user, grade=agreeing(item))
+    frame = pool_quality.judgments_frame(engine, "p")
+    assert not set(zip(frame["query_id"], frame["chunk_id"], strict=True)) & set(GOLD)
+    queue = pool_quality.pool_queue(engine, "p", "threshold")
+    assert not set(zip(queue.table["query_id"], queue.table["chunk_id"], strict=True)) & set(GOLD)
+    assert set(queue.table["status"]) == {"agreed"}
+    (whole,) = pool_quality.pool_agreement(engine, "p", "threshold", rounds=0).reports
+    assert whole.alpha.value == 1.0
+    folder = releases.create_release(engine, "v1", "p", tmp_path).folder
+    alpha = read_manifest(folder)["agreement"]["krippendorff_alpha_ordinal"]
+    assert alpha == 1.0
