@@ -275,8 +275,9 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "清单中的发布名称 {version}… 不是有效的发布版本，因此不是本数据库记录过的发布",
     },
     "release_not_recorded": {
-        "en": "release {folder} is not one this database recorded, so it is not used: {problems}",
-        "zh": "发布 {folder} 不是本数据库记录过的发布，因此不予使用：{problems}",
+        "en": "release {folder} is not the release this database recorded, so it is not "
+        "used: {problems}",
+        "zh": "发布 {folder} 与本数据库记录的发布不符，因此不予使用：{problems}",
     },
     "verify_not_as_recorded": {
         "en": "manifest.json is not the one recorded when release '{version}' was created: "

@@ -55,7 +55,7 @@ def test_forged_folders_are_refused_by_every_use_and_nothing_is_written(history,
             ("gold", "add", "--pool", "p", "--release", folder),
         ):
             refused = run_qrels(db_url, *command, expect=2).stderr
-            assert "is not one this database recorded" in refused and says in refused
+            assert "is not the release this database recorded" in refused and says in refused
             assert "\x1b" not in refused and len(refused) < 2000
     assert snapshot(engine) == before  # no pool, no gold item, no account, no judgment
 

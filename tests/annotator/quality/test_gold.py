@@ -159,7 +159,7 @@ def test_annotators_see_their_own_figures_once_they_have_seen_enough(engine, gol
     gold.configure(engine, "p", rate=2, min_seen=3)
     judge(engine, gold_pool["a2"], 2, grade_of=lambda item: 3)
     assert not gold.own_figures(engine, "p", "a2").shown  # one gold item seen: not yet
-    judge(engine, gold_pool["a2"], 8, grade_of=lambda item: 3)
+    judge(engine, gold_pool["a2"], 28, grade_of=lambda item: 3)  # three queries: 6 gold
     mine = gold.own_figures(engine, "p", "a2")
     assert mine.shown and mine.standing.seen >= 3
     assert all(m["grade"] == 3 and m["gold"] != 3 for m in mine.missed)
