@@ -302,6 +302,7 @@ def own_figures(engine: Engine, pool_name: str, user_name: str) -> OwnFigures:
                     "query_text": view.query_text,
                     "text": view.text,
                     "grade": None if pd.isna(row.grade) else int(row.grade),
+                    "skipped": bool(row.skipped),
                     "gold": int(row.gold),
                     "rationale": rationale.get((row.query_id, row.chunk_id), ""),
                 }

@@ -13,7 +13,7 @@ import json
 from sqlmodel import select
 
 from annotator.labeling import assignment
-from annotator.quality import gold, pool_quality
+from annotator.quality import adjudication, gold, pool_quality
 from annotator.releases import releases
 from pooling.release_folder import read_manifest
 from storage.db import session_scope
@@ -82,6 +82,7 @@ def test_skipping_every_gold_item_leaves_the_annotator_flagged(engine, gold_pool
     assert a1["seen"] == len(skipped) and a1["flagged"] and a1["exact"] == 0
     mine = gold.own_figures(engine, "p", "a1")
     assert mine.shown and {(m["query_id"], m["chunk_id"]) for m in mine.missed} == skipped
+    assert all(m["skipped"] and m["grade"] is None for m in mine.missed)
 
 
 def test_only_the_first_judgment_of_a_gold_item_counts(engine, gold_pool):
@@ -117,9 +118,11 @@ def test_gold_items_stay_out_of_agreement_and_the_adjudication_queue(engine, gol
             assert assignment.submit(engine, item, user, grade=agreeing(item))
     frame = pool_quality.judgments_frame(engine, "p")
     assert not set(zip(frame["query_id"], frame["chunk_id"], strict=True)) & set(GOLD)
-    queue = pool_quality.pool_queue(engine, "p", "threshold")
-    assert not set(zip(queue.table["query_id"], queue.table["chunk_id"], strict=True)) & set(GOLD)
-    assert set(queue.table["status"]) == {"agreed"}
+    table = pool_quality.pool_queue(engine, "p", "threshold").table
+    keys = list(zip(table["query_id"], table["chunk_id"], strict=True))
+    assert {s for k, s in zip(keys, table["status"], strict=True) if k in GOLD} == {"gold"}
+    assert {s for k, s in zip(keys, table["status"], strict=True) if k not in GOLD} == {"agreed"}
+    assert adjudication.queue(table).empty  # nothing needs a decision: gold's grade stands
     (whole,) = pool_quality.pool_agreement(engine, "p", "threshold", rounds=0).reports
     assert whole.alpha.value == 1.0
     folder = releases.create_release(engine, "v1", "p", tmp_path).folder
