@@ -47,7 +47,7 @@ def lead_server(worked, demo_url, tmp_path, clock):
         item = assignment.next_item(worked, "active", uid)
         assignment.submit(worked, item, uid, grade=grade)
     # Gold: four candidates nobody judged, decided 0-3 by the lead; one item in two is gold
-    # for annotator3, who grades everything 1.
+    # for annotator3, who grades everything 1 until checked on two of them.
     table, _, _ = pool_quality.pool_table(worked, "demo-pool", "threshold")
     judged = set(zip(table["query_id"], table["chunk_id"], strict=True))
     with session_scope(worked) as session:
@@ -66,9 +66,10 @@ def lead_server(worked, demo_url, tmp_path, clock):
     with session_scope(worked) as session:
         uid = get_user("annotator3", session=session).id
     clock.now = datetime.now(UTC)  # checks are judgments made after the item became gold
-    for _ in range(8):
-        item = assignment.next_item(worked, "demo-pool", uid)
+    checks = 0  # gold items come in their own query, as any other item: work up to them
+    while checks < 2 and (item := assignment.next_item(worked, "demo-pool", uid)) is not None:
         assignment.submit(worked, item, uid, grade=1)
+        checks += (item.query_id, item.chunk_id) in unjudged
     with serving(demo_url, tmp_path) as address:
         yield address, worked
 
