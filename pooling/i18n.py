@@ -337,6 +337,25 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "release {folder} does not match its manifest: {problems}",
         "zh": "发布 {folder} 与其清单不符：{problems}",
     },
+    "verify_not_recorded": {
+        "en": "the database has no release '{version}': this folder is not a release it recorded",
+        "zh": "数据库中没有发布“{version}”：此文件夹不是它记录过的发布",
+    },
+    "verify_not_as_recorded": {
+        "en": "manifest.json is not the one recorded when release '{version}' was created: "
+        "the folder was changed after release",
+        "zh": "manifest.json 与创建发布“{version}”时记录的不同：文件夹在发布后被改动",
+    },
+    "verify_not_a_version": {
+        "en": "the manifest's release name {version}… is not a release version, so it is "
+        "not a release this database recorded",
+        "zh": "清单中的发布名称 {version}… 不是有效的发布版本，因此不是本数据库记录过的发布",
+    },
+    "release_not_recorded": {
+        "en": "release {folder} is not the release this database recorded, so it is not "
+        "used: {problems}",
+        "zh": "发布 {folder} 与本数据库记录的发布不符，因此不予使用：{problems}",
+    },
     "verify_manifest_unreadable": {
         "en": "manifest.json: cannot be read ({detail})",
         "zh": "manifest.json：无法读取（{detail}）",

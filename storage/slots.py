@@ -24,7 +24,7 @@ from sqlmodel import Session, select
 
 from pooling.i18n import LocalizedError, NotFound
 from pooling.readers import refuse_control
-from storage import gold_records, tallies
+from storage import tallies
 from storage.models import (
     Assignment,
     Chunk,
@@ -116,6 +116,7 @@ class OpenCandidate:
     query_key: int
     chunk_key: int
     skipped: bool  # they skipped it before: offered after the others
+    gold: bool = False  # a gold item: claimed on a slot beyond its own (``claim``)
 
 
 def _mine(user: User):
@@ -396,10 +397,6 @@ def record_judgment(
     session.flush()
     if expected_revision == 0:
         tallies.judged_first_time(assignment.pool_id, user.id, session=session)
-        if gold_records.is_gold(
-            assignment.pool_id, candidate.query_id, candidate.chunk_id, session=session
-        ):
-            gold_records.judged_first_time(assignment.pool_id, user.id, session=session)
     return judgment
 
 

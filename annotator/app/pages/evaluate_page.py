@@ -78,7 +78,7 @@ def behind_toggle(chart: alt.Chart, frame: pd.DataFrame, key: str) -> None:
 
 user = ui.require("lead")
 ui.sidebar(user)
-written = sorted(path.parent.name for path in releases.release_dir().glob("*/manifest.json"))
+written = releases.app_releases(ui.engine())  # recorded ones only: no hidden or forged folder
 if not written:
     st.info(ui.t("eval_no_releases"))
     st.stop()
@@ -100,8 +100,9 @@ if not uploads:
     st.info(ui.t("eval_upload_hint"))
     st.stop()
 try:
+    folder = str(releases.recorded_folder(ui.engine(), chosen))  # checked on every use
     result, data = evaluated(
-        str(releases.release_dir() / chosen),
+        folder,
         tuple((u.name, u.getvalue()) for u in uploads),
         (metrics, level, split, by, int(context_k), condensed),
     )
@@ -173,7 +174,7 @@ if len(result.runs) > 1:
     ]
     st.dataframe(movers[regressed], hide_index=True)
 
-models = release_models(str(releases.release_dir() / chosen))
+models = release_models(folder)
 if models:
     st.subheader(ui.t("estimate_section"))
     model = st.selectbox(
@@ -185,7 +186,7 @@ if models:
     if model:
         try:
             found = estimated(
-                str(releases.release_dir() / chosen),
+                folder,
                 tuple((u.name, u.getvalue()) for u in uploads),
                 (metrics, level, split, by, int(context_k), condensed),
                 model,
