@@ -32,6 +32,7 @@ from sqlmodel import Field, SQLModel
 from pooling.grades import sql_range
 from pooling.readers import SPLITS
 from storage.sample_tables import QuerySample, QuerySampleMember  # noqa: F401  (in the schema)
+from storage.session_tables import LoginSession  # noqa: F401  (in the schema)
 
 JSONType = JSON().with_variant(JSONB(), "postgresql")
 
@@ -248,19 +249,6 @@ class User(SQLModel, table=True):
     created_at: datetime = _created()
 
 
-class LoginSession(SQLModel, table=True):
-    """A login kept by the server and carried by a cookie; only its id's sha256 is stored.
-    It ends at ``expires_at`` or when revoked (logout, account disabled, new password)."""
-
-    __tablename__ = "login_session"
-
-    id_sha256: str = Field(primary_key=True)
-    user_id: int = Field(foreign_key="app_user.id", index=True)
-    created_at: datetime = _created()
-    expires_at: datetime = Field(sa_column=Column(DateTime(timezone=True), nullable=False))
-    revoked_at: datetime | None = Field(default=None, sa_column=Column(DateTime(timezone=True)))
-
-
 class LoginThrottle(SQLModel, table=True):
     """Failed logins per name tried, known or not (so that the answer's timing never tells
     which names exist), to slow down password guessing in every process. The name is kept
@@ -377,6 +365,11 @@ class Assignment(SQLModel, table=True):
     skipped_at: datetime | None = Field(
         default=None, sa_column=Column(DateTime(timezone=True), nullable=True)
     )
+    # The finder's row of a candidate their search added (never a hold): not offered to
+    # them, not in their progress (pool_records.add_manual_candidate).
+    found_at: datetime | None = Field(
+        default=None, sa_column=Column(DateTime(timezone=True), nullable=True)
+    )
 
 
 class QueryTally(SQLModel, table=True):
@@ -414,7 +407,8 @@ class AnnotatorTally(SQLModel, table=True):
     done: int = 0
     waiting: int = 0
     last_query_id: int | None = Field(default=None, foreign_key="query.id")
-    # Gold items judged (storage.gold_records): one more is due every ``rate`` items.
+    # No longer kept: gold checks are part of an annotator's work from the start
+    # (storage.gold_records.own_gold), not due by a count. Left for old databases.
     gold_seen: int = Field(default=0, sa_column=Column(Integer, nullable=False, server_default="0"))
 
 
