@@ -193,7 +193,8 @@ def current_user() -> Account | None:
         user = account(engine(), st.session_state[USER_KEY])  # logged in in-process (tests)
     else:
         resumed = session_id is None
-        session_id = session_id or st.context.cookies.get(COOKIE)
+        cookie = st.context.cookies.get(COOKIE)
+        session_id = session_id or (cookie if isinstance(cookie, str) else None)
         user = session_account(engine(), session_id) if session_id else None
         if user is not None and resumed:
             st.session_state[SESSION_KEY] = session_id
