@@ -99,7 +99,7 @@ def test_an_annotator_logs_in_and_sees_an_item_but_no_system_or_rank(demo_url):
     assert not at.exception
     text = shown_text(at)
     assert "Relevance rubric" in text and "This query: 0 /" in text
-    assert [b.key.rsplit("_", 2)[0] for b in at.button if b.key.startswith("grade_")] == [
+    assert [b.key.rsplit("_", 2)[0] for b in at.button if (b.key or "").startswith("grade_")] == [
         "grade_0",
         "grade_1",
         "grade_2",
