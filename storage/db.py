@@ -12,17 +12,17 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from alembic import command
-from alembic.config import Config
-from alembic.runtime.migration import MigrationContext
-from alembic.script import ScriptDirectory
-from sqlalchemy import event
+from sqlalchemy import create_engine, event, text
 from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.exc import DBAPIError, OperationalError
-from sqlmodel import Session, create_engine
 
 from pooling.i18n import LocalizedError
+
+if TYPE_CHECKING:
+    from alembic.config import Config
+    from sqlmodel import Session
 
 logger = logging.getLogger(__name__)
 
@@ -31,6 +31,10 @@ URL_VARIABLE = "QRELS_DATABASE_URL"
 SQLITE_BUSY_TIMEOUT_MS = 30_000
 MIGRATIONS = Path(__file__).parent / "migrations"
 SNAPSHOT = "qrels_snapshot"  # an execution option: this transaction only reads
+# The newest migration in storage/migrations/versions: what every command checks the database
+# against with one SELECT, without importing Alembic (a third of a second before any work).
+# A new migration moves it; tests/storage/test_schema.py pins it to Alembic's own head.
+SCHEMA_HEAD = "0008"
 
 
 class DatabaseError(LocalizedError, RuntimeError):
@@ -81,7 +85,11 @@ def make_engine(url: str | None = None) -> Engine:
 
 @contextmanager
 def session_scope(engine: Engine) -> Iterator[Session]:
-    """A session whose work is one transaction: committed on success, rolled back on error."""
+    """A session whose work is one transaction: committed on success, rolled back on error.
+    On SQLite it holds the write lock from its start (``BEGIN IMMEDIATE``): what only reads
+    uses ``snapshot_scope``."""
+    from sqlmodel import Session
+
     with Session(engine, expire_on_commit=False) as session:
         try:
             yield session
@@ -100,14 +108,15 @@ def snapshot_scope(engine: Engine) -> Iterator[Session]:
     options = {SNAPSHOT: True}
     if engine.dialect.name == "postgresql":
         options.update(isolation_level="REPEATABLE READ", postgresql_readonly=True)
+    from sqlmodel import Session
+
+    # Closed, not rolled back, at the end: closing ends the transaction too, and leaves the
+    # rows read usable afterwards (a rollback would expire them).
     with (
         engine.connect() as connection,
         Session(bind=connection.execution_options(**options), expire_on_commit=False) as session,
     ):
-        try:
-            yield session
-        finally:
-            session.rollback()
+        yield session
 
 
 # PostgreSQL's deadlock_detected and serialization_failure: the transaction lost a race and
@@ -122,6 +131,8 @@ def lost_a_race(error: BaseException) -> bool:
 
 
 def _alembic_config(engine: Engine) -> Config:
+    from alembic.config import Config
+
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
     config.attributes["engine"] = engine
@@ -129,23 +140,37 @@ def _alembic_config(engine: Engine) -> Config:
 
 
 def head_revision() -> str:
-    """The schema revision this release of the tool expects."""
+    """The schema revision this release of the tool expects (``SCHEMA_HEAD``)."""
+    return SCHEMA_HEAD
+
+
+def migrations_head() -> str:
+    """The newest revision as Alembic reads it from the migration scripts (slow: imports
+    Alembic and every script); ``SCHEMA_HEAD`` must equal it."""
+    from alembic.config import Config
+    from alembic.script import ScriptDirectory
+
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
     return ScriptDirectory.from_config(config).get_current_head()
 
 
 def current_revision(engine: Engine) -> str | None:
-    """The schema revision the database is at, or None when it has no schema yet."""
+    """The schema revision the database is at, or None when it has no schema yet: one
+    SELECT of Alembic's version table (a missing table means no schema)."""
     try:
         with engine.connect() as connection:
-            return MigrationContext.configure(connection).get_current_revision()
+            if not engine.dialect.has_table(connection, "alembic_version"):
+                return None
+            return connection.execute(text("SELECT version_num FROM alembic_version")).scalar()
     except OperationalError as exc:
         raise DatabaseError("db_unreachable", url=_safe(engine), detail=exc.orig) from exc
 
 
 def upgrade(engine: Engine) -> str:
     """Create the schema or bring it up to date; returns the revision reached."""
+    from alembic import command
+
     current_revision(engine)  # a clear error when the database cannot be reached
     command.upgrade(_alembic_config(engine), "head")
     return head_revision()

@@ -15,7 +15,7 @@ from annotator.quality.agreement import PAGE_ROUNDS, AgreementReport, report
 from pooling.grouping import groups
 from pooling.resolution import frame_of
 from storage.accounts import acting
-from storage.db import session_scope
+from storage.db import session_scope, snapshot_scope
 from storage.history import JUDGMENT_COLUMNS, adjudicate, candidate_judgments, latest_adjudications
 from storage.pool_records import candidate_view as view
 from storage.pool_records import get_pool
@@ -26,7 +26,7 @@ from storage.pool_records import get_pool
 def judgments_frame(engine, pool_name: str) -> pd.DataFrame:
     """The current human judgments on a pool's candidates, as the judgments frame
     (``annotator.quality.agreement``)."""
-    with session_scope(engine) as session:
+    with snapshot_scope(engine) as session:
         rows = candidate_judgments(get_pool(pool_name, session=session), session=session)
         return frame_of(rows, JUDGMENT_COLUMNS)
 
@@ -59,7 +59,7 @@ def pool_table(engine, pool_name: str, policy: str) -> tuple[pd.DataFrame, dict,
     """For a pool: the candidates table (status ``adjudicated`` where a lead decided), the
     leads' latest decisions, and the judgments frame."""
     frame = judgments_frame(engine, pool_name)
-    with session_scope(engine) as session:
+    with snapshot_scope(engine) as session:
         pool = get_pool(pool_name, session=session)
         decisions, overlap = latest_adjudications(pool, session=session), pool.overlap
     table = candidates(frame, policy, overlap)
@@ -102,5 +102,5 @@ def record_decision(
 
 def candidate_view(engine, pool_name: str, key: tuple[str, str]):
     """What a lead sees of the candidate ``key``: ``storage.pool_records.CandidateView``."""
-    with session_scope(engine) as session:
+    with snapshot_scope(engine) as session:
         return view(get_pool(pool_name, session=session), *key, session=session)

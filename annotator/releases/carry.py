@@ -35,7 +35,7 @@ from pooling.spans import DEFAULT_MIN_OVERLAP, LOST, MAPPED, Overlap, check_min_
 from storage import carry_records
 from storage.carry_records import MappingRow
 from storage.chunk_spans import ChunkPlace, chunk_places, document_hashes
-from storage.db import session_scope
+from storage.db import session_scope, snapshot_scope
 
 if TYPE_CHECKING:  # the retrievers behind pool_records load only when a pool is built
     from storage.pool_records import PoolResult
@@ -350,7 +350,7 @@ def carry_status(engine: Engine, pool_name: str) -> CarryStatus | None:
     from storage.history import candidate_judgments
     from storage.pool_records import get_pool
 
-    with session_scope(engine) as session:
+    with snapshot_scope(engine) as session:
         pool = get_pool(pool_name, session=session)
         if "carried" not in pool.config:
             return None
@@ -370,7 +370,7 @@ def judge_classes(engine: Engine, judge: str, corpus_version: str) -> dict[tuple
     from storage.models import CorpusVersion
 
     classes: dict[tuple[str, str], str] = {}
-    with session_scope(engine) as session:
+    with snapshot_scope(engine) as session:
         for pool in carry_records.carried_pools(session=session):
             version = session.get(CorpusVersion, pool.corpus_version_id)
             if pool.config["carried"]["judge"] == judge and version.name == corpus_version:

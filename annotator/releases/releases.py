@@ -326,7 +326,7 @@ def recorded_problems(engine: Engine, folder: Path | str) -> list[str]:
         digest = sha256_of(folder / MANIFEST)
     except (OSError, ValueError, KeyError, TypeError) as error:
         return [t("verify_manifest_unreadable", detail=error)]
-    with session_scope(engine) as session:
+    with snapshot_scope(engine) as session:
         record = release_records.find_release(version, session=session)
         recorded = None if record is None else record.manifest_sha256
     if recorded is None:
@@ -350,7 +350,7 @@ class ReleaseRecord:
 
 def list_releases(engine: Engine) -> list[ReleaseRecord]:
     """Every recorded release, oldest first."""
-    with session_scope(engine) as session:
+    with snapshot_scope(engine) as session:
         return [
             ReleaseRecord(
                 r.version,
