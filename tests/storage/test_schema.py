@@ -18,6 +18,7 @@ from storage.db import (
     database_url,
     head_revision,
     make_engine,
+    migrations_head,
     session_scope,
     upgrade,
 )
@@ -50,6 +51,12 @@ def test_an_empty_database_must_be_initialised_first(db_url):
     assert upgrade(engine) == head_revision() == current_revision(engine)
     check_schema(engine)
     assert upgrade(engine) == head_revision()  # upgrading again is harmless
+
+
+def test_the_schema_head_is_the_newest_migration():
+    # Every command checks the database against SCHEMA_HEAD without importing Alembic; a new
+    # migration must move it (storage/db.py), else every command calls the database outdated.
+    assert head_revision() == migrations_head(), "set storage.db.SCHEMA_HEAD to the new head"
 
 
 def test_migrations_go_down_and_up_again(engine):
