@@ -7,15 +7,17 @@ is the multi-user deployment. Schema changes only ever go through Alembic migrat
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sqlalchemy import create_engine, event, text
-from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.exc import DBAPIError, OperationalError
 
 from pooling.i18n import LocalizedError
@@ -31,10 +33,6 @@ URL_VARIABLE = "QRELS_DATABASE_URL"
 SQLITE_BUSY_TIMEOUT_MS = 30_000
 MIGRATIONS = Path(__file__).parent / "migrations"
 SNAPSHOT = "qrels_snapshot"  # an execution option: this transaction only reads
-# The newest migration in storage/migrations/versions: what every command checks the database
-# against with one SELECT, without importing Alembic (a third of a second before any work).
-# A new migration moves it; tests/storage/test_schema.py pins it to Alembic's own head.
-SCHEMA_HEAD = "0008"
 
 
 class DatabaseError(LocalizedError, RuntimeError):
@@ -100,21 +98,29 @@ def session_scope(engine: Engine) -> Iterator[Session]:
 
 
 @contextmanager
-def snapshot_scope(engine: Engine) -> Iterator[Session]:
-    """A session that only reads, all of it from one consistent state of the database
+def snapshot_connection(engine: Engine) -> Iterator[Connection]:
+    """A connection that only reads, all of it from one consistent state of the database
     however long it takes, while others go on writing: on SQLite a deferred transaction (in
     WAL mode a reader keeps the state it started with), on PostgreSQL a read-only
-    REPEATABLE READ one. Nothing it does is committed."""
+    REPEATABLE READ one. Nothing it does is committed. Core only (``snapshot_scope`` for
+    a session), for a command that must start at once."""
     options = {SNAPSHOT: True}
     if engine.dialect.name == "postgresql":
         options.update(isolation_level="REPEATABLE READ", postgresql_readonly=True)
+    with engine.connect() as connection:
+        yield connection.execution_options(**options)
+
+
+@contextmanager
+def snapshot_scope(engine: Engine) -> Iterator[Session]:
+    """A session that only reads, in a snapshot (``snapshot_connection``)."""
     from sqlmodel import Session
 
     # Closed, not rolled back, at the end: closing ends the transaction too, and leaves the
     # rows read usable afterwards (a rollback would expire them).
     with (
-        engine.connect() as connection,
-        Session(bind=connection.execution_options(**options), expire_on_commit=False) as session,
+        snapshot_connection(engine) as connection,
+        Session(bind=connection, expire_on_commit=False) as session,
     ):
         yield session
 
@@ -139,14 +145,31 @@ def _alembic_config(engine: Engine) -> Config:
     return config
 
 
+# A migration script's own revision and the one it revises, as Alembic's template writes them.
+_REVISION = re.compile(r'^(down_revision|revision)\b[^=]*=\s*(?:"([^"]+)"|None)', re.MULTILINE)
+
+
+@functools.cache
 def head_revision() -> str:
-    """The schema revision this release of the tool expects (``SCHEMA_HEAD``)."""
-    return SCHEMA_HEAD
+    """The schema revision this release of the tool expects: the one migration in
+    ``storage/migrations/versions`` that no other revises. Read from the scripts' text, so
+    that a command's schema check imports neither Alembic (a third of a second) nor the
+    scripts, and needs no constant kept in step as migrations are merged (a test pins it to
+    Alembic's own ``migrations_head``)."""
+    revisions, revised = set(), set()
+    for script in (MIGRATIONS / "versions").glob("*.py"):
+        found = dict((name, value) for name, value in _REVISION.findall(script.read_text()))
+        revisions.add(found["revision"])
+        revised.add(found.get("down_revision") or None)
+    heads = revisions - revised
+    if len(heads) != 1:  # a bug of this package's, not the user's: Alembic would refuse too
+        raise RuntimeError(f"the migrations have {len(heads)} heads: {sorted(heads)}")
+    return heads.pop()
 
 
 def migrations_head() -> str:
     """The newest revision as Alembic reads it from the migration scripts (slow: imports
-    Alembic and every script); ``SCHEMA_HEAD`` must equal it."""
+    Alembic and every script); ``head_revision`` must equal it."""
     from alembic.config import Config
     from alembic.script import ScriptDirectory
 

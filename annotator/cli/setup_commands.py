@@ -38,11 +38,11 @@ def init(ctx: click.Context) -> None:
 
 
 def _status(made) -> list[str]:
-    from storage.catalog import status as summarise
-    from storage.db import current_revision, snapshot_scope
+    from storage.db import current_revision, snapshot_connection
+    from storage.status import status as summarise
 
-    with snapshot_scope(made) as session:
-        summary = summarise(session=session)
+    with snapshot_connection(made) as connection:
+        summary = summarise(connection)
     url = made.url.render_as_string(hide_password=True)
     return status_lines(summary, url, current_revision(made))
 

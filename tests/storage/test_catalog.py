@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from sqlmodel import select
 
-from storage.catalog import status
-from storage.db import session_scope
+from storage.db import session_scope, snapshot_connection
 from storage.imports import annotator_account, import_corpus, import_judgments, import_queries
 from storage.models import Chunk, Pool, PoolCandidate, Query
+from storage.status import status
 from tests.conftest import write
 from tests.storage.test_imports import CORPUS, QUERIES, jsonl
 
@@ -47,6 +47,6 @@ def test_pool_progress_counts_distinct_human_judges(engine, tmp_path):
     judge("bob", "q1 0 tea 3\n")
     judge("judge", "q1 0 bike 1\nq1 0 bike-2 1\n", kind="model")  # a model does not count
     judge("ann2", "q1 0 tea 3\n")
-    with session_scope(engine) as session:
-        (summary,) = status(session=session).pools
+    with snapshot_connection(engine) as connection:
+        (summary,) = status(connection).pools
     assert (summary.name, summary.candidates, summary.overlap, summary.complete) == ("p", 3, 2, 1)
