@@ -302,6 +302,19 @@ def _on_candidates(pool: Pool):
     )
 
 
+def _is_candidate(pool: Pool):
+    """True for a judgment of one of the pool's candidates (``_on_candidates``)."""
+    return (
+        select(PoolCandidate.id)
+        .where(
+            PoolCandidate.pool_id == pool.id,
+            PoolCandidate.query_id == Judgment.query_id,
+            PoolCandidate.chunk_id == Judgment.chunk_id,
+        )
+        .exists()
+    )
+
+
 def stored_time(column, session: Session):
     """``column`` (a time) as the database gives it: on SQLite its stored text, left for
     ``_iso`` to write as it is; elsewhere the datetime."""
@@ -345,10 +358,11 @@ def release_records(pool: Pool, *, session: Session, batch: int = 10_000) -> Ite
             Judgment.batch_id,
             stored_time(Judgment.created_at, session),
         )
-        .join(*_on_candidates(pool))
         .join(Query, Query.id == Judgment.query_id)
         .join(Chunk, Chunk.id == Judgment.chunk_id)
-        .where(Judgment.user_id.in_(people))
+        # EXISTS rather than a join: the judgments are read in their own order as they are
+        # stored, each looked up among the candidates, so no sort of a million rows.
+        .where(Judgment.user_id.in_(people), _is_candidate(pool))
         .order_by(Judgment.id)
         .execution_options(yield_per=batch)
     )
