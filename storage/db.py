@@ -183,9 +183,13 @@ def current_revision(engine: Engine) -> str | None:
     SELECT of Alembic's version table (a missing table means no schema)."""
     try:
         with engine.connect() as connection:
-            if not engine.dialect.has_table(connection, "alembic_version"):
+            try:
+                return connection.execute(text("SELECT version_num FROM alembic_version")).scalar()
+            except DBAPIError:
+                connection.rollback()
+                if engine.dialect.has_table(connection, "alembic_version"):
+                    raise
                 return None
-            return connection.execute(text("SELECT version_num FROM alembic_version")).scalar()
     except OperationalError as exc:
         raise DatabaseError("db_unreachable", url=_safe(engine), detail=exc.orig) from exc
 
