@@ -351,7 +351,7 @@ def release_records(pool: Pool, *, session: Session, batch: int = 10_000) -> Ite
             select(User.id, User.created_at).where(User.kind == "human")
         )
     }
-    sources = {
+    sources: dict[tuple[int | None, int | None], str] = {
         (pool_id, None): f"app:{name}" for pool_id, name in session.exec(select(Pool.id, Pool.name))
     }
     for batch_id, source in session.exec(select(JudgmentBatch.id, JudgmentBatch.source)):
@@ -380,34 +380,39 @@ def release_records(pool: Pool, *, session: Session, batch: int = 10_000) -> Ite
         .order_by(Judgment.id)
         .execution_options(yield_per=batch)
     )
-    for (
-        user_id,
-        query_id,
-        chunk_id,
-        grade,
-        unsure,
-        note,
-        revision,
-        rubric_version,
-        seconds,
-        pool_id,
-        batch_id,
-        created_at,
-    ) in session.connection().execute(judgments):
-        yield {
-            "type": "judgment",
-            "annotator": people[user_id],
-            "query_id": query_id,
-            "chunk_id": chunk_id,
-            "grade": grade,
-            "unsure": unsure,
-            "note": note,
-            "revision": revision,
-            "rubric_version": rubric_version,
-            "seconds": seconds,
-            "source": sources.get((pool_id, None) if pool_id else (None, batch_id), "import:None"),
-            "created_at": _iso(created_at),
-        }
+    # A batch of rows at a time (``partitions``): fetching a million one by one took a tenth
+    # of a release.
+    for rows in session.connection().execute(judgments).partitions():
+        for (
+            user_id,
+            query_id,
+            chunk_id,
+            grade,
+            unsure,
+            note,
+            revision,
+            rubric_version,
+            seconds,
+            pool_id,
+            batch_id,
+            created_at,
+        ) in rows:
+            yield {
+                "type": "judgment",
+                "annotator": people[user_id],
+                "query_id": query_id,
+                "chunk_id": chunk_id,
+                "grade": grade,
+                "unsure": unsure,
+                "note": note,
+                "revision": revision,
+                "rubric_version": rubric_version,
+                "seconds": seconds,
+                "source": sources.get(
+                    (pool_id, None) if pool_id else (None, batch_id), "import:None"
+                ),
+                "created_at": _iso(created_at),
+            }
     decisions = (
         select(
             Adjudication.user_id,

@@ -134,7 +134,7 @@ def _query_sets(connection: Connection) -> list[QuerySetSummary]:
     ):
         people.setdefault(set_id, {})[names[user]] = count
     # A query is judged when any judgment names it: one indexed look per query.
-    judged = dict(
+    judged: dict[int, int] = dict(
         connection.execute(
             select(query.c.query_set_id, func.count())
             .where(select(judgment.c.query_id).where(judgment.c.query_id == query.c.id).exists())
