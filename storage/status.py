@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from sqlalchemy import JSON, Boolean, column, distinct, func, select, table
+from sqlalchemy import JSON, Boolean, column, distinct, func, literal, select, table
 from sqlalchemy.engine import Connection
 
 corpus_version = table("corpus_version", column("id"), column("name"), column("content_hash"))
@@ -126,12 +126,18 @@ def _query_sets(connection: Connection) -> list[QuerySetSummary]:
     ):
         queries.setdefault(row.query_set_id, []).append(row)
     names = dict(connection.execute(select(app_user.c.id, app_user.c.name)).all())
-    people: dict[int, dict[str, int]] = {}
-    for set_id, user, count in connection.execute(
+    sets = list(connection.execute(select(query_set).order_by(query_set.c.name)))
+    per_person = (
         select(query.c.query_set_id, judgment.c.user_id, func.count())
         .join_from(judgment, query, query.c.id == judgment.c.query_id)
         .group_by(query.c.query_set_id, judgment.c.user_id)
-    ):
+    )
+    if len(sets) == 1:  # every judgment is on its queries: counted per person from an index
+        per_person = select(literal(sets[0].id), judgment.c.user_id, func.count()).group_by(
+            judgment.c.user_id
+        )
+    people: dict[int, dict[str, int]] = {}
+    for set_id, user, count in connection.execute(per_person):
         people.setdefault(set_id, {})[names[user]] = count
     # A query is judged when any judgment names it: one indexed look per query.
     judged: dict[int, int] = dict(
@@ -142,7 +148,7 @@ def _query_sets(connection: Connection) -> list[QuerySetSummary]:
         ).all()
     )
     summaries = []
-    for qs in connection.execute(select(query_set).order_by(query_set.c.name)):
+    for qs in sets:
         rows, by_annotator = queries.get(qs.id, []), dict(sorted(people.get(qs.id, {}).items()))
         slices = Counter(tag for row in rows for tag in row.slices)
         summaries.append(
