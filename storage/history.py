@@ -356,12 +356,19 @@ def release_records(pool: Pool, *, session: Session, batch: int = 10_000) -> Ite
     }
     for batch_id, source in session.exec(select(JudgmentBatch.id, JudgmentBatch.source)):
         sources[(None, batch_id)] = f"import:{source}"
+    # The pool's query and chunk ids by key, read once from their indexes: joining each
+    # judgment to its chunk read the chunks' pages (their texts) at random, most of a
+    # release at a million judgments; and each id is then one string however often judged.
+    query_set = session.get(QuerySet, pool.query_set_id)
+    corpus_version = session.get(CorpusVersion, pool.corpus_version_id)
+    query_ids = {key: name for name, key in query_keys(query_set, session=session).items()}
+    chunk_ids = {key: name for name, key in chunk_keys(corpus_version, session=session).items()}
     # Columns, not ORM objects: a million judgments made as objects took most of a release.
     judgments = (
         select(
             Judgment.user_id,
-            Query.query_id,
-            Chunk.chunk_id,
+            Judgment.query_id,
+            Judgment.chunk_id,
             Judgment.grade,
             Judgment.unsure,
             Judgment.note,
@@ -372,8 +379,6 @@ def release_records(pool: Pool, *, session: Session, batch: int = 10_000) -> Ite
             Judgment.batch_id,
             stored_time(Judgment.created_at, session),
         )
-        .join(Query, Query.id == Judgment.query_id)
-        .join(Chunk, Chunk.id == Judgment.chunk_id)
         # EXISTS rather than a join: the judgments are read in their own order as they are
         # stored, each looked up among the candidates, so no sort of a million rows.
         .where(Judgment.user_id.in_(people), _is_candidate(pool))
@@ -400,8 +405,8 @@ def release_records(pool: Pool, *, session: Session, batch: int = 10_000) -> Ite
             yield {
                 "type": "judgment",
                 "annotator": people[user_id],
-                "query_id": query_id,
-                "chunk_id": chunk_id,
+                "query_id": query_ids[query_id],
+                "chunk_id": chunk_ids[chunk_id],
                 "grade": grade,
                 "unsure": unsure,
                 "note": note,
