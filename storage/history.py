@@ -356,9 +356,9 @@ def release_records(pool: Pool, *, session: Session, batch: int = 10_000) -> Ite
     }
     for batch_id, source in session.exec(select(JudgmentBatch.id, JudgmentBatch.source)):
         sources[(None, batch_id)] = f"import:{source}"
-    # The pool's query and chunk ids by key, read once from their indexes: joining each
-    # judgment to its chunk read the chunks' pages (their texts) at random, most of a
-    # release at a million judgments; and each id is then one string however often judged.
+    # The pool's query and chunk ids by key, read once from their indexes rather than by
+    # joining each judgment to its chunk (whose pages hold the texts); each id is then one
+    # string however often it is judged.
     query_set = session.get(QuerySet, pool.query_set_id)
     corpus_version = session.get(CorpusVersion, pool.corpus_version_id)
     query_ids = {key: name for name, key in query_keys(query_set, session=session).items()}
@@ -385,8 +385,8 @@ def release_records(pool: Pool, *, session: Session, batch: int = 10_000) -> Ite
         .order_by(Judgment.id)
         .execution_options(yield_per=batch)
     )
-    # A batch of rows at a time (``partitions``): fetching a million one by one took a tenth
-    # of a release.
+    # A batch of rows at a time (``partitions``): fetching a million one by one was a tenth
+    # of a profiled release at L.
     for rows in session.connection().execute(judgments).partitions():
         for (
             user_id,
