@@ -23,7 +23,7 @@ from pooling.grades import GRADES
 from pooling.i18n import check_name
 from storage import catalog, counts
 from storage.counts import completions_by_hour, current_counts, median_seconds
-from storage.db import session_scope
+from storage.db import snapshot_scope
 from storage.pool_records import get_pool
 
 PERIODS = {"hour": "h", "day": "D"}  # what a timeline groups by: pandas' frequency
@@ -69,7 +69,7 @@ def team_figures(
     for an unknown pool and ``LocalizedError`` for an unknown ``per``."""
     check_name(per, PERIODS, "what_period")
     now = now or datetime.now(UTC)
-    with session_scope(engine) as session:
+    with snapshot_scope(engine) as session:
         pool = get_pool(pool_name, session=session)
         counts = _counts(current_counts(pool, tuple(COUNT_COLUMNS[:3]), session=session))
         seconds = median_seconds(pool, session=session)
@@ -230,7 +230,7 @@ class MyFigures:
 
 def my_progress(engine: Engine, pool_name: str, user_name: str) -> MyFigures:
     """What ``user_name`` judged in pool ``pool_name``, per query and per grade."""
-    with session_scope(engine) as session:
+    with snapshot_scope(engine) as session:
         pool = get_pool(pool_name, session=session)
         rows = current_counts(pool, ("query", "grade"), session=session, annotator=user_name)
     counts = pd.DataFrame(rows, columns=["query", "grade", "count"])
@@ -246,5 +246,5 @@ def my_progress(engine: Engine, pool_name: str, user_name: str) -> MyFigures:
 def data_version(engine: Engine) -> tuple[int, ...]:
     """What the lead's figures are counted from, as it stands (``storage.counts``): the
     same tuple until a judgment, decision, candidate, gold item or release is added."""
-    with session_scope(engine) as session:
+    with snapshot_scope(engine) as session:
         return counts.data_version(session=session)
