@@ -125,7 +125,7 @@ def step(engine, tmp_path, ids: dict[str, int], rng: random.Random, n: int) -> N
         if item is not None:
             unsure = rng.random() < 0.1
             grade = None if unsure else rng.randrange(4)
-            note = "a note" if rng.random() < 0.3 else ""
+            note = "a note" if unsure or rng.random() < 0.3 else ""
             assignment.submit(engine, item, ids[person], grade=grade, unsure=unsure, note=note)
     elif kind == "revise":
         done = assignment.judged_count(engine, "p", ids[person])
@@ -138,7 +138,8 @@ def step(engine, tmp_path, ids: dict[str, int], rng: random.Random, n: int) -> N
             return
         row = table.iloc[rng.randrange(len(table))]
         key = (row["query_id"], row["chunk_id"])
-        if kind == "decide" or key not in decisions:
+        made = {(g.query_id, g.chunk_id) for g in gold.gold_items(engine, "p")}
+        if kind == "decide" or key not in decisions or key in made:
             pool_quality.record_decision(
                 engine, "p", key, rng.randrange(4), "read it", ids["boss"], "threshold"
             )
@@ -158,7 +159,7 @@ def step(engine, tmp_path, ids: dict[str, int], rng: random.Random, n: int) -> N
 @pytest.mark.parametrize("seed", [0, 1])
 def test_kept_figures_equal_a_count_from_scratch(engine, team, tmp_path, seed):
     rng = random.Random(seed)
-    for n in range(70):
+    for n in range(50):
         (tmp_path / f"batch{n}").mkdir()
         step(engine, tmp_path, team, rng, n)
         if n % 10 == 9:
@@ -169,6 +170,7 @@ def test_kept_figures_equal_a_count_from_scratch(engine, team, tmp_path, seed):
 
 
 def test_a_restart_reads_the_saved_grades_not_every_judgment(engine, team, monkeypatch):
+    monkeypatch.setattr(maintained.records, "LAG", 0)  # a small database: no ids read again
     rng = random.Random(3)
     for _ in range(20):
         person = rng.choice(PEOPLE)
@@ -187,7 +189,7 @@ def test_a_restart_reads_the_saved_grades_not_every_judgment(engine, team, monke
 
     monkeypatch.setattr(maintained.records, "judgments_since", counted_since)
     maintained.pool_agreement(engine, "p", "threshold", rounds=0)
-    assert read and min(read) > 0  # never from the first judgment again
+    assert read and min(read) >= 20  # never from the first judgment again
     monkeypatch.undo()
     check(engine)
 
