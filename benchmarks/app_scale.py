@@ -357,7 +357,9 @@ def pages(url: str, lead: int) -> dict[str, tuple[float, float]]:
     """Each lead page's render time with AppTest, the first view and the next one."""
     os.environ["QRELS_DATABASE_URL"] = url
     restart()
-    return {name.removesuffix("_page.py"): (render(name, lead), render(name, lead)) for name in PAGES}
+    return {
+        name.removesuffix("_page.py"): (render(name, lead), render(name, lead)) for name in PAGES
+    }
 
 
 def working_pages(

@@ -128,7 +128,12 @@ def checkpoint(pool: Pool, *, session: Session) -> FigureCheckpoint | None:
 
 
 def save_checkpoint(
-    pool: Pool, *, session: Session, judgment_mark: int, seen: int, adjudication_mark: int,
+    pool: Pool,
+    *,
+    session: Session,
+    judgment_mark: int,
+    seen: int,
+    adjudication_mark: int,
     payload: bytes,
 ) -> None:
     """Keep the pool's figures as they stand at ``judgment_mark`` (replacing earlier ones)."""

@@ -19,12 +19,10 @@ count from scratch; the tests pin the two equal. No Streamlit in here.
 
 from __future__ import annotations
 
-import io
 import itertools
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -34,242 +32,23 @@ from annotator.quality.agreement import (
     PAGE_ROUNDS,
     AgreementReport,
     Figure,
-    PairAgreement,
     bootstrap_shares,
     confusion,
     kappa_of,
     krippendorff_alpha,
     pair_of_shares,
 )
+from annotator.quality.grade_tables import SIZE, UNSURE, USER_BITS, USER_MASK, Kept
 from annotator.quality.pool_quality import PoolAgreement
-from pooling.grades import GRADES, POLICIES, check_policy
+from pooling.grades import POLICIES, check_policy
 from pooling.grouping import GROUPINGS
 from pooling.i18n import check_name
 from storage import figure_records as records
 from storage.db import session_scope, snapshot_scope
 from storage.pool_records import get_pool
 
-SIZE = len(GRADES)
-UNSURE = SIZE  # the column of unsure judgments in a candidate's counts
-USER_BITS = 32  # a row's key: the candidate's position, then the user id in these bits
 SAVE_AFTER = 20_000  # judgments applied before the grades are saved again
 SAVE_EVERY = 300  # ... or seconds since they were saved, when anything was applied
-
-
-@dataclass
-class Kept:
-    """One pool's current human grades and the count tables derived from them. Candidates
-    are held by position, in query then chunk id order (the queue's order within a
-    severity), so that a query's candidates and their rows are each one range."""
-
-    pool_id: int
-    overlap: int
-    candidate_ids: np.ndarray  # database id of each position
-    chunk_ids: np.ndarray  # chunk id (text) of each position
-    candidate_query: np.ndarray  # query index of each position
-    query_ids: list[str]  # in id order
-    query_start: np.ndarray  # first position of each query, and the end
-    slices: list[list[str]]  # per query
-    splits: list[str | None]  # per query
-    position_of: dict[tuple[str, str], int]  # (query id, chunk id) -> position
-    id_order: np.ndarray  # positions in candidate id order
-    row_key: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))  # sorted
-    row_judgment: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
-    row_grade: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int8))  # UNSURE too
-    notes: dict[int, str] = field(default_factory=dict)  # row key -> note, when one was left
-    counts: np.ndarray | None = None  # positions x (grades, unsure)
-    coincidence: np.ndarray | None = None  # queries x 16
-    pairs: dict[tuple[int, int], np.ndarray] = field(default_factory=dict)  # queries x 16
-    presence: dict[int, np.ndarray] = field(default_factory=dict)  # user -> rows per query
-    pair_version: dict[tuple[int, int], int] = field(default_factory=dict)
-    names: dict[int, str] = field(default_factory=dict)
-    decisions: dict[tuple[str, str], tuple] = field(default_factory=dict)
-    decision_ids: dict[tuple[str, str], int] = field(default_factory=dict)
-    judgment_mark: int = 0
-    seen: int = 0
-    adjudication_mark: int = 0
-    applied: int = 0  # since the grades were saved
-    saved: float = 0.0
-    kept_pairs: dict[tuple, tuple[int, PairAgreement]] = field(default_factory=dict)
-    lock: threading.RLock = field(default_factory=threading.RLock)
-
-    # -- rows ------------------------------------------------------------------------------
-
-    def positions(self, candidate_ids: np.ndarray) -> np.ndarray:
-        order = self.id_order
-        found = np.searchsorted(self.candidate_ids, candidate_ids, sorter=order)
-        return order[np.minimum(found, len(order) - 1)]
-
-    def apply(self, rows: list[tuple]) -> np.ndarray:
-        """Apply judgments ``(id, candidate id, user id, grade or None, note)``, each
-        standing where it is the person's newest on the candidate; returns the positions
-        whose grades changed."""
-        if not rows:
-            return np.zeros(0, np.int64)
-        judgment = np.fromiter((r[0] for r in rows), np.int64, len(rows))
-        candidate = np.fromiter((r[1] for r in rows), np.int64, len(rows))
-        user = np.fromiter((r[2] for r in rows), np.int64, len(rows))
-        grade = np.fromiter(
-            (UNSURE if r[3] is None else r[3] for r in rows), np.int8, len(rows)
-        )
-        key = (self.positions(candidate) << USER_BITS) | user
-        order = np.lexsort((judgment, key))  # by key, newest last
-        last = order[np.r_[key[order][1:] != key[order][:-1], True]]
-        key, judgment, grade = key[last], judgment[last], grade[last]
-        at = np.searchsorted(self.row_key, key)
-        found = at < len(self.row_key)
-        found[found] = self.row_key[at[found]] == key[found]
-        newer = found.copy()
-        newer[found] = judgment[found] > self.row_judgment[at[found]]
-        self.row_judgment[at[newer]] = judgment[newer]
-        self.row_grade[at[newer]] = grade[newer]
-        fresh = ~found
-        self.row_key = np.insert(self.row_key, at[fresh], key[fresh])
-        self.row_judgment = np.insert(self.row_judgment, at[fresh], judgment[fresh])
-        self.row_grade = np.insert(self.row_grade, at[fresh], grade[fresh])
-        changed = newer | fresh
-        notes = [rows[i][4] or "" for i in last[changed]]
-        for k, note in zip(key[changed].tolist(), notes, strict=True):
-            if note:
-                self.notes[k] = note
-            else:
-                self.notes.pop(k, None)
-        self.applied += int(changed.sum())
-        return np.unique(key[changed] >> USER_BITS)
-
-    def rows_of(self, queries: np.ndarray) -> np.ndarray:
-        """The row indexes of the candidates of ``queries`` (sorted query indexes)."""
-        starts = self.query_start[queries] << USER_BITS
-        ends = self.query_start[queries + 1] << USER_BITS
-        low = np.searchsorted(self.row_key, starts)
-        high = np.searchsorted(self.row_key, ends)
-        return _ranges(low, high)
-
-    # -- count tables ----------------------------------------------------------------------
-
-    def count(self, queries: np.ndarray | None = None) -> None:
-        """Count the tables again for ``queries`` (query indexes; every query when None)."""
-        every = queries is None
-        n_queries = len(self.query_ids)
-        if every:
-            queries = np.arange(n_queries)
-            rows = np.arange(len(self.row_key))
-            self.counts = np.zeros((len(self.candidate_ids), SIZE + 1), np.int32)
-            self.coincidence = np.zeros((n_queries, SIZE * SIZE))
-            self.pairs, self.presence = {}, {}
-        else:
-            queries = np.unique(queries)
-            rows = self.rows_of(queries)
-            places = _ranges(self.query_start[queries], self.query_start[queries + 1])
-            self.counts[places] = 0
-            self.coincidence[queries] = 0
-            for table in self.presence.values():
-                table[queries] = 0
-        position = self.row_key[rows] >> USER_BITS
-        user = self.row_key[rows] & ((1 << USER_BITS) - 1)
-        grade = self.row_grade[rows].astype(np.int64)
-        cells, n = np.unique(position * (SIZE + 1) + grade, return_counts=True)
-        self.counts.reshape(-1)[cells] += n.astype(np.int32)
-        query = self.candidate_query[position]
-        for person in np.unique(user).tolist():
-            mine = user == person
-            table = self.presence.setdefault(person, np.zeros(n_queries, np.int32))
-            table += np.bincount(query[mine], minlength=n_queries).astype(np.int32)
-        self._coincidence(np.unique(position))
-        self._pairs(queries, position, user, grade, every)
-
-    def _coincidence(self, places: np.ndarray) -> None:
-        """Each query's share of alpha's coincidence matrix, from its candidates' counts,
-        as ``agreement._alpha_parts`` counts it."""
-        values = self.counts[places, :SIZE].astype(float)
-        m = values.sum(axis=1)
-        keep = m >= 2
-        values, m, places = values[keep], m[keep], places[keep]
-        pairs = values[:, :, None] * values[:, None, :]
-        pairs[:, np.arange(SIZE), np.arange(SIZE)] -= values
-        units = (pairs / (m - 1)[:, None, None]).reshape(len(values), SIZE * SIZE)
-        np.add.at(self.coincidence, self.candidate_query[places], units)
-
-    def _pairs(self, queries, position, user, grade, every: bool) -> None:
-        """Each pair's confusion counts per query, for the rows of ``queries``: every two
-        people who graded one candidate, the first by name on the rows."""
-        people = sorted(self.names, key=self.names.get)
-        rank = np.full(max([*people, int(user.max(initial=0))]) + 1, -1)
-        rank[people] = np.arange(len(people))
-        graded = grade < SIZE
-        position, user, grade = position[graded], user[graded], grade[graded]
-        before = {}
-        if not every:
-            for pair, table in self.pairs.items():
-                before[pair] = table[queries].any(axis=1)
-                table[queries] = 0
-        parts = []
-        for step in range(1, len(position)):
-            same = np.flatnonzero(position[:-step] == position[step:])
-            if not len(same):
-                break
-            a, b, ga, gb = user[same], user[same + step], grade[same], grade[same + step]
-            flip = rank[a] > rank[b]
-            a, b = np.where(flip, b, a), np.where(flip, a, b)
-            cell = np.where(flip, gb * SIZE + ga, ga * SIZE + gb)
-            parts.append((a, b, self.candidate_query[position[same]], cell))
-        found: set[tuple[int, int]] = set()
-        if parts:
-            a, b, where, cell = (np.concatenate(column) for column in zip(*parts, strict=True))
-            code = a * len(rank) + b
-            n_queries = len(self.query_ids)
-            for one in np.unique(code).tolist():
-                pair = (one // len(rank), one % len(rank))
-                mine = code == one
-                table = self.pairs.setdefault(pair, np.zeros((n_queries, SIZE * SIZE), np.int32))
-                np.add.at(table, (where[mine], cell[mine]), 1)
-                found.add(pair)
-        for pair in set(found) | {p for p, was in before.items() if was.any()}:
-            self.pair_version[pair] = self.pair_version.get(pair, 0) + 1
-
-    # -- saved -----------------------------------------------------------------------------
-
-    def payload(self) -> bytes:
-        """The grades as numpy arrays (no pickles): candidate ids, not positions, since a
-        top-up moves positions."""
-        buffer = io.BytesIO()
-        notes = list(self.notes.items())
-        np.savez(
-            buffer,
-            candidate=self.candidate_ids[self.row_key >> USER_BITS],
-            user=self.row_key & ((1 << USER_BITS) - 1),
-            judgment=self.row_judgment,
-            grade=self.row_grade,
-            note_candidate=self.candidate_ids[np.array([k for k, _ in notes], np.int64) >> 32],
-            note_user=np.array([k & ((1 << USER_BITS) - 1) for k, _ in notes], np.int64),
-            note=np.array([n for _, n in notes], dtype=str),
-        )
-        return buffer.getvalue()
-
-    def load(self, payload: bytes) -> bool:
-        """The grades of a saved ``payload``; False when it names a candidate no longer in
-        the pool."""
-        saved = np.load(io.BytesIO(payload), allow_pickle=False)
-        known = set(self.candidate_ids.tolist())
-        if not set(saved["candidate"].tolist()) <= known:
-            return False
-        key = (self.positions(saved["candidate"]) << USER_BITS) | saved["user"]
-        order = np.argsort(key)
-        self.row_key, self.row_judgment = key[order], saved["judgment"][order]
-        self.row_grade = saved["grade"][order]
-        note_key = (self.positions(saved["note_candidate"]) << USER_BITS) | saved["note_user"]
-        self.notes = dict(zip(note_key.tolist(), saved["note"].tolist(), strict=True))
-        return True
-
-
-def _ranges(low: np.ndarray, high: np.ndarray) -> np.ndarray:
-    """The integers of every range [low, high), concatenated."""
-    lengths = high - low
-    if not lengths.sum():
-        return np.zeros(0, np.int64)
-    starts = np.repeat(low - np.cumsum(np.r_[0, lengths[:-1]]), lengths)
-    return starts + np.arange(lengths.sum())
-
 
 # -- keeping up --------------------------------------------------------------------------------
 
@@ -338,7 +117,9 @@ def _catch_up(kept: Kept, pool, session) -> None:
     """Apply the judgments since the mark (and ``LAG`` before it) and count the queries
     they touched again."""
     newest = records.newest_judgment(session=session)
-    changed = kept.apply(records.judgments_since(pool, kept.judgment_mark - records.LAG, session=session))
+    changed = kept.apply(
+        records.judgments_since(pool, kept.judgment_mark - records.LAG, session=session)
+    )
     kept.judgment_mark = max(newest, kept.judgment_mark)
     kept.seen = records.judgments_up_to(kept.judgment_mark - records.LAG, session=session)
     if len(changed):
@@ -473,9 +254,7 @@ def _report(kept: Kept, group: str, queries: np.ndarray, rounds: int) -> Agreeme
         held = kept.kept_pairs.get((group, pair, rounds))
         if held is None or held[0] != version:
             table = kept.pairs.get(pair)
-            shares = (
-                np.zeros((0, SIZE * SIZE)) if table is None else table[queries].astype(float)
-            )
+            shares = np.zeros((0, SIZE * SIZE)) if table is None else table[queries].astype(float)
             figure = pair_of_shares((first, second), shares[shares.any(axis=1)], rounds)
             held = kept.kept_pairs[(group, pair, rounds)] = version, figure
         pairs.append(held[1])
@@ -495,7 +274,7 @@ def _versus_final(kept: Kept, policy: str) -> pd.DataFrame:
         if place is not None and kept.counts[place].sum():
             after[place] = int(decision[0])
     position = kept.row_key >> USER_BITS
-    user = kept.row_key & ((1 << USER_BITS) - 1)
+    user = kept.row_key & (USER_MASK)
     graded = kept.row_grade < SIZE
     rows = []
     for person in sorted((u for u in np.unique(user[graded]).tolist()), key=kept.names.get):
@@ -534,7 +313,7 @@ def pool_queue(engine, pool_name: str, policy: str) -> Queue:
         order = np.lexsort((judged, -severity))
         judged, status, severity, auto = judged[order], status[order], severity[order], auto[order]
         position = kept.row_key >> USER_BITS
-        user = kept.row_key & ((1 << USER_BITS) - 1)
+        user = kept.row_key & (USER_MASK)
         graded = kept.row_grade < SIZE
         annotators = sorted({kept.names[u] for u in np.unique(user[graded]).tolist()})
         bit = {name: i for i, name in enumerate(annotators)}
@@ -579,7 +358,7 @@ def _details(kept: Kept) -> Callable[[list[tuple[str, str]]], list[tuple[dict, d
                 grades, notes, unsure = {}, {}, []
                 for at in range(low, high):
                     row_key = int(kept.row_key[at])
-                    name = kept.names.get(row_key & ((1 << USER_BITS) - 1), "")
+                    name = kept.names.get(row_key & (USER_MASK), "")
                     grade = int(kept.row_grade[at])
                     if grade == UNSURE:
                         unsure.append(name)
