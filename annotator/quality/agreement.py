@@ -361,14 +361,25 @@ def _with_interval(point: Figure, values) -> Figure:
 
 def resampled(shares: np.ndarray, rounds: int, seed: int = 0) -> np.ndarray:
     """``rounds`` bootstrap totals of ``shares`` (one row per query): queries drawn with
-    replacement, a query drawn twice counting twice."""
+    replacement, a query drawn twice counting twice. Where many queries share a row (one
+    shared item graded 0 by both), drawn as how many of the ``n`` draws fall on each
+    distinct row (a multinomial over the rows' multiplicities: the same distribution), so
+    that a round costs the distinct rows, not the queries."""
     rng = np.random.default_rng(seed)
     n = len(shares)
+    if not n:
+        return np.zeros((rounds, shares.shape[1]))
+    # The distinct rows by a sort on every column (np.unique on rows is far slower).
+    ordered = shares[np.lexsort(shares.T)]
+    first = np.r_[True, np.any(ordered[1:] != ordered[:-1], axis=1)]
+    rows = ordered[first]
+    if len(rows) * 4 < n:
+        weights = np.diff(np.r_[np.flatnonzero(first), n]) / n
+        return rng.multinomial(n, weights, size=rounds).astype(float) @ rows
     drawn = rng.integers(0, n, size=(rounds, n))
     # Each round's count of every query, in one bincount over the rounds laid end to end.
     offsets = (drawn + np.arange(rounds)[:, None] * n).ravel()
-    weights = np.bincount(offsets, minlength=rounds * n).reshape(rounds, n)
-    return weights @ shares
+    return np.bincount(offsets, minlength=rounds * n).reshape(rounds, n).astype(float) @ ordered
 
 
 def bootstrap_shares(

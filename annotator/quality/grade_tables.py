@@ -131,14 +131,18 @@ class Kept:
         position = self.row_key[rows] >> USER_BITS
         user = self.row_key[rows] & USER_MASK
         grade = self.row_grade[rows].astype(np.int64)
-        cells, n = np.unique(position * (SIZE + 1) + grade, return_counts=True)
-        self.counts.reshape(-1)[cells] += n.astype(np.int32)
+        # Counted with bincount, which is many times faster than np.unique or np.add.at.
+        self.counts += (
+            np.bincount(position * (SIZE + 1) + grade, minlength=self.counts.size)
+            .reshape(self.counts.shape)
+            .astype(np.int32)
+        )
         query = self.candidate_query[position]
-        for person in np.unique(user).tolist():
+        for person in _present(user):
             mine = user == person
             table = self.presence.setdefault(person, np.zeros(n_queries, np.int32))
             table += np.bincount(query[mine], minlength=n_queries).astype(np.int32)
-        self._coincidence(np.unique(position))
+        self._coincidence(_present(position, as_list=False))
         self._pairs(queries, position, user, grade, every)
 
     def _coincidence(self, places: np.ndarray) -> None:
@@ -151,7 +155,11 @@ class Kept:
         pairs = values[:, :, None] * values[:, None, :]
         pairs[:, np.arange(SIZE), np.arange(SIZE)] -= values
         units = (pairs / (m - 1)[:, None, None]).reshape(len(values), SIZE * SIZE)
-        np.add.at(self.coincidence, self.candidate_query[places], units)
+        query, n_queries = self.candidate_query[places], len(self.query_ids)
+        for cell in range(SIZE * SIZE):  # summed in row order, as np.add.at sums
+            self.coincidence[:, cell] += np.bincount(
+                query, weights=units[:, cell], minlength=n_queries
+            )
 
     def _pairs(self, queries, position, user, grade, every: bool) -> None:
         """Each pair's confusion counts per query, for the rows of ``queries``: every two
@@ -180,12 +188,17 @@ class Kept:
         if parts:
             a, b, where, cell = (np.concatenate(column) for column in zip(*parts, strict=True))
             code = a * len(rank) + b
+            order = np.argsort(code, kind="stable")
+            code, where, cell = code[order], where[order], cell[order]
+            bounds = np.flatnonzero(np.r_[True, code[1:] != code[:-1], True])
             n_queries = len(self.query_ids)
-            for one in np.unique(code).tolist():
-                pair = (one // len(rank), one % len(rank))
-                mine = code == one
+            for start, end in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True):
+                pair = divmod(int(code[start]), len(rank))
                 table = self.pairs.setdefault(pair, np.zeros((n_queries, SIZE * SIZE), np.int32))
-                np.add.at(table, (where[mine], cell[mine]), 1)
+                cells = where[start:end] * (SIZE * SIZE) + cell[start:end]
+                table += (
+                    np.bincount(cells, minlength=table.size).reshape(table.shape).astype(np.int32)
+                )
                 found.add(pair)
         for pair in set(found) | {p for p, was in before.items() if was.any()}:
             self.pair_version[pair] = self.pair_version.get(pair, 0) + 1
@@ -225,6 +238,12 @@ class Kept:
         note_key = (self.positions(saved["note_candidate"]) << USER_BITS) | saved["note_user"]
         self.notes = dict(zip(note_key.tolist(), saved["note"].tolist(), strict=True))
         return True
+
+
+def _present(values: np.ndarray, as_list: bool = True):
+    """The distinct values of ``values`` (small non-negative integers), in order."""
+    found = np.flatnonzero(np.bincount(values)) if len(values) else np.zeros(0, np.int64)
+    return found.tolist() if as_list else found
 
 
 def _ranges(low: np.ndarray, high: np.ndarray) -> np.ndarray:

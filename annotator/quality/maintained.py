@@ -33,7 +33,6 @@ from annotator.quality.agreement import (
     AgreementReport,
     Figure,
     bootstrap_shares,
-    confusion,
     kappa_of,
     krippendorff_alpha,
     pair_of_shares,
@@ -274,18 +273,26 @@ def _versus_final(kept: Kept, policy: str) -> pd.DataFrame:
         if place is not None and kept.counts[place].sum():
             after[place] = int(decision[0])
     position = kept.row_key >> USER_BITS
-    user = kept.row_key & (USER_MASK)
+    user = kept.row_key & USER_MASK
     graded = kept.row_grade < SIZE
-    rows = []
-    for person in sorted((u for u in np.unique(user[graded]).tolist()), key=kept.names.get):
-        mine = graded & (user == person)
-        row: dict[str, object] = {"annotator": kept.names[person]}
-        for label, finals in (("before", before), ("after", after)):
-            final = finals[position[mine]]
-            had = final >= 0
-            grades = kept.row_grade[mine][had].astype(int)
-            row[label] = kappa_of(np.asarray(confusion(grades, final[had])), "quadratic")
-        rows.append(row)
+    people = sorted(np.unique(user[graded]).tolist(), key=kept.names.get)
+    rank = np.zeros(int(user.max(initial=0)) + 1, np.int64)
+    rank[people] = np.arange(len(people))
+    grade = kept.row_grade[graded].astype(np.int64)
+    cells = SIZE * SIZE
+    found = {}
+    for label, finals in (("before", before), ("after", after)):  # every person's at once
+        final = finals[position[graded]]
+        had = final >= 0
+        at = rank[user[graded][had]] * cells + grade[had] * SIZE + final[had]
+        found[label] = np.bincount(at, minlength=len(people) * cells).reshape(-1, SIZE, SIZE)
+    rows = [
+        {
+            "annotator": kept.names[person],
+            **{label: kappa_of(found[label][i], "quadratic") for label in found},
+        }
+        for i, person in enumerate(people)
+    ]
     return pd.DataFrame(rows, columns=["annotator", "before", "after"])
 
 
@@ -313,7 +320,7 @@ def pool_queue(engine, pool_name: str, policy: str) -> Queue:
         order = np.lexsort((judged, -severity))
         judged, status, severity, auto = judged[order], status[order], severity[order], auto[order]
         position = kept.row_key >> USER_BITS
-        user = kept.row_key & (USER_MASK)
+        user = kept.row_key & USER_MASK
         graded = kept.row_grade < SIZE
         annotators = sorted({kept.names[u] for u in np.unique(user[graded]).tolist()})
         bit = {name: i for i, name in enumerate(annotators)}
@@ -358,7 +365,7 @@ def _details(kept: Kept) -> Callable[[list[tuple[str, str]]], list[tuple[dict, d
                 grades, notes, unsure = {}, {}, []
                 for at in range(low, high):
                     row_key = int(kept.row_key[at])
-                    name = kept.names.get(row_key & (USER_MASK), "")
+                    name = kept.names.get(row_key & USER_MASK, "")
                     grade = int(kept.row_grade[at])
                     if grade == UNSURE:
                         unsure.append(name)
