@@ -208,3 +208,8 @@ def test_a_judgment_below_the_mark_is_noticed(engine, team, monkeypatch):
     monkeypatch.undo()
     check(engine)
     assert np.all(maintained.kept_grades(engine, "p").row_grade >= 0)
+
+
+def test_a_pool_nobody_judged_yet(engine, team):
+    check(engine)
+    assert maintained.pool_queue(engine, "p", "threshold").table.empty
