@@ -172,7 +172,7 @@ class Kept:
         before = {}
         if not every:
             for pair, table in self.pairs.items():
-                before[pair] = table[queries].any(axis=1)
+                before[pair] = table[queries].copy()
                 table[queries] = 0
         parts = []
         for step in range(1, len(position)):
@@ -184,7 +184,6 @@ class Kept:
             a, b = np.where(flip, b, a), np.where(flip, a, b)
             cell = np.where(flip, gb * SIZE + ga, ga * SIZE + gb)
             parts.append((a, b, self.candidate_query[position[same]], cell))
-        found: set[tuple[int, int]] = set()
         if parts:
             a, b, where, cell = (np.concatenate(column) for column in zip(*parts, strict=True))
             code = a * len(rank) + b
@@ -199,9 +198,12 @@ class Kept:
                 table += (
                     np.bincount(cells, minlength=table.size).reshape(table.shape).astype(np.int32)
                 )
-                found.add(pair)
-        for pair in set(found) | {p for p, was in before.items() if was.any()}:
-            self.pair_version[pair] = self.pair_version.get(pair, 0) + 1
+        # A pair's figures are drawn again only when its table changed: a query's other
+        # pairs keep theirs.
+        for pair, table in self.pairs.items():
+            was = before.get(pair)
+            if was is None or not np.array_equal(was, table[queries]):
+                self.pair_version[pair] = self.pair_version.get(pair, 0) + 1
 
     # -- saved -----------------------------------------------------------------------------
 
