@@ -42,8 +42,8 @@ class Kept:
     row_judgment: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     row_grade: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int8))  # UNSURE too
     notes: dict[int, str] = field(default_factory=dict)  # row key -> note, when one was left
-    counts: np.ndarray | None = None  # positions x (grades, unsure)
-    coincidence: np.ndarray | None = None  # queries x 16
+    counts: np.ndarray = field(default_factory=lambda: np.zeros((0, SIZE + 1), np.int32))
+    coincidence: np.ndarray = field(default_factory=lambda: np.zeros((0, SIZE * SIZE)))
     pairs: dict[tuple[int, int], np.ndarray] = field(default_factory=dict)  # queries x 16
     presence: dict[int, np.ndarray] = field(default_factory=dict)  # user -> rows per query
     pair_version: dict[tuple[int, int], int] = field(default_factory=dict)
@@ -114,7 +114,7 @@ class Kept:
         """Count the tables again for ``queries`` (query indexes; every query when None)."""
         every = queries is None
         n_queries = len(self.query_ids)
-        if every:
+        if queries is None:
             queries = np.arange(n_queries)
             rows = np.arange(len(self.row_key))
             self.counts = np.zeros((len(self.candidate_ids), SIZE + 1), np.int32)
@@ -164,7 +164,7 @@ class Kept:
     def _pairs(self, queries, position, user, grade, every: bool) -> None:
         """Each pair's confusion counts per query, for the rows of ``queries``: every two
         people who graded one candidate, the first by name on the rows."""
-        people = sorted(self.names, key=self.names.get)
+        people = sorted(self.names, key=lambda u: self.names[u])
         rank = np.full(max([*people, int(user.max(initial=0))]) + 1, -1)
         rank[people] = np.arange(len(people))
         graded = grade < SIZE

@@ -275,7 +275,7 @@ def _versus_final(kept: Kept, policy: str) -> pd.DataFrame:
     position = kept.row_key >> USER_BITS
     user = kept.row_key & USER_MASK
     graded = kept.row_grade < SIZE
-    people = sorted(np.unique(user[graded]).tolist(), key=kept.names.get)
+    people = sorted(np.unique(user[graded]).tolist(), key=lambda u: kept.names[u])
     rank = np.zeros(int(user.max(initial=0)) + 1, np.int64)
     rank[people] = np.arange(len(people))
     grade = kept.row_grade[graded].astype(np.int64)
@@ -337,7 +337,7 @@ def pool_queue(engine, pool_name: str, policy: str) -> Queue:
                 "chunk_id": kept.chunk_ids[judged],
                 "status": status,
                 "severity": severity,
-                "auto_grade": np.where(auto >= 0, auto, None).astype(object),
+                "auto_grade": _or_none(auto),
                 "slices": pd.Series([kept.slices[q] for q in query.tolist()], dtype=object),
                 "people": masks[judged],
             }
@@ -351,6 +351,13 @@ def pool_queue(engine, pool_name: str, policy: str) -> Queue:
             [kept.query_ids[q] for q in np.unique(query).tolist()],
             details=_details(kept),
         )
+
+
+def _or_none(grades: np.ndarray) -> np.ndarray:
+    """``grades`` as Python ints, None where negative (no agreed grade)."""
+    found = grades.astype(object)
+    found[grades < 0] = None
+    return found
 
 
 def _details(kept: Kept) -> Callable[[list[tuple[str, str]]], list[tuple[dict, dict, list]]]:
