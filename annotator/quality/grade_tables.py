@@ -42,6 +42,7 @@ class Kept:
     row_judgment: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     row_grade: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int8))  # UNSURE too
     notes: dict[int, str] = field(default_factory=dict)  # row key -> note, when one was left
+    gold: np.ndarray = field(default_factory=lambda: np.zeros(0, bool))  # per position
     counts: np.ndarray = field(default_factory=lambda: np.zeros((0, SIZE + 1), np.int32))
     coincidence: np.ndarray = field(default_factory=lambda: np.zeros((0, SIZE * SIZE)))
     pairs: dict[tuple[int, int], np.ndarray] = field(default_factory=dict)  # queries x 16
@@ -137,6 +138,10 @@ class Kept:
             .reshape(self.counts.shape)
             .astype(np.int32)
         )
+        # Gold items' judgments are checks against a settled grade: counted for the queue
+        # above, left out of agreement (``agreement.without_gold``).
+        agreeing = ~self.gold[position]
+        position, user, grade = position[agreeing], user[agreeing], grade[agreeing]
         query = self.candidate_query[position]
         for person in _present(user):
             mine = user == person

@@ -43,6 +43,7 @@ from pooling.grades import POLICIES, check_policy
 from pooling.grouping import GROUPINGS
 from pooling.i18n import check_name
 from storage import figure_records as records
+from storage import gold_records
 from storage.db import session_scope, snapshot_scope
 from storage.pool_records import get_pool
 
@@ -78,6 +79,21 @@ def _candidates(pool, session) -> Kept:
     )
 
 
+def _gold(kept: Kept, pool, session) -> np.ndarray:
+    """Read the pool's gold items; returns the queries whose candidates became or stopped
+    being gold (their agreement tables to count again)."""
+    gold = np.zeros(len(kept.candidate_ids), bool)
+    for item in gold_records.items(pool, session=session):
+        place = kept.position_of.get((item.query_id, item.chunk_id))
+        if place is not None:
+            gold[place] = True
+    flipped = np.flatnonzero(gold != kept.gold) if len(kept.gold) == len(gold) else None
+    kept.gold = gold
+    if flipped is None:
+        return np.arange(len(kept.query_ids))
+    return np.unique(kept.candidate_query[flipped])
+
+
 def _decisions(kept: Kept, rows: list[tuple]) -> None:
     for decision_id, query_id, chunk_id, *decision in rows:
         key = (query_id, chunk_id)
@@ -90,6 +106,7 @@ def _fresh(pool, session) -> Kept:
     """The pool's grades, from its checkpoint and the judgments since, or from scratch."""
     kept = _candidates(pool, session)
     kept.names = records.people(session=session)
+    _gold(kept, pool, session)
     saved = records.checkpoint(pool, session=session)
     if (
         saved is not None
@@ -150,6 +167,9 @@ def kept_grades(engine, pool_name: str) -> Kept:
             ) or not _unchanged_below(kept, session):
                 kept = _KEPT[key] = _fresh(pool, session)  # a top-up, or the history moved
             else:
+                moved = _gold(kept, pool, session)
+                if len(moved):
+                    kept.count(moved)
                 _catch_up(kept, pool, session)
                 _decisions(
                     kept,
@@ -242,7 +262,7 @@ def _report(kept: Kept, group: str, queries: np.ndarray, rounds: int) -> Agreeme
         (kept.names[u] for u, table in kept.presence.items() if table[queries].any()),
     )
     ids = {name: u for u, name in kept.names.items()}
-    judged = kept.counts.sum(axis=1) > 0
+    judged = (kept.counts.sum(axis=1) > 0) & ~kept.gold
     items = int((judged & queries[kept.candidate_query]).sum())
     shares = kept.coincidence[queries]
     alpha = bootstrap_shares(krippendorff_alpha, shares[shares.any(axis=1)], rounds)
@@ -266,7 +286,7 @@ def _versus_final(kept: Kept, policy: str) -> pd.DataFrame:
     judged, status, _, auto = _statuses(kept, policy)
     decided = _decided(kept, judged)
     before = np.full(len(kept.candidate_ids), -1)
-    before[judged] = np.where(decided, -1, auto)
+    before[judged] = np.where(decided | kept.gold[judged], -1, auto)
     after = before.copy()
     for key, decision in kept.decisions.items():
         place = kept.position_of.get(key)
@@ -274,7 +294,7 @@ def _versus_final(kept: Kept, policy: str) -> pd.DataFrame:
             after[place] = int(decision[0])
     position = kept.row_key >> USER_BITS
     user = kept.row_key & USER_MASK
-    graded = kept.row_grade < SIZE
+    graded = (kept.row_grade < SIZE) & ~kept.gold[position]  # gold checks left out
     people = sorted(np.unique(user[graded]).tolist(), key=lambda u: kept.names[u])
     rank = np.zeros(int(user.max(initial=0)) + 1, np.int64)
     rank[people] = np.arange(len(people))
@@ -316,6 +336,7 @@ def pool_queue(engine, pool_name: str, policy: str) -> Queue:
     kept = kept_grades(engine, pool_name)
     with kept.lock:
         judged, status, severity, auto = _statuses(kept, policy)
+        status[kept.gold[judged]] = "gold"  # settled: needs no decision
         status[_decided(kept, judged)] = "adjudicated"
         order = np.lexsort((judged, -severity))
         judged, status, severity, auto = judged[order], status[order], severity[order], auto[order]

@@ -1,7 +1,7 @@
 """The lead's maintained figures, persisted per pool (``storage.figure_tables``).
 
 Revision ID: 0013
-Revises: 0008 (the head: 0008 revises 0009)
+Revises: 0012
 
 Derived data only: an empty table means the figures are counted once from the judgments
 at the first view, and kept from then on. No judgment is touched.
@@ -13,7 +13,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0013"
-down_revision: str | None = "0008"
+down_revision: str | None = "0012"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
