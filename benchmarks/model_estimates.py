@@ -59,7 +59,7 @@ from scipy import stats
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from annotator.quality.agreement import kappa_of  # noqa: E402
-from pooling import estimates  # noqa: E402
+from pooling import calibration, estimates  # noqa: E402
 from pooling.collection import read_collection  # noqa: E402
 from pooling.fusion import fuse  # noqa: E402
 from pooling.qrels import Qrels  # noqa: E402
@@ -215,14 +215,30 @@ def prepare(name: str, runs: dict[str, Run], qrels: Qrels) -> Bench:
 
 
 def model_figures(bench: Bench, grades: np.ndarray) -> dict[str, np.ndarray]:
-    """Per-query metrics ``[S, Q]`` under a judge's ``grades`` of the pool's pairs (the
-    model's qrels hold the pool only)."""
+    """Per-query metrics ``[..., S, Q]`` under a judge's ``grades[..., pairs]`` of the
+    pool's pairs (the model's qrels hold the pool only)."""
     queries = len(bench.query_ids)
+    flat = grades.reshape(-1, grades.shape[-1])
+    offsets = np.arange(len(flat))[:, None] * queries + bench.pair_query[None, :]
     counts = np.stack(
-        [np.bincount(bench.pair_query, weights=grades == g, minlength=queries) for g in range(4)],
+        [
+            np.bincount(offsets.ravel(), weights=(flat == g).ravel(), minlength=len(flat) * queries)
+            for g in range(4)
+        ],
         axis=-1,
-    )
-    return per_query(np.append(grades, 0)[bench.ranked], counts, counts[:, 1:].sum(-1))
+    ).reshape(*grades.shape[:-1], queries, 4)
+    padded = np.concatenate([grades, np.zeros((*grades.shape[:-1], 1), grades.dtype)], -1)
+    ranked = padded[..., bench.ranked]  # -1 (nothing ranked) reads the appended 0
+    return per_query(ranked, counts, counts[..., 1:].sum(-1))
+
+
+def calibrated_figures(
+    bench: Bench, grades: np.ndarray, sampled: np.ndarray, rng: np.random.Generator
+) -> dict[str, np.ndarray]:
+    """Per-query metrics ``[S, Q]`` under the judge's grades calibrated on people's on the
+    ``sampled`` queries (``pooling.calibration``, cross-fitted): the mean over the draws."""
+    drawn = calibration.calibrated_grades(bench.pair_query, grades, bench.truth_pair, sampled, rng)
+    return {m: v.mean(0) for m, v in model_figures(bench, drawn).items()}
 
 
 # -- the simulated judge ----------------------------------------------------------------------
@@ -289,23 +305,36 @@ def experiment(bench: Bench, reps: int) -> list[dict]:
             grades = judge(bench, sigmas[kappa], rng)
             measured[kappa].append(quadratic_kappa(bench.truth_pair, grades))
             model = model_figures(bench, grades)
+            calibrated = {
+                share: calibrated_figures(bench, grades, sampled, rng)
+                for share, sampled in samples.items()
+            }
             for metric in METRICS:
                 truth, human = truth_mean[metric], bench.truth[metric]
                 model_only = model[metric].mean(-1)
                 for share, sampled in samples.items():
                     key = (kappa, share, metric)
-                    tuned = estimates.uniform(model[metric], human, sampled)
+                    tuned = estimates.uniform(calibrated[share][metric], human, sampled)
+                    raw = estimates.uniform(model[metric], human, sampled)
                     alone = estimates.uniform(model[metric], human, sampled, weight=0.0)
-                    exact = estimates.uniform(model[metric], human, sampled, population=False)
+                    exact = estimates.uniform(
+                        calibrated[share][metric], human, sampled, population=False
+                    )
                     given = tuned.varies  # where people's values vary on the sample
                     add(key, "given", given.mean())
-                    for name, parts in (("ppi", tuned), ("human", alone), ("exact", exact)):
+                    for name, parts in (
+                        ("ppi", tuned),
+                        ("raw", raw),
+                        ("human", alone),
+                        ("exact", exact),
+                    ):
                         low, high = parts.interval()
                         covered = (low <= truth) & (truth <= high)
                         add(key, f"{name}_covered", covered[given].sum())
                         add(key, f"{name}_width", (high - low)[given].sum())
                     add(key, "intervals", given.sum())
                     add(key, "tau", kendall(tuned.value, truth))
+                    add(key, "raw_tau", kendall(raw.value, truth))
                     add(key, "human_only_tau", kendall(alone.value, truth))
                     add(key, "model_only_tau", kendall(model_only, truth))
                     add(key, "weight", tuned.weight.mean())
@@ -330,6 +359,9 @@ def experiment(bench: Bench, reps: int) -> list[dict]:
                 "coverage": counted["ppi_covered"] / intervals,
                 "coverage_queries": counted["exact_covered"] / intervals,
                 "human_only_coverage": counted["human_covered"] / intervals,
+                "raw_coverage": counted["raw_covered"] / intervals,
+                "raw_width_ratio": counted["raw_width"] / counted["human_width"],
+                "raw_tau": t["raw_tau"],
                 "no_interval": 1 - t["given"],
                 "width_ratio": counted["ppi_width"] / counted["human_width"],
                 "width_ratio_queries": counted["exact_width"] / counted["human_width"],
@@ -386,16 +418,17 @@ def print_table(rows: list[dict]) -> None:
     print(
         "\n| κ target | κ measured | human share (n) | metric | coverage | coverage, these "
         "queries | no interval | width ratio | τ estimate | τ human-only | τ model-only "
-        "| mean λ |"
+        "| mean λ | raw grades: coverage | width ratio | τ |"
     )
-    print("|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in rows:
         print(
             f"| {r['kappa']} | {r['kappa_measured']:.3f} | {r['share']:.0%} "
             f"({r['human_queries']}) | {r['metric']} | {r['coverage']:.3f} "
             f"| {r['coverage_queries']:.3f} | {r['no_interval']:.1%} | {r['width_ratio']:.2f} "
             f"| {r['tau']:.3f} "
-            f"| {r['human_only_tau']:.3f} | {r['model_only_tau']:.3f} | {r['mean_weight']:.2f} |"
+            f"| {r['human_only_tau']:.3f} | {r['model_only_tau']:.3f} | {r['mean_weight']:.2f} "
+            f"| {r['raw_coverage']:.3f} | {r['raw_width_ratio']:.2f} | {r['raw_tau']:.3f} |"
         )
 
 
