@@ -26,7 +26,7 @@ import numpy as np
 from pooling.grades import GRADES
 
 FOLDS = 5  # cross-fitting folds over the sampled queries
-DRAWS = 20  # grade sets drawn per query (a multiple of FOLDS: each fold's table as often)
+DRAWS = 10  # grade sets drawn per query (a multiple of FOLDS: each fold's table as often)
 PRIOR = 1.0  # pseudo-candidates per model grade, spread as people's grade shares
 LEVELS = len(GRADES)
 
@@ -75,8 +75,12 @@ def draw_grades(
     pair_fold = fold[pair_query]
     chosen = np.where(pair_fold[None, :] >= 0, pair_fold[None, :], np.arange(draws)[:, None] % folds)
     cumulative = np.cumsum(tables, axis=-1)[chosen, model[None, :]]  # [draws, pairs, LEVELS]
-    u = rng.random((draws, len(model), 1))
-    return np.minimum((u >= cumulative).sum(-1), LEVELS - 1)
+    # Stratified uniforms: a candidate's draws fall one in each of ``draws`` equal slices of
+    # [0, 1), in random order. Each draw alone is still a fair draw; their mean strays far
+    # less from the expectation than independent draws' would.
+    strata = rng.permuted(np.broadcast_to(np.arange(draws), (len(model), draws)), axis=1).T
+    u = (strata + rng.random((draws, len(model)))) / draws
+    return np.minimum((u[..., None] >= cumulative).sum(-1), LEVELS - 1)
 
 
 def calibrated_grades(
