@@ -21,9 +21,12 @@ sampled query then has the same mean as on any query, as PPI needs.
 
 from __future__ import annotations
 
+from collections.abc import Collection, Sequence
+
 import numpy as np
 
 from pooling.grades import GRADES
+from pooling.qrels import Qrels
 
 FOLDS = 5  # cross-fitting folds over the sampled queries
 DRAWS = 10  # grade sets drawn per query (a multiple of FOLDS: each fold's table as often)
@@ -43,13 +46,17 @@ def query_folds(sampled: np.ndarray, folds: int, rng: np.random.Generator) -> np
 
 
 def grade_tables(
-    pair_query: np.ndarray, model: np.ndarray, human: np.ndarray, fold: np.ndarray
+    pair_query: np.ndarray,
+    model: np.ndarray,
+    human: np.ndarray,
+    fold: np.ndarray,
+    prior: float = PRIOR,
 ) -> np.ndarray:
     """``[K, LEVELS, LEVELS]``: for each fold k, P(human grade | model grade) fitted on the
     candidates of the sampled queries outside fold k (``pair_query``: each candidate's
     query, ``model``/``human``: its grades, ``fold``: per query from ``query_folds``).
-    Each row is smoothed by ``PRIOR`` pseudo-candidates spread as people's grade shares,
-    so a model grade seen rarely falls back on them."""
+    Each row is smoothed by ``prior`` pseudo-candidates spread as people's grade shares,
+    so a model grade seen rarely (or never) falls back on them."""
     folds = int(fold.max()) + 1
     pair_fold = fold[pair_query]
     counts = np.zeros((max(folds, 1), LEVELS, LEVELS))
@@ -57,7 +64,10 @@ def grade_tables(
     np.add.at(counts, (pair_fold[inside], model[inside], human[inside]), 1.0)
     held = counts.sum(0, keepdims=True) - counts  # fitted without fold k
     shares = (held.sum(1, keepdims=True) + 1.0) / (held.sum((1, 2), keepdims=True) + LEVELS)
-    return (held + PRIOR * shares) / (held.sum(-1, keepdims=True) + PRIOR)
+    seen = held.sum(-1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        table = (held + prior * shares) / (seen + prior)
+    return np.where(seen + prior > 0, table, shares)
 
 
 def draw_grades(
@@ -98,3 +108,34 @@ def calibrated_grades(
     fold = query_folds(sampled, folds, rng)
     tables = grade_tables(pair_query, model, human, fold)
     return draw_grades(tables, pair_query, model, fold, draws, rng)
+
+
+def calibrated_qrels(
+    model: Qrels,
+    human: Qrels,
+    queries: Sequence[str],
+    sampled: Collection[str],
+    seed: int | Sequence[int],
+    folds: int = FOLDS,
+    draws: int = DRAWS,
+) -> list[Qrels]:
+    """``draws`` qrels of ``queries``' model-graded candidates, each grade drawn from
+    people's given the model's (``calibrated_grades``), fitted cross-fold on the ``sampled``
+    queries' grades in ``human`` (0 where people gave none). Seeded: the same inputs and
+    ``seed`` always draw the same grades. The predictor of a metric is its mean over them."""
+    pairs = [(q, c, g) for q in queries for c, g in model.grades.get(q, {}).items()]
+    position = {q: i for i, q in enumerate(queries)}
+    pair_query = np.array([position[q] for q, _, _ in pairs], dtype=np.int64)
+    model_grades = np.array([g for _, _, g in pairs], dtype=np.int64)
+    people = np.array([human.grades.get(q, {}).get(c, 0) for q, c, _ in pairs], dtype=np.int64)
+    chosen = set(sampled)
+    is_sampled = np.array([q in chosen for q in queries], dtype=bool)
+    rng = np.random.default_rng(seed)
+    drawn = calibrated_grades(pair_query, model_grades, people, is_sampled, rng, folds, draws)
+    found = []
+    for row in drawn:
+        grades: dict[str, dict[str, int]] = {q: {} for q in queries}
+        for (q, c, _), g in zip(pairs, row.tolist(), strict=True):
+            grades[q][c] = g
+        found.append(Qrels(grades, f"{model.name} calibrated"))
+    return found
