@@ -83,7 +83,9 @@ def draw_grades(
     query's draw d from fold d mod K's."""
     folds = len(tables)
     pair_fold = fold[pair_query]
-    chosen = np.where(pair_fold[None, :] >= 0, pair_fold[None, :], np.arange(draws)[:, None] % folds)
+    chosen = np.where(
+        pair_fold[None, :] >= 0, pair_fold[None, :], np.arange(draws)[:, None] % folds
+    )
     cumulative = np.cumsum(tables, axis=-1)[chosen, model[None, :]]  # [draws, pairs, LEVELS]
     # Stratified uniforms: a candidate's draws fall one in each of ``draws`` equal slices of
     # [0, 1), in random order. Each draw alone is still a fair draw; their mean strays far

@@ -47,9 +47,9 @@ def world(queries: int = 60, docs: int = 40, seed: int = 0):
     rng = np.random.default_rng(seed)
     human = np.where(rng.random((queries, docs)) < 0.12, rng.integers(1, 4, (queries, docs)), 0)
     leniency = rng.uniform(0.05, 0.5, queries)[:, None]
-    model = np.where(
-        human > 0, np.clip(human + rng.integers(0, 2, human.shape), 1, 3), 0
-    ) + ((human == 0) & (rng.random(human.shape) < leniency))
+    model = np.where(human > 0, np.clip(human + rng.integers(0, 2, human.shape), 1, 3), 0) + (
+        (human == 0) & (rng.random(human.shape) < leniency)
+    )
     scores = rng.random((queries, docs)) + 0.6 * (human > 0)
     ranking = np.argsort(-scores, axis=1)
     return human, model.astype(int), ranking
@@ -69,9 +69,7 @@ def predicted(model, human, sampled, ranking, rng, prior=calibration.PRIOR):
     pair_query = np.repeat(np.arange(queries), docs)
     fold = calibration.query_folds(sampled, calibration.FOLDS, rng)
     tables = calibration.grade_tables(pair_query, model.ravel(), human.ravel(), fold, prior)
-    drawn = calibration.draw_grades(
-        tables, pair_query, model.ravel(), fold, calibration.DRAWS, rng
-    )
+    drawn = calibration.draw_grades(tables, pair_query, model.ravel(), fold, calibration.DRAWS, rng)
     return recall_at(drawn.reshape(-1, queries, docs), ranking).mean(0)
 
 
