@@ -21,8 +21,12 @@ that the quadratic weighted kappa between model and truth over the pool reaches 
 Cranfield, 1 on CMRC, whose grades are binary).
 
 Each repetition draws a new judge at each kappa and, for each share (10%, 20%, 30% of the
-queries), a uniform random sample of queries that people judge completely (the truth). Per
-system, metric (nDCG@10, Recall@100) and setting it reports over the repetitions:
+queries), a uniform random sample of queries that people judge completely (the truth). The
+estimate's predictor is what ``qrels evaluate --estimate`` uses by default: the metric
+under the judge's grades calibrated on people's (``pooling.calibration``: P(human grade |
+model grade) on the sampled queries, cross-fitted over 5 folds, mean of 10 drawn grade
+sets); the ``raw_`` figures beside it use the judge's grades as they are (``--raw-grades``).
+Per system, metric (nDCG@10, Recall@100) and setting it reports over the repetitions:
 
 - ``coverage``: how often the 95% interval holds the true figure (all systems pooled); the
   default interval is for the query population's mean and wider than one for these exact
@@ -31,6 +35,7 @@ system, metric (nDCG@10, Recall@100) and setting it reports over the repetitions
   share of system-samples so; CMRC's Recall@100 is 1 on all but a few queries);
 - ``width_ratio``: the mean interval width over the human-only interval's (people's grades
   on the same sample, no model), at the same human budget;
+- ``raw_coverage``, ``raw_width_ratio``, ``raw_tau``: the same with the raw grades;
 - ``tau``, ``human_only_tau``, ``model_only_tau``: Kendall's τ-b of the systems ranked by the
   estimate, by the human-only mean on the sample and by the model's mean over every query,
   against the ranking by the truth (mean over repetitions).
@@ -238,7 +243,8 @@ def calibrated_figures(
     """Per-query metrics ``[S, Q]`` under the judge's grades calibrated on people's on the
     ``sampled`` queries (``pooling.calibration``, cross-fitted): the mean over the draws."""
     drawn = calibration.calibrated_grades(bench.pair_query, grades, bench.truth_pair, sampled, rng)
-    return {m: v.mean(0) for m, v in model_figures(bench, drawn).items()}
+    # int8: the draws x systems x queries x 100 grades fit in memory on CMRC too
+    return {m: v.mean(0) for m, v in model_figures(bench, drawn.astype(np.int8)).items()}
 
 
 # -- the simulated judge ----------------------------------------------------------------------
