@@ -23,7 +23,7 @@ Cranfield, 1 on CMRC, whose grades are binary).
 Each repetition draws a new judge at each kappa and, for each share (10%, 20%, 30% of the
 queries), a uniform random sample of queries that people judge completely (the truth). The
 estimate's predictor is what ``qrels evaluate --estimate`` uses by default: the metric
-under the judge's grades calibrated on people's (``pooling.calibration``: P(human grade |
+under the judge's grades calibrated on people's (``pooling.grade_calibration``: P(human grade |
 model grade) on the sampled queries, cross-fitted over 5 folds, mean of 10 drawn grade
 sets); the ``raw_`` figures beside it use the judge's grades as they are (``--raw-grades``).
 Per system, metric (nDCG@10, Recall@100) and setting it reports over the repetitions:
@@ -64,7 +64,7 @@ from scipy import stats
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from annotator.quality.agreement import kappa_of  # noqa: E402
-from pooling import calibration, estimates  # noqa: E402
+from pooling import estimates, grade_calibration  # noqa: E402
 from pooling.collection import read_collection  # noqa: E402
 from pooling.fusion import fuse  # noqa: E402
 from pooling.qrels import Qrels  # noqa: E402
@@ -241,8 +241,10 @@ def calibrated_figures(
     bench: Bench, grades: np.ndarray, sampled: np.ndarray, rng: np.random.Generator
 ) -> dict[str, np.ndarray]:
     """Per-query metrics ``[S, Q]`` under the judge's grades calibrated on people's on the
-    ``sampled`` queries (``pooling.calibration``, cross-fitted): the mean over the draws."""
-    drawn = calibration.calibrated_grades(bench.pair_query, grades, bench.truth_pair, sampled, rng)
+    ``sampled`` queries (``pooling.grade_calibration``, cross-fitted): the mean over the draws."""
+    drawn = grade_calibration.calibrated_grades(
+        bench.pair_query, grades, bench.truth_pair, sampled, rng
+    )
     # int8: the draws x systems x queries x 100 grades fit in memory on CMRC too
     return {m: v.mean(0) for m, v in model_figures(bench, drawn.astype(np.int8)).items()}
 

@@ -17,9 +17,9 @@ value the model's grades in ``model_judgments.jsonl``; both are scored exactly a
 ``annotator.evaluation.evaluation`` scores a run.
 
 The estimate's predictor (``PREDICTORS``) is by default not the model's value but the
-metric under the model's grades calibrated on people's (``pooling.calibration``:
+metric under the model's grades calibrated on people's (``pooling.grade_calibration``:
 P(human grade | model grade) fitted on the sampled queries, cross-fitted so that no sampled
-query's predictor was fitted on it), the mean over ``calibration.DRAWS`` drawn sets of
+query's predictor was fitted on it), the mean over ``grade_calibration.DRAWS`` drawn sets of
 grades; ``raw`` uses the model's grades as they are. The model-only figure is always the
 raw grades'.
 """
@@ -36,7 +36,7 @@ import pandas as pd
 from annotator.evaluation.comparison import GATE_SPLIT, MIN_QUERIES, OPERATORS, Check
 from annotator.evaluation.evaluation import Evaluation, query_groups, query_scope, score_run
 from annotator.evaluation.run_files import RunFile
-from pooling import calibration, estimates
+from pooling import estimates, grade_calibration
 from pooling.estimates import MIN_HUMAN_QUERIES
 from pooling.i18n import LocalizedError
 from pooling.qrels import Qrels
@@ -186,7 +186,9 @@ def estimate_runs(
     drawn = []
     if predictor == "calibrated":
         seed = [CALIBRATION_SEED, abs(int(sample.get("seed") or 0))]
-        drawn = calibration.calibrated_qrels(models[model], release.qrels, members, sampled, seed)
+        drawn = grade_calibration.calibrated_qrels(
+            models[model], release.qrels, members, sampled, seed
+        )
     parts = []
     for name, source in zip(names, runs, strict=True):
         human = _values(evaluation, source, name, release.qrels, scope)

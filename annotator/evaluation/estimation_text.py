@@ -17,8 +17,8 @@ from annotator.evaluation.estimation import (
     estimate_runs,
 )
 from annotator.evaluation.evaluation_text import group_name, interval, num, signed
-from pooling.calibration import DRAWS, FOLDS
 from pooling.estimates import CONFIDENCE, MIN_HUMAN_QUERIES
+from pooling.grade_calibration import DRAWS, FOLDS
 from pooling.i18n import t
 
 METHOD = (

@@ -32,7 +32,7 @@ from annotator.releases.release_files import (
     write_release,
     write_sample,
 )
-from pooling import calibration, estimates, query_sampling
+from pooling import estimates, grade_calibration, query_sampling
 from pooling.i18n import MESSAGES, LocalizedError
 from pooling.qrels import Qrels
 from pooling.release_folder import verify_release
@@ -197,7 +197,7 @@ def test_the_estimate_is_the_estimator_on_per_query_values_trec_eval_gives(unifo
 def test_by_default_the_predictor_is_the_metric_under_grades_calibrated_on_people(
     uniform_release,
 ):
-    """The predictor is the mean over the drawn, cross-fitted grades (pooling.calibration)
+    """The predictor is the mean over the drawn, cross-fitted grades (pooling.grade_calibration)
     of the metric trec_eval gives; the model-only figure stays the raw grades'."""
     folder, members = uniform_release
     truth, model, runs, _ = world()
@@ -206,7 +206,7 @@ def test_by_default_the_predictor_is_the_metric_under_grades_calibrated_on_peopl
     sampled = {m.query_id for m in members}
     ids = sorted(truth)
     people = Qrels({q: truth[q] for q in sampled})
-    drawn = calibration.calibrated_qrels(
+    drawn = grade_calibration.calibrated_qrels(
         Qrels(model), people, ids, sampled, [estimation.CALIBRATION_SEED, 7]
     )
     for run in ("base", "better"):

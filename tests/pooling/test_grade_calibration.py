@@ -1,4 +1,4 @@
-"""pooling.calibration: P(human grade | model grade) fitted on the sampled queries,
+"""pooling.grade_calibration: P(human grade | model grade) fitted on the sampled queries,
 cross-fitted so that no sampled query is predicted from its own grades; a closed-form case
 where the calibrated predictor is people's metric exactly; and a Monte-Carlo check that
 PPI with the calibrated predictor covers and narrows the interval on Recall, where a
@@ -9,16 +9,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pooling import calibration, estimates
+from pooling import estimates, grade_calibration
 from pooling.qrels import Qrels
 
 
 def test_folds_deal_the_sampled_queries_evenly_and_leave_the_rest_out():
     sampled = np.array([True, False] * 12)
-    fold = calibration.query_folds(sampled, 5, np.random.default_rng(0))
+    fold = grade_calibration.query_folds(sampled, 5, np.random.default_rng(0))
     assert (fold[~sampled] == -1).all()
     assert sorted(np.bincount(fold[sampled])) == [2, 2, 2, 3, 3]
-    few = calibration.query_folds(np.array([True, True, False]), 5, np.random.default_rng(0))
+    few = grade_calibration.query_folds(np.array([True, True, False]), 5, np.random.default_rng(0))
     assert sorted(few[:2]) == [0, 1]  # two sampled queries: two folds
 
 
@@ -27,7 +27,7 @@ def test_tables_count_people_s_grades_per_model_grade_without_the_fold():
     pair_query = np.array([0, 0, 0, 1, 1, 1])
     model = np.array([1, 1, 0, 1, 0, 0])
     human = np.array([0, 1, 0, 1, 0, 0])
-    tables = calibration.grade_tables(pair_query, model, human, np.array([0, 1]), prior=0.0)
+    tables = grade_calibration.grade_tables(pair_query, model, human, np.array([0, 1]), prior=0.0)
     # fold 0 is fitted on query 1: model 1 -> human 1, model 0 -> human 0
     assert tables[0, 1] == pytest.approx([0, 1, 0, 0])
     assert tables[0, 0] == pytest.approx([1, 0, 0, 0])
@@ -36,7 +36,7 @@ def test_tables_count_people_s_grades_per_model_grade_without_the_fold():
     # a model grade never seen falls back on people's grade shares (smoothed)
     assert tables[0, 3].sum() == pytest.approx(1) and (tables[0, 3] > 0).all()
     # with a prior, each row leans towards people's shares
-    smoothed = calibration.grade_tables(pair_query, model, human, np.array([0, 1]), prior=1.0)
+    smoothed = grade_calibration.grade_tables(pair_query, model, human, np.array([0, 1]), prior=1.0)
     assert 0 < smoothed[0, 1, 0] < 0.5 and smoothed[0, 1, 1] > 0.5
 
 
@@ -64,12 +64,14 @@ def recall_at(grades: np.ndarray, ranking: np.ndarray, k: int = 10) -> np.ndarra
     return np.where(total > 0, found.sum(-1) / np.maximum(total, 1), 0.0)
 
 
-def predicted(model, human, sampled, ranking, rng, prior=calibration.PRIOR):
+def predicted(model, human, sampled, ranking, rng, prior=grade_calibration.PRIOR):
     queries, docs = model.shape
     pair_query = np.repeat(np.arange(queries), docs)
-    fold = calibration.query_folds(sampled, calibration.FOLDS, rng)
-    tables = calibration.grade_tables(pair_query, model.ravel(), human.ravel(), fold, prior)
-    drawn = calibration.draw_grades(tables, pair_query, model.ravel(), fold, calibration.DRAWS, rng)
+    fold = grade_calibration.query_folds(sampled, grade_calibration.FOLDS, rng)
+    tables = grade_calibration.grade_tables(pair_query, model.ravel(), human.ravel(), fold, prior)
+    drawn = grade_calibration.draw_grades(
+        tables, pair_query, model.ravel(), fold, grade_calibration.DRAWS, rng
+    )
     return recall_at(drawn.reshape(-1, queries, docs), ranking).mean(0)
 
 
@@ -107,9 +109,9 @@ def test_closed_form_people_s_grades_a_function_of_the_model_s():
 def test_calibrated_qrels_draw_for_every_model_graded_candidate_and_are_seeded():
     model = Qrels({"q1": {"a": 1, "b": 0}, "q2": {"c": 3}, "q3": {"d": 1}}, "m")
     human = Qrels({"q1": {"a": 0, "b": 0}, "q2": {"c": 2}})
-    first = calibration.calibrated_qrels(model, human, ["q1", "q2", "q3"], {"q1", "q2"}, 7)
-    again = calibration.calibrated_qrels(model, human, ["q1", "q2", "q3"], {"q1", "q2"}, 7)
-    assert len(first) == calibration.DRAWS
+    first = grade_calibration.calibrated_qrels(model, human, ["q1", "q2", "q3"], {"q1", "q2"}, 7)
+    again = grade_calibration.calibrated_qrels(model, human, ["q1", "q2", "q3"], {"q1", "q2"}, 7)
+    assert len(first) == grade_calibration.DRAWS
     assert [q.to_dict() for q in first] == [q.to_dict() for q in again]
     assert all(set(q["q1"]) == {"a", "b"} and set(q["q3"]) == {"d"} for q in first)
 
