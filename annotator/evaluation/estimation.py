@@ -105,14 +105,17 @@ class EstimateReport:
         """``pooling.estimates.estimate`` over ``members`` under the sample's design, from
         the ``predicted`` values; its model-only figure the mean of ``model`` (the raw
         grades' values) when given."""
-        design, extra = self.sample["design"], {}
+        design, extra = self.sample["design"], dict[str, list]()
         if design == "stratified":
             slices = dict(zip(self.scope["query_id"], self.scope["slices"], strict=True))
             extra["strata"] = [stratum_of(slices[q]) for q in members]
         elif design == "uncertainty":
             drawn = {m["query_id"]: float(m["probability"]) for m in self.sample["queries"]}
             extra["probabilities"] = [drawn.get(q, 1.0) for q in members]  # unsampled: unused
-        found = estimates.estimate(predicted, human, sampled, **extra)
+        strata, probabilities = extra.get("strata"), extra.get("probabilities")
+        found = estimates.estimate(
+            predicted, human, sampled, strata=strata, probabilities=probabilities
+        )
         if model is None or not len(model):
             return found
         return dataclasses.replace(found, model_only=float(np.mean(model)))

@@ -109,7 +109,7 @@ try:
         tuple((u.name, u.getvalue()) for u in uploads),
         (metrics, level, split, by, int(context_k), condensed),
     )
-except (ValueError, LookupError, OSError) as error:
+except (LocalizedError, OSError) as error:
     st.error(message(error))
     st.stop()
 
@@ -193,7 +193,7 @@ if models:
                 (metrics, level, split, by, int(context_k), condensed),
                 model,
             )
-        except (ValueError, LookupError, OSError) as error:
+        except (LocalizedError, OSError) as error:
             st.error(message(error))
             st.stop()
         for line in estimate_head_lines(found, ui.lang()):
