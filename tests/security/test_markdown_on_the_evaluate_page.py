@@ -6,6 +6,7 @@ test's own and at the app itself; no request for them may leave the page."""
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -14,8 +15,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from pooling.run import Run
-from tests.annotator.evaluation.test_evaluation import BASE, BETTER, make_release
-from tests.browser_support import serving
+from tests.annotator.evaluation.test_evaluation import BASE, BETTER, make_release, record
+from tests.browser_support import CORPUS, RUN, serving
+from tests.conftest import run_qrels, write
+from tests.storage.test_imports import jsonl
 
 pytestmark = pytest.mark.browser
 
@@ -47,7 +50,14 @@ def listener() -> Iterator[tuple[int, list[str]]]:
 def test_markdown_in_uploaded_runs_is_shown_as_text(database, browser, tmp_path):
     url, add_user = database
     add_user("boss", "lead")
-    make_release(tmp_path / "releases" / "v1")
+    # The page offers recorded releases only: one recorded against a pool of the database.
+    qrels = functools.partial(run_qrels, url)
+    qrels("import", "corpus", write(tmp_path, "c.jsonl", jsonl(CORPUS)), "--corpus-version", "c")
+    queries = write(tmp_path, "q.jsonl", jsonl([{"_id": "q1", "text": "brakes"}]))
+    qrels("import", "queries", queries, "--query-set", "q")
+    qrels("import", "run", write(tmp_path, "r.trec", RUN), "--system", "r")
+    qrels("pool", "build", "p", "--systems", "run:r", "--depth", "4")
+    record(url, make_release(tmp_path / "releases" / "v1"))
     base, better = tmp_path / "base.trec", tmp_path / "better.trec"
     Run(BASE, "base").save(base)
     Run(BETTER, "better").save(better)
