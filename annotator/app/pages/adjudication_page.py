@@ -107,8 +107,8 @@ person_filter = right.selectbox(ui.t("filter_annotator"), [all_label, *everyone]
 hide_names = st.toggle(ui.t("hide_names"), value=True)
 include_resolved = st.toggle(ui.t("include_resolved"), key="include_resolved")
 
-shown = adjudication.queue(
-    counted_queue.table,
+shown = adjudication.queue_of(
+    counted_queue,
     everything=include_resolved,
     query_id=None if query_filter == all_label else query_filter,
     slice_tag=None if slice_filter == all_label else slice_filter,
@@ -125,7 +125,7 @@ if shown.empty:
 st.caption(ui.t("queue_count", count=len(shown)))
 if len(shown) > QUEUE_OFFERED:
     st.caption(ui.t("queue_first", shown=QUEUE_OFFERED))
-offered = shown.head(QUEUE_OFFERED)
+offered = adjudication.with_details(counted_queue, shown.head(QUEUE_OFFERED))
 keys = list(zip(offered["query_id"], offered["chunk_id"], strict=True))
 key = st.selectbox(
     ui.t("candidate"), keys, format_func=lambda k: f"{k[0]} / {k[1]}", key="candidate"
