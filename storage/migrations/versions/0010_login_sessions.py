@@ -2,7 +2,7 @@
 account's language.
 
 Revision ID: 0010
-Revises: 0012 (the newest on main when this was merged)
+Revises: 0013 (the newest on main when this was merged)
 
 A session's id lives only in the browser's cookie; the table keeps its sha256, so whoever
 reads the table cannot take a session over. Sessions end on expiry, on logout, on
@@ -16,7 +16,7 @@ import sqlmodel
 from alembic import op
 
 revision: str = "0010"
-down_revision: str | None = "0012"
+down_revision: str | None = "0013"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
