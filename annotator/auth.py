@@ -87,17 +87,19 @@ def add_user(name: str, role: str, password: str, *, session: Session) -> User:
 
 @dataclass(frozen=True)
 class Account:
-    """A logged-in person as the app knows them."""
+    """A logged-in person as the app knows them; ``language`` the one they chose last
+    (None until they choose)."""
 
     id: int
     name: str
     role: str
+    language: str | None = None
 
 
 def _account(user: User | None) -> Account | None:
     if user is None or user.disabled or user.password_hash is None:
         return None
-    return Account(user.id, user.name, user.role)
+    return Account(user.id, user.name, user.role, user.language)
 
 
 @functools.cache
@@ -132,6 +134,51 @@ def login(
             name, session=session, forget_before=utcnow() - FORGET_FAILURES
         )
     return found
+
+
+def set_password(name: str, password: str, *, session: Session) -> User:
+    """A new password for ``name``; every session of theirs ends (see ``start_session``).
+    Raises ``LocalizedError`` for a password shorter than 8 characters or an unknown name."""
+    if len(password) < MIN_PASSWORD_LENGTH:
+        raise LocalizedError("password_short", length=MIN_PASSWORD_LENGTH)
+    return accounts.set_password_hash(name, hash_password(password), session=session, now=utcnow())
+
+
+# A login lasts a working day: a reload or a dropped connection within it finds the same
+# person logged in; past it, they log in again.
+SESSION_LIFETIME = timedelta(hours=12)
+
+
+def start_session(engine: Engine, user: Account) -> str:
+    """A new server-side session for ``user`` after a login: its random id, which the
+    browser keeps in a cookie (the database keeps only its hash)."""
+    session_id, now = secrets.token_urlsafe(32), utcnow()
+    with session_scope(engine) as session:
+        accounts.open_session(
+            user.id, session_id, session=session, now=now, expires_at=now + SESSION_LIFETIME
+        )
+    return session_id
+
+
+def session_account(engine: Engine, session_id: str) -> Account | None:
+    """The account of a live session: None when the session expired, was ended (logout,
+    the account disabled, its password changed) or never existed."""
+    if not session_id or "\x00" in session_id:  # PostgreSQL refuses NUL in text
+        return None
+    with session_scope(engine) as session:
+        return _account(accounts.session_user(session_id, session=session, now=utcnow()))
+
+
+def end_session(engine: Engine, session_id: str) -> None:
+    """Log out: the session's cookie is refused from now on."""
+    with session_scope(engine) as session:
+        accounts.revoke_session(session_id, session=session, now=utcnow())
+
+
+def remember_language(engine: Engine, user_id: int, language: str) -> None:
+    """Keep ``language`` as ``user_id``'s choice for their next login."""
+    with session_scope(engine) as session:
+        accounts.set_language(user_id, language, session=session)
 
 
 def account(engine: Engine, user_id: int) -> Account | None:

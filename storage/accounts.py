@@ -8,13 +8,13 @@ import hashlib
 from datetime import datetime
 from typing import overload
 
-from sqlalchemy import case, delete, or_
+from sqlalchemy import case, delete, or_, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, select
 
-from pooling.i18n import LocalizedError, NotFound, Refused
+from pooling.i18n import LANGUAGES, LocalizedError, NotFound, Refused
 from pooling.readers import typed_name
-from storage.models import ROLES, LoginThrottle, User
+from storage.models import ROLES, LoginSession, LoginThrottle, User, utcnow
 
 
 @overload
@@ -81,12 +81,85 @@ def create_user(name: str, role: str, password_hash: str, *, session: Session) -
     return user
 
 
-def disable_user(name: str, *, session: Session) -> User:
-    """Stop ``name`` from logging in; their judgments stay."""
+def disable_user(name: str, *, session: Session, now: datetime | None = None) -> User:
+    """Stop ``name`` from logging in and end their sessions; their judgments stay."""
     user = get_user(name, session=session)
     user.disabled = True
     session.add(user)
+    revoke_sessions(user.id, session=session, now=now or utcnow())
     return user
+
+
+def set_password_hash(name: str, password_hash: str, *, session: Session, now: datetime) -> User:
+    """Give ``name`` a new password (its hash) and end their sessions: whoever had logged in
+    with the old one is logged out."""
+    user = get_user(name, session=session)
+    user.password_hash = password_hash
+    session.add(user)
+    revoke_sessions(user.id, session=session, now=now)
+    return user
+
+
+def set_language(user_id: int, language: str, *, session: Session) -> None:
+    """Remember the language ``user_id`` chose for the app; ``Refused`` unless they may act."""
+    if language not in LANGUAGES:
+        raise LocalizedError("bad_choice", value=language, choices=", ".join(LANGUAGES))
+    acting(user_id, session=session)
+    session.execute(update(User).where(User.id == user_id).values(language=language))
+
+
+def session_key(session_id: str) -> str:
+    """What the table keeps of a session id: its sha256."""
+    return hashlib.sha256(session_id.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def open_session(
+    user_id: int, session_id: str, *, session: Session, now: datetime, expires_at: datetime
+) -> None:
+    """Record a login session of ``user_id`` under ``session_id`` (kept only as its hash)."""
+    session.add(
+        LoginSession(
+            id_sha256=session_key(session_id),
+            user_id=user_id,
+            created_at=now,
+            expires_at=expires_at,
+        )
+    )
+
+
+def session_user(session_id: str, *, session: Session, now: datetime) -> User | None:
+    """The account of a live session (not expired, not revoked) that may still act; None
+    otherwise. One statement: every render of the app asks it."""
+    return session.exec(
+        select(User)
+        .join(LoginSession, LoginSession.user_id == User.id)
+        .where(
+            LoginSession.id_sha256 == session_key(session_id),
+            LoginSession.revoked_at.is_(None),
+            LoginSession.expires_at > now,
+            User.disabled.is_(False),
+            User.password_hash.is_not(None),
+        )
+    ).first()
+
+
+def revoke_session(session_id: str, *, session: Session, now: datetime) -> None:
+    """End one session (a logout): its cookie is refused from now on."""
+    session.execute(
+        update(LoginSession)
+        .where(LoginSession.id_sha256 == session_key(session_id), LoginSession.revoked_at.is_(None))
+        .values(revoked_at=now)
+    )
+
+
+def revoke_sessions(user_id: int, *, session: Session, now: datetime) -> int:
+    """End every live session of ``user_id``; how many there were."""
+    ended = session.execute(
+        update(LoginSession)
+        .where(LoginSession.user_id == user_id, LoginSession.revoked_at.is_(None))
+        .values(revoked_at=now)
+    )
+    return ended.rowcount
 
 
 def _name_key(name: str) -> str:

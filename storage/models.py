@@ -32,6 +32,7 @@ from sqlmodel import Field, SQLModel
 from pooling.grades import sql_range
 from pooling.readers import SPLITS
 from storage.sample_tables import QuerySample, QuerySampleMember  # noqa: F401  (in the schema)
+from storage.session_tables import LoginSession  # noqa: F401  (in the schema)
 
 JSONType = JSON().with_variant(JSONB(), "postgresql")
 
@@ -237,6 +238,8 @@ class User(SQLModel, table=True):
     # None means the account cannot log in (imported or model judgments).
     password_hash: str | None = None
     disabled: bool = False
+    # The app's language this person chose last ("en" or "zh"); None until they choose.
+    language: str | None = None
     # Superseded by ``login_throttle`` (revision 0003), which counts unknown names too;
     # kept because migrations only ever add.
     failed_logins: int = 0

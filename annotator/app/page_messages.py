@@ -511,6 +511,23 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "Accept carried 'same text' grades nobody re-judged (dev queries only)",
         "zh": "接受无人重新标注的“文本相同”迁移等级（仅 dev 查询）",
     },
+    # -- the labeling page's keys (issue 20)
+    "grade_short_0": {"en": "Irrelevant", "zh": "不相关"},
+    "grade_short_1": {"en": "On topic", "zh": "相关但无据"},
+    "grade_short_2": {"en": "Key evidence", "zh": "关键证据"},
+    "grade_short_3": {"en": "Answers", "zh": "直接回答"},
+    "unsure_word": {"en": "unsure", "zh": "不确定"},
+    "key_not_applied": {
+        "en": "Key not applied: the page was changing, or this item was already saved. "
+        "Nothing was written.",
+        "zh": "按键未生效：页面正在更新，或该条目已保存。没有写入任何内容。",
+    },
+    "revised_grade": {
+        "en": "Saved {new} on earlier item {index}, replacing {old} (kept in the history). "
+        "Back at the current item.",
+        "zh": "已将之前第 {index} 条改为 {new}，取代原来的 {old}（原评分保留在历史中）。"
+        "已回到当前条目。",
+    },
 }
 
 register(MESSAGES)

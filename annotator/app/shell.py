@@ -8,7 +8,7 @@ from pathlib import Path
 import streamlit as st
 
 from annotator.app import ui
-from annotator.auth import login
+from annotator.auth import login, start_session
 
 FOLDER = Path(__file__).parent / "pages"
 # The pages: file, title's message key, address, and whether only leads see it.
@@ -28,6 +28,7 @@ st.set_page_config(page_title="qrels-studio", layout="wide")
 
 def login_form() -> None:
     st.title(ui.t("app_title"))
+    ui.session_cookie(None)  # whatever cookie brought no live session here is dropped
     with st.form("login"):
         name = st.text_input(ui.t("login_name"), key="login_name")
         password = st.text_input(ui.t("login_password"), type="password", key="login_password")
@@ -37,7 +38,7 @@ def login_form() -> None:
         if user is None:
             st.error(ui.t("login_failed"))
         else:
-            st.session_state[ui.USER_KEY] = user.id
+            ui.logged_in(user, start_session(ui.engine(), user))
             st.rerun()
 
 

@@ -1,9 +1,12 @@
 """What every page shares: the database, the logged-in user checked at every render, the
 language, and keyboard shortcuts. Pages render and dispatch; the logic is elsewhere.
 
-The app keeps nothing of its own but the login (``user_id`` in the session): the user is
-read from the database on every render, so a disabled account or a changed role takes
-effect at the next click, in every app process serving the database.
+The app keeps nothing of its own but the login (the login session's id and ``user_id`` in
+the Streamlit session): the user is read from the database on every render, so a disabled
+account, a changed role or a logout elsewhere takes effect at the next click, in every app
+process serving the database. The login session is the server's (``login_session``); the
+browser carries its id in a cookie, so that a reload or a dropped connection finds the same
+person logged in.
 
 Streamlit renders Markdown (links, images, colours, LaTeX) in captions, headers, alerts and
 widget labels. Anything that came from a user or a file, and any message quoting it, is
@@ -14,6 +17,7 @@ No traceback reaches a user: pages, fragments and callbacks run ``guarded``.
 from __future__ import annotations
 
 import functools
+import json
 import logging
 import re
 import secrets
@@ -25,7 +29,14 @@ from typing import Any
 import streamlit as st
 from sqlalchemy.engine import Engine
 
-from annotator.auth import Account, account
+from annotator.auth import (
+    SESSION_LIFETIME,
+    Account,
+    account,
+    end_session,
+    remember_language,
+    session_account,
+)
 from annotator.judge.judge_report import judge_report
 from annotator.pools.pool_building import pool_names
 from annotator.pools.pool_figures import active_queries, pool_figures
@@ -39,7 +50,8 @@ from storage.db import make_engine
 
 logger = logging.getLogger(__name__)
 
-USER_KEY, LANG_KEY, POOL_KEY = "user_id", "lang", "pool"
+USER_KEY, LANG_KEY, POOL_KEY, SESSION_KEY = "user_id", "lang", "pool", "login_session"
+COOKIE = "qrels_session"
 
 
 @st.cache_resource
@@ -176,14 +188,62 @@ def guarded(function: Callable) -> Callable:
 
 
 def current_user() -> Account | None:
-    """The logged-in user as the database has it now; None when logged out or disabled."""
-    user_id = st.session_state.get(USER_KEY)
-    if user_id is None:
-        return None
-    user = account(engine(), user_id)
+    """The logged-in user as the database has it now (one statement); None when logged
+    out, disabled, or when their login session ended (logout, expiry, a new password).
+    A new Streamlit session (a reload, a new tab, a reconnection) takes up the login
+    session its cookie names, and the language the account chose."""
+    session_id = st.session_state.get(SESSION_KEY)
+    if session_id is None and USER_KEY in st.session_state:
+        user = account(engine(), st.session_state[USER_KEY])  # logged in in-process (tests)
+    else:
+        resumed = session_id is None
+        cookie = st.context.cookies.get(COOKIE)
+        session_id = session_id or (cookie if isinstance(cookie, str) else None)
+        user = session_account(engine(), session_id) if session_id else None
+        if user is not None and resumed:
+            st.session_state[SESSION_KEY] = session_id
+            if user.language:
+                st.session_state[LANG_KEY] = user.language
     if user is None:
         st.session_state.pop(USER_KEY, None)
+        st.session_state.pop(SESSION_KEY, None)
+    else:
+        st.session_state[USER_KEY] = user.id
     return user
+
+
+def logged_in(user: Account, session_id: str) -> None:
+    """Remember a login in this Streamlit session, in the account's language if it chose
+    one; the cookie is set by ``sidebar`` on the next render."""
+    st.session_state[USER_KEY], st.session_state[SESSION_KEY] = user.id, session_id
+    if user.language:
+        st.session_state[LANG_KEY] = user.language
+
+
+def log_out() -> None:
+    """End the login session on the server (its cookie is refused from now on) and forget
+    everything of this Streamlit session; the login form then clears the cookie."""
+    session_id = st.session_state.get(SESSION_KEY)
+    if session_id:
+        end_session(engine(), session_id)
+    st.session_state.clear()
+
+
+# The cookie is written by a script (Streamlit sets no cookie of its own), so it cannot be
+# HttpOnly; SameSite=Strict keeps other sites from sending it, Secure is added over TLS.
+_COOKIE_SCRIPT = """<script>
+const secure = window.parent.location.protocol === "https:" ? "; Secure" : "";
+window.parent.document.cookie = "%s=%s; Path=/; Max-Age=%d; SameSite=Strict" + secure;
+</script>"""
+
+
+def session_cookie(session_id: str | None) -> None:
+    """Write the login session's id into the browser's cookie, or clear it (None)."""
+    if session_id is None:
+        st.iframe(_COOKIE_SCRIPT % (COOKIE, "", 0), height=1)
+    else:
+        lifetime = int(SESSION_LIFETIME.total_seconds())
+        st.iframe(_COOKIE_SCRIPT % (COOKIE, session_id, lifetime), height=1)
 
 
 REFUSED = object()  # what ``as_user`` returns when the server refused the action
@@ -227,10 +287,13 @@ def sidebar(user: Account) -> None:
         )
         if choice != lang():
             st.session_state[LANG_KEY] = choice
+            as_user(remember_language, engine(), user.id, choice)  # kept for the next login
             st.rerun()
         if st.button(t("logout"), key="logout"):
-            st.session_state.clear()
+            log_out()
             st.rerun()
+        if st.session_state.get(SESSION_KEY):
+            session_cookie(st.session_state[SESSION_KEY])
 
 
 def choose_pool() -> str:
@@ -288,24 +351,55 @@ def show_context(before: str | None, after: str | None) -> None:
 
 # Grades, unsure, skip and moving back and forth are the buttons' own shortcuts (Streamlit
 # ignores them while a text field has the focus). Two keys need a script: `n` moves into the
-# note field, Esc leaves it so that the shortcuts work again.
-_NOTE_KEYS = """<script>
+# note field, Esc leaves it so that the shortcuts work again. And while the item's buttons
+# are being redrawn (Streamlit marks them stale), an item key is stopped before it reaches a
+# button and the page says so: the server refuses such a key anyway (label_page), but a
+# click on a button already gone from the server would be dropped without a word.
+_LABEL_KEYS = """<script>
 const doc = window.parent.document;
-if (!window.parent.__qrelsNoteKeys) {
-  window.parent.__qrelsNoteKeys = true;
-  doc.addEventListener("keydown", (event) => {
+window.parent.__qrelsNotApplied = %s;
+if (!window.parent.__qrelsLabelKeys) {
+  window.parent.__qrelsLabelKeys = true;
+  const itemKeys = ["0", "1", "2", "3", "u", "s"];
+  const say = () => {
+    let notice = doc.getElementById("qrels-key-notice");
+    if (!notice) {
+      notice = doc.createElement("div");
+      notice.id = "qrels-key-notice";
+      notice.setAttribute("role", "status");
+      notice.style.cssText = "position:fixed;bottom:1.5rem;right:1.5rem;z-index:100000;"
+        + "padding:.6rem 1rem;border-radius:.5rem;background:#31333f;color:#fff;"
+        + "max-width:28rem;font:14px sans-serif";
+      doc.body.appendChild(notice);
+    }
+    notice.textContent = window.parent.__qrelsNotApplied;  // text, never markup
+    clearTimeout(notice.__hide);
+    notice.__hide = setTimeout(() => { notice.remove(); }, 1500);
+  };
+  window.parent.addEventListener("keydown", (event) => {
     const target = event.target;
     const typing = target && (target.tagName === "INPUT" || target.tagName === "TEXTAREA"
                               || target.isContentEditable);
+    if (event.ctrlKey || event.metaKey || event.altKey) { return; }
     if (typing) { if (event.key === "Escape") { target.blur(); } return; }
-    if (event.key !== "n" || event.ctrlKey || event.metaKey || event.altKey) { return; }
-    const note = doc.querySelector(".st-key-note textarea");
-    if (note) { event.preventDefault(); note.focus(); }
-  });
+    if (event.key === "n") {
+      const note = doc.querySelector(".st-key-note textarea");
+      if (note) { event.preventDefault(); note.focus(); }
+      return;
+    }
+    if (itemKeys.includes(event.key.toLowerCase())
+        && doc.querySelector('[class*="st-key-grade_"] [data-stale="true"], '
+                             + '.st-key-passage [data-stale="true"]')) {
+      event.preventDefault();
+      event.stopImmediatePropagation();
+      say();
+    }
+  }, true);
 }
 </script>"""
 
 
-def note_key() -> None:
-    """Install the `n` (into the note) and Esc (out of it) keys on the page."""
-    st.iframe(_NOTE_KEYS, height=1)
+def label_keys() -> None:
+    """Install the labeling page's own keys: `n` (into the note), Esc (out of it), and the
+    guard that stops an item key while the item is being redrawn."""
+    st.iframe(_LABEL_KEYS % json.dumps(t("key_not_applied")), height=1)

@@ -49,6 +49,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "disabled '{name}': they can no longer log in; their judgments are kept",
         "zh": "已停用“{name}”：不能再登录，其标注均保留",
     },
+    "user_password_set": {
+        "en": "new password for '{name}': their sessions have ended, they log in again",
+        "zh": "已为“{name}”设置新密码：其会话均已结束，需要重新登录",
+    },
     "password_file_empty": {
         "en": "{file}: the first line holds no password",
         "zh": "{file}：第一行没有密码",

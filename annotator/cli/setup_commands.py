@@ -175,7 +175,7 @@ def demo(demo_dir: Path, reset: bool, no_serve: bool, port: int, host: str) -> N
 
 @click.group()
 def user() -> None:
-    """Add, list and disable login accounts."""
+    """Add, list and disable login accounts, and change their passwords."""
 
 
 def _read_password(password_file: Path | None) -> str:
@@ -230,13 +230,33 @@ def user_list(ctx: click.Context) -> None:
 @click.argument("name")
 @click.pass_context
 def user_disable(ctx: click.Context, name: str) -> None:
-    """Stop NAME from logging in; their judgments stay."""
+    """Stop NAME from logging in and end their sessions; their judgments stay."""
     from storage.accounts import disable_user
     from storage.db import session_scope
 
     with session_scope(engine(ctx)) as session:
         disable_user(name, session=session)
     say("user_disabled", name=name)
+
+
+@user.command("password")
+@click.argument("name")
+@click.option(
+    "--password-file",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Read the password from the first line of this file instead of a prompt.",
+)
+@click.pass_context
+def user_password(ctx: click.Context, name: str, password_file: Path | None) -> None:
+    """Give NAME a new password; their sessions end (they log in again)."""
+    from annotator.auth import set_password
+    from storage.db import session_scope
+
+    made = engine(ctx)
+    password = _read_password(password_file)
+    with session_scope(made) as session:
+        set_password(name, password, session=session)
+    say("user_password_set", name=name)
 
 
 COMMANDS = [init, status, demo, serve, user]

@@ -40,6 +40,19 @@ def moved(position: int | None, step: int, judged: int) -> int | None:
     return None if target >= judged or not judged else max(target, 0)
 
 
+def drawn(item: assignment.Item | None) -> tuple[int, int] | None:
+    """What identifies the item a page draws: its assignment and revision (a grade makes
+    a new revision, so a key meant for the item before the grade no longer matches)."""
+    return None if item is None else (item.assignment_id, item.revision)
+
+
+def on_screen(shown: tuple[int, int] | None, item: assignment.Item) -> bool:
+    """Whether a key meant for ``item`` may act: ``item`` is what the page drew last
+    (``shown``, from ``drawn``). A key from a redraw of another item, or a second key on an
+    item already graded in this revision, writes nothing."""
+    return shown is not None and shown == drawn(item)
+
+
 def view(engine: Engine, pool_name: str, user_id: int, position: int | None) -> View:
     """The item at ``position`` for ``user_id``; a position past their history (it may have
     shrunk in another tab) is the current item."""

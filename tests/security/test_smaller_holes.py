@@ -21,6 +21,7 @@ from pooling.readers import InputError
 from pooling.run import Run
 from storage import accounts
 from storage.db import session_scope
+from tests.annotator.app.test_app import item_button
 from tests.conftest import snapshot, write
 from tests.storage.test_bad_input import corpus as corpus_import
 from tests.storage.test_bad_input import judgments, queries, run
@@ -140,9 +141,9 @@ def test_no_traceback_reaches_a_user(pooled, db_url, monkeypatch, caplog):
 
     caplog.set_level(logging.ERROR, logger="annotator.app.ui")
     at = app_as(db_url, "ann1", monkeypatch).run()
-    assert not at.exception and at.button(key="grade_2")
+    assert not at.exception and item_button(at, "grade_2")
     monkeypatch.setattr(assignment, "submit", broken)  # a button's callback fails
-    at.button(key="grade_2").click().run()
+    item_button(at, "grade_2").click().run()
     incident_only(at, caplog, secret)
     monkeypatch.setattr(page_position, "view", broken)  # the labeling fragment fails
     incident_only(app_as(db_url, "ann1", monkeypatch).run(), caplog, secret)
@@ -244,7 +245,7 @@ def test_control_characters_typed_into_the_app_are_refused_with_a_message(
     at = app_as(db_url, "ann1", monkeypatch).run()
     before = snapshot(pooled)
     at.text_area[0].input("see\x00below")
-    at.button(key="grade_2").click().run()
+    item_button(at, "grade_2").click().run()
     assert not at.exception
     assert "the note holds the control character U+0000" in " ".join(e.value for e in at.error)
     assert at.text_area[0].value == "see\x00below"  # what was typed stays, to be mended

@@ -2,6 +2,12 @@
 
 Annotators see the query, the passage as plain text and its document's title; never a
 system, rank, score, provenance, or anyone else's grade.
+
+A key grades the item on the screen when it was pressed, or nothing (issue 20). The widget
+keys of the item's buttons carry its identity (``item_key``), so a key pressed while the
+page is being redrawn for the next item cannot trigger the next item's button; a callback
+writes only when its item is the one this session last drew (``page_position.on_screen``)
+and the database's revision check agrees. Anything else writes nothing and says so.
 """
 
 from __future__ import annotations
@@ -19,6 +25,8 @@ from pooling.i18n import LocalizedError
 from pooling.readers import MAX_SEARCH, MAX_TEXT
 
 POSITION, SHOWN, FLASH = "label_position", "label_shown", "label_flash"
+DRAWN = "label_drawn"  # the item on the screen: its (assignment id, revision)
+NOT_APPLIED = "key_not_applied"
 
 
 @st.cache_resource(show_spinner=False)
@@ -26,14 +34,29 @@ def manual_search(pool_name: str) -> ManualSearch:
     return ManualSearch(ui.engine(), pool_name)
 
 
-def flash(message: str | LocalizedError) -> None:
-    """Say ``message`` (a message key, or an error the annotator can act on) on the next
-    run of the fragment: a callback cannot draw into it."""
-    st.session_state[FLASH] = message
+def flash(message: str | LocalizedError, **params: object) -> None:
+    """Say ``message`` (a message key with its ``params``, or an error the annotator can
+    act on) on the next run of the fragment: a callback cannot draw into it."""
+    st.session_state[FLASH] = (message, params)
+
+
+def item_key(name: str, item: assignment.Item) -> str:
+    """A widget key that names the item it acts on: no widget of one item is the same
+    widget as another item's, however fast the keys come."""
+    return f"{name}_{item.assignment_id}_{item.revision}"
 
 
 def note_key(item: assignment.Item) -> str:
-    return f"note_{item.assignment_id}_{item.revision}"
+    return item_key("note", item)
+
+
+def still_on_screen(item: assignment.Item) -> bool:
+    """Whether ``item`` is the one this session drew last; if not, say that the key was
+    not applied (the page was changing, or the item was saved already)."""
+    if page_position.on_screen(st.session_state.get(DRAWN), item):
+        return True
+    flash(NOT_APPLIED)
+    return False
 
 
 def seconds_on(item: assignment.Item) -> float:
@@ -48,6 +71,8 @@ def seconds_on(item: assignment.Item) -> float:
 
 @ui.guarded
 def grade(item: assignment.Item, user_id: int, value: int | None) -> None:
+    if not still_on_screen(item):
+        return
     note = st.session_state.get(note_key(item), "")
     try:
         saved = ui.as_user(
@@ -65,11 +90,24 @@ def grade(item: assignment.Item, user_id: int, value: int | None) -> None:
         return
     if saved is False:
         flash("not_saved")
+    elif saved is not ui.REFUSED and st.session_state.get(POSITION) is not None:
+        flash(
+            "revised_grade",
+            index=st.session_state[POSITION] + 1,
+            new=grade_word(value),
+            old=grade_word(item.grade),
+        )
     st.session_state[POSITION] = None
+
+
+def grade_word(value: int | None) -> str:
+    return ui.t("unsure_word") if value is None else str(value)
 
 
 @ui.guarded
 def skip(item: assignment.Item, user_id: int) -> None:
+    if not still_on_screen(item):
+        return
     if not item.judged:
         ui.as_user(assignment.skip, ui.engine(), item, user_id)
     st.session_state[POSITION] = None
@@ -109,18 +147,21 @@ def back_button(view: page_position.View, **style) -> None:
 
 
 def grade_buttons(item: assignment.Item, user_id: int) -> None:
+    # The grade and a short label, wrapped rather than cut; the rubric's heading on hover.
     labels = load_rubric(ui.lang()).labels
     for value, column in zip(GRADES, st.columns(len(GRADES)), strict=True):
-        column.button(  # markdown: the app's own (the rubric's labels, rubrics/)
-            ui.t("grade_button", grade=value, label=labels.get(value, "")),
-            key=f"grade_{value}",
-            shortcut=str(value),
-            on_click=grade,
-            args=(item, user_id, value),
-            width="stretch",
-            help=labels.get(value, ""),
-            type="primary" if item.judged and item.grade == value else "secondary",
-        )
+        with column, st.container(key=f"grade_{value}"):
+            st.button(  # markdown: the app's own (its short labels, page_messages)
+                ui.t("grade_button", grade=value, label=ui.t(f"grade_short_{value}")),
+                key=item_key(f"grade_{value}", item),
+                shortcut=str(value),
+                on_click=grade,
+                args=(item, user_id, value),
+                width="stretch",
+                wrap=True,
+                help=labels.get(value, ""),
+                type="primary" if item.judged and item.grade == value else "secondary",
+            )
 
 
 def other_buttons(view: page_position.View, item: assignment.Item, user_id: int) -> None:
@@ -128,7 +169,7 @@ def other_buttons(view: page_position.View, item: assignment.Item, user_id: int)
     with left:
         st.button(
             ui.t("unsure_button"),
-            key="unsure",
+            key=item_key("unsure", item),
             shortcut="U",
             on_click=grade,
             args=(item, user_id, None),
@@ -137,7 +178,7 @@ def other_buttons(view: page_position.View, item: assignment.Item, user_id: int)
     with middle:
         st.button(
             ui.t("skip_button"),
-            key="skip",
+            key=item_key("skip", item),
             shortcut="S",
             on_click=skip,
             args=(item, user_id),
@@ -183,6 +224,20 @@ def search_box(pool_name: str, item: assignment.Item, user_id: int) -> None:
                 )
 
 
+def notices(view: page_position.View) -> None:
+    """Whether an earlier item is under review, and what the last action said."""
+    if view.reviewing and view.position is not None:
+        st.info(ui.t("reviewing", index=view.position + 1, total=int(view.judged)))
+    message, params = st.session_state.pop(FLASH, (None, {}))
+    if isinstance(message, LocalizedError):
+        ui.plain(message, "error")
+    elif message in (NOT_APPLIED, "not_saved"):  # brief, and the passage does not move
+        st.toast(ui.t(message), icon=":material/block:")
+    elif message:
+        alert = st.success if message in ("added_to_pool", "revised_grade") else st.warning
+        alert(ui.t(message, **params))
+
+
 @st.fragment
 @ui.guarded
 def labeling_panel(pool_name: str, user_id: int) -> None:
@@ -193,13 +248,13 @@ def labeling_panel(pool_name: str, user_id: int) -> None:
     view = page_position.view(engine, pool_name, user_id, st.session_state.get(POSITION))
     st.session_state[POSITION] = view.position
     item = view.item
-    if view.reviewing and view.position is not None:
-        st.info(ui.t("reviewing", index=view.position + 1, total=int(view.judged)))
-    message = st.session_state.pop(FLASH, None)
-    if isinstance(message, LocalizedError):
-        ui.plain(message, "error")
-    elif message:
-        (st.success if message == "added_to_pool" else st.warning)(ui.t(message))
+    # What comes and goes (notices, the saved grade, the context) sits in containers that
+    # are always drawn, so that the passage and the buttons keep their places: a passage
+    # or button drawn at a new place would stay beside the new one, stale, until the redraw
+    # ends, and a key could reach a button under another passage than the one read.
+    with st.container(key="label_notices"):
+        notices(view)
+    st.session_state[DRAWN] = page_position.drawn(item)
     if item is None:
         st.success(ui.t("all_done"))
         back_button(view)
@@ -209,12 +264,16 @@ def labeling_panel(pool_name: str, user_id: int) -> None:
     )
     progress_bars(assignment.progress(engine, pool_name, user_id, item.query_id))
     ui.show_pair(item.query_text, item.query_notes, item.title, item.chunk_text)
-    if st.toggle(ui.t("show_context"), key=f"context_{item.assignment_id}"):
-        ui.show_context(*assignment.neighbours(engine, item))
-    if item.judged:
-        st.caption(
-            ui.t("saved_unsure") if item.unsure else ui.t("saved_grade", grade=f"{item.grade:d}")
-        )
+    with st.container(key="label_context"):
+        if st.toggle(ui.t("show_context"), key=f"context_{item.assignment_id}"):
+            ui.show_context(*assignment.neighbours(engine, item))
+    with st.container(key="label_saved"):
+        if item.judged:
+            st.caption(
+                ui.t("saved_unsure")
+                if item.unsure
+                else ui.t("saved_grade", grade=f"{item.grade:d}")
+            )
     with st.container(key="note"):
         st.text_area(
             ui.t("note"), value=item.note, key=note_key(item), height=68, max_chars=MAX_TEXT
@@ -233,4 +292,4 @@ with work:
     labeling_panel(pool_name, user.id)
 with rubric, st.container(height=720, border=False):
     st.markdown(load_rubric(ui.lang()).compact)  # markdown: the app's own (rubrics/)
-ui.note_key()
+ui.label_keys()

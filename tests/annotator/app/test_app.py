@@ -43,6 +43,12 @@ def page(name: str, url: str, as_user: str | None = None) -> AppTest:
     return at.run()
 
 
+def item_button(at: AppTest, name: str):
+    """The labeling page's button ``name`` (``grade_3``, ``unsure``, ``skip``) of the item
+    on the page: its key carries the item's identity (``label_page.item_key``)."""
+    return next(b for b in at.button if b.key and b.key.startswith(f"{name}_"))
+
+
 def shown_text(at: AppTest) -> str:
     parts = [
         e.value
@@ -93,12 +99,12 @@ def test_an_annotator_logs_in_and_sees_an_item_but_no_system_or_rank(demo_url):
     assert not at.exception
     text = shown_text(at)
     assert "Relevance rubric" in text and "This query: 0 /" in text
-    assert [b.key for b in at.button if b.key and b.key.startswith("grade_")] == [
+    assert [b.key.rsplit("_", 2)[0] for b in at.button if (b.key or "").startswith("grade_")] == [
         "grade_0",
         "grade_1",
         "grade_2",
         "grade_3",
-    ]
+    ]  # each key also names the item (issue 20)
     for hidden in ("bm25", "rrf", "vector", "provenance", "score", "rank"):
         assert hidden not in text.lower()
 
@@ -155,7 +161,7 @@ def test_my_progress_for_an_annotator(demo_url):
 
 def test_grading_on_the_page_writes_a_judgment(demo_url):
     at = page("label_page.py", demo_url, as_user="annotator1")
-    at.button(key="grade_3").click().run()
+    item_button(at, "grade_3").click().run()
     assert not at.exception
     engine = make_engine(demo_url)
     judged = assignment.judged_items(engine, "demo-pool", user_id(demo_url, "annotator1"))
@@ -163,9 +169,26 @@ def test_grading_on_the_page_writes_a_judgment(demo_url):
     assert "This query: 1 /" in shown_text(at)
 
 
+def test_each_item_has_its_own_buttons_and_a_revision_says_what_was_saved(demo_url):
+    """Issue 20: the buttons of one item are never the buttons of the next (their keys
+    carry the item), and a new grade on an earlier item says what it replaced."""
+    at = page("label_page.py", demo_url, as_user="annotator1")
+    first = item_button(at, "grade_3").key
+    item_button(at, "grade_3").click().run()
+    assert item_button(at, "grade_3").key != first
+    at.button(key="previous").click().run()
+    assert "Reviewing an earlier item (1 of 1)" in shown_text(at)
+    assert item_button(at, "grade_3").key != first  # the same item, a new revision
+    item_button(at, "grade_1").click().run()
+    assert "Saved 1 on earlier item 1, replacing 3" in " ".join(s.value for s in at.success)
+    engine = make_engine(demo_url)
+    judged = assignment.judged_items(engine, "demo-pool", user_id(demo_url, "annotator1"))
+    assert [(i.grade, i.revision) for i in judged] == [(1, 2)]
+
+
 def test_unsure_without_a_note_asks_for_one(demo_url):
     at = page("label_page.py", demo_url, as_user="annotator1")
-    at.button(key="unsure").click().run()
+    item_button(at, "unsure").click().run()
     assert "Write a note saying why you are unsure" in shown_text(at)
     engine = make_engine(demo_url)
     assert assignment.judged_items(engine, "demo-pool", user_id(demo_url, "annotator1")) == []

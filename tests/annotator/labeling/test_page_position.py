@@ -39,3 +39,25 @@ def test_the_view_steps_back_through_what_was_judged_one_item_at_a_time(engine, 
     assert (oldest.item.chunk_id, oldest.item.grade) == (graded[0], 3)
     # A position beyond the history (another tab, a stale session) is the current item.
     assert page_position.view(engine, "p", user, 7).position is None
+
+
+def test_a_key_acts_only_on_the_item_drawn_last(engine, pool):
+    """Issue 20: what a key was meant for travels with it (the assignment and revision);
+    it acts only when that is the item the page drew last."""
+    user = pool["a1"]
+    first = page_position.view(engine, "p", user, None).item
+    shown = page_position.drawn(first)
+    assert page_position.on_screen(shown, first)
+    assert not page_position.on_screen(None, first)  # nothing drawn yet
+    assert assignment.submit(engine, first, user, grade=2)
+    following = page_position.view(engine, "p", user, None).item
+    assert following.assignment_id != first.assignment_id
+    # A key meant for the first item, arriving once the next one is drawn, does not act
+    # (before issue 20 it graded the next one, never seen).
+    assert not page_position.on_screen(page_position.drawn(following), first)
+    # Back on the first item: its new revision is drawn; a key from before the grade (a
+    # second press) does not act, and the database refuses it too.
+    again = page_position.view(engine, "p", user, 0).item
+    assert not page_position.on_screen(page_position.drawn(again), first)
+    assert assignment.submit(engine, first, user, grade=3) is False
+    assert page_position.on_screen(page_position.drawn(again), again)
