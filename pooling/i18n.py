@@ -2003,6 +2003,22 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "starting the app at {url} (Ctrl+C stops it)",
         "zh": "正在启动应用：{url}（按 Ctrl+C 停止）",
     },
+    "demo_campaign": {
+        "en": "a campaign in progress: {judgments} judgments by {annotators} annotators over "
+        "three days ({left} judgments still to make), {decisions} lead decisions, {gold} gold "
+        "item, release {release}",
+        "zh": "进行中的标注项目：{annotators} 位标注员三天内完成 {judgments} 条标注（还有 {left} "
+        "条待标注），组长裁决 {decisions} 条，金标准 {gold} 条，发布版本 {release}",
+    },
+    "demo_runs": {
+        "en": "two runs to evaluate (upload both on the Evaluate page; the first is the "
+        "baseline): {runs}",
+        "zh": "两个待评测的运行结果（在“评测”页面一起上传，第一个为基线）：{runs}",
+    },
+    "demo_use": {
+        "en": "to use the command line on the demo, in another terminal:",
+        "zh": "如需在另一个终端用命令行操作演示数据：",
+    },
     "demo_accounts": {
         "en": "demo accounts (demo passwords, printed here on purpose: never use `qrels demo` "
         "for real work):",

@@ -8,6 +8,8 @@ history: the database itself refuses to update or delete them (see the migration
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
 
@@ -37,8 +39,27 @@ USER_KINDS = ("human", "model")
 SYSTEM_KINDS = ("lexical", "vector", "fusion", "external_run", "manual", "model_judge")
 
 
+class _Clock:
+    """Where ``utcnow`` reads the time: the system clock, unless a campaign is replayed
+    (``replayed_clock``)."""
+
+    read: Callable[[], datetime] | None = None
+
+
 def utcnow() -> datetime:
-    return datetime.now(UTC)
+    return _Clock.read() if _Clock.read is not None else datetime.now(UTC)
+
+
+@contextmanager
+def replayed_clock(read: Callable[[], datetime]) -> Iterator[None]:
+    """Every write in this process is stamped with ``read()`` instead of the time, while the
+    block runs: ``qrels demo`` replays its campaign over the past days this way, through the
+    same functions people use. Not for concurrent use."""
+    _Clock.read = read
+    try:
+        yield
+    finally:
+        _Clock.read = None
 
 
 def _json(**kwargs: Any) -> Any:
