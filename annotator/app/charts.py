@@ -20,6 +20,7 @@ import streamlit as st
 
 from annotator.app import ui
 from annotator.pools.pool_figures import JOINER
+from annotator.quality.adjudication import STATUS_ORDER
 from annotator.quality.progress import GRADE_LABELS, UNSURE
 from pooling.i18n import MESSAGES
 
@@ -61,6 +62,7 @@ def shown(frame: pd.DataFrame) -> pd.DataFrame:
         "grade": lambda g: ui.t("label_unsure") if g == UNSURE else g,
         "state": lambda s: ui.t(f"active_{s}"),
         "failure": lambda f: ui.t(f"judge_failure_{f}"),
+        "status": lambda s: ui.t(f"candidate_status_{s}"),
     }
     return frame.assign(**{c: frame[c].map(f) for c, f in names.items() if c in frame})
 
@@ -286,6 +288,29 @@ def gold_standings(frame: pd.DataFrame, floor: float) -> alt.LayerChart:
 
 
 # -- pools ---------------------------------------------------------------------------------
+
+
+def statuses(frame: pd.DataFrame) -> alt.Chart:
+    """Per query, its judged candidates stacked by status, those needing a lead first."""
+    order = [ui.t(f"candidate_status_{s}") for s in STATUS_ORDER]
+    colors = ["#e6550d", "#fdae6b", "#31a354", "#9ecae1", "#d9d9d9"]
+    return (
+        alt.Chart(frame)
+        .mark_bar()
+        .encode(
+            x=alt.X("query:N", title=title("query")),
+            y=alt.Y("candidates:Q", title=title("candidates"), stack="zero"),
+            color=alt.Color(
+                "status:N",
+                title=title("status"),
+                sort=order,
+                scale=alt.Scale(domain=order, range=colors),
+            ),
+            order=alt.Order("rank:Q"),
+            tooltip=_tips("query:N", "status:N", "candidates:Q"),
+        )
+        .transform_calculate(rank=f"indexof({json.dumps(order)}, datum.status)")
+    )
 
 
 def systems(frame: pd.DataFrame) -> alt.VConcatChart:

@@ -34,6 +34,7 @@ from storage.models import replayed_clock
 
 POLICY = "threshold"
 LEAD = ("lead", "demo-lead-pass")
+EMPTY_ANNOTATORS = 2  # enough to try grading, and to see two people disagree
 
 
 @dataclass
@@ -53,16 +54,18 @@ def plan() -> dict:
     return json.loads((files("annotator") / "demo" / "campaign.json").read_text("utf-8"))
 
 
-def accounts() -> dict[str, tuple[str, str]]:
-    """The demo's accounts, name -> (role, password): the annotators, then the lead."""
+def accounts(*, empty: bool = False) -> dict[str, tuple[str, str]]:
+    """The demo's accounts, name -> (role, password): the annotators, then the lead; an
+    ``empty`` demo (nobody has graded) has the first two annotators only."""
     found = {name: ("annotator", a["password"]) for name, a in plan()["annotators"].items()}
-    return {**found, LEAD[0]: ("lead", LEAD[1])}
+    kept = dict(list(found.items())[:EMPTY_ANNOTATORS]) if empty else found
+    return {**kept, LEAD[0]: ("lead", LEAD[1])}
 
 
-def add_accounts(engine: Engine) -> None:
-    """The demo's accounts that are not there yet."""
+def add_accounts(engine: Engine, *, empty: bool = False) -> None:
+    """The demo's accounts (``accounts``) that are not there yet."""
     with session_scope(engine) as session:
-        for name, (role, password) in accounts().items():
+        for name, (role, password) in accounts(empty=empty).items():
             if find_user(name, session=session) is None:
                 add_user(name, role, password, session=session)
 

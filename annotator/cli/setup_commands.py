@@ -145,7 +145,7 @@ def demo(demo_dir: Path, reset: bool, no_serve: bool, empty: bool, port: int, ho
             Path(str(data / "queries.jsonl")), session=session, name=DEMO_QUERY_SET
         )
         has_pool = find_pool(DEMO_POOL, session=session) is not None
-    demo_campaign.add_accounts(made)
+    demo_campaign.add_accounts(made, empty=empty)
     echo_lines(import_lines(corpus, "imported_corpus", "kind_corpus_version"))
     echo_lines(import_lines(queries, "imported_queries", "kind_query_set"))
     if not has_pool:
@@ -174,7 +174,7 @@ def demo(demo_dir: Path, reset: bool, no_serve: bool, empty: bool, port: int, ho
     click.echo(f"  export QRELS_DATABASE_URL={database_url(url)}")
     click.echo(f"  export QRELS_RELEASE_DIR={releases}")
     echo_lines(["", t("demo_accounts")])
-    for name, (role, password) in demo_campaign.accounts().items():
+    for name, (role, password) in demo_campaign.accounts(empty=empty).items():
         click.echo(f"  {name:<12} {t('role_' + role):<10} {password}")
     if not no_serve:
         os.environ["QRELS_RELEASE_DIR"] = str(releases)  # the app finds the demo's release

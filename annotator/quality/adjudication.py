@@ -75,6 +75,21 @@ def queue(
     return wanted
 
 
+STATUS_ORDER = ("disagree", "unsure", "adjudicated", "agreed", "incomplete")
+
+
+def status_counts(table: pd.DataFrame) -> pd.DataFrame:
+    """How many judged candidates of each query are in each status (``candidates``'
+    ``status``, and ``adjudicated`` where a lead decided), the statuses that need a lead
+    first: ``query`` (its id), ``status``, ``candidates``; what the Adjudication page draws."""
+    counts = table.groupby(["query_id", "status"]).size().rename("candidates").reset_index()
+    order = {status: i for i, status in enumerate(STATUS_ORDER)}
+    counts["rank"] = counts["status"].map(order)
+    counts = counts.rename(columns={"query_id": "query"})
+    counts = counts.sort_values(["query", "rank"], kind="stable", ignore_index=True)
+    return counts.drop(columns="rank")
+
+
 @dataclass
 class Resolution:
     """A pool's final grades, and the candidates left unresolved (disagreements, unsure,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from annotator.app import ui
+from annotator.app import charts, ui
 from annotator.quality import adjudication, gold, pool_quality
 from annotator.releases import releases
 from pooling.grades import GRADES
@@ -114,6 +114,13 @@ shown = adjudication.queue(
 )
 shown = adjudication.decided_since(shown, since[1], everything=include_resolved)
 ui.counted_at(counted)
+if not counted_queue.table.empty:
+    charts.show(
+        "statuses",
+        charts.statuses,
+        adjudication.status_counts(counted_queue.table),
+        ui.t("chart_statuses"),
+    )
 flash = st.session_state.pop("adjudication_flash", None)
 if flash:
     ui.plain(flash[1], flash[0])
