@@ -544,8 +544,33 @@ MESSAGES: dict[str, dict[str, str]] = {
     "page_pools": {"en": "Pools", "zh": "候选池"},
     "pool_select": {"en": "Pool", "zh": "候选池"},
     "no_pools": {
-        "en": "There is no pool to judge yet. A lead builds one with `qrels pool build`.",
-        "zh": "还没有可标注的候选池。负责人可用 `qrels pool build` 建立。",
+        "en": "There is no pool to judge yet. A lead builds one on the Pools page "
+        "(“Build a pool”).",
+        "zh": "还没有可标注的候选池。负责人可在“候选池”页面（“建立候选池”）建立。",
+    },
+    # The app's own words for errors whose command-line message names an option: the app
+    # never asks a person to type a command (ui.plain shows these instead).
+    "app_release_unresolved": {
+        "en": "{count} candidates are unresolved (e.g. {query} / {chunk}): decide them on the "
+        "Adjudication page, or tick “Leave unresolved candidates out” above to leave them out "
+        "and count them in the manifest",
+        "zh": "有 {count} 个候选尚未解决（例如 {query} / {chunk}）：请在“裁定”页面裁定，"
+        "或勾选上方的“排除未解决的候选”，将其排除并在清单中计数",
+    },
+    "app_pool_exists": {
+        "en": "pool '{name}' already exists; a pool keeps its name: add candidates to it with "
+        "“Top up this pool”, or choose another name",
+        "zh": "候选池“{name}”已存在；候选池名称不变：如需增加候选请用“为此候选池补充候选”，"
+        "或换一个名称",
+    },
+    "app_eval_low_judged": {
+        "en": "warning: low Judged@k for {run} [{group}]: {judged}; unjudged items count as "
+        "non-relevant, so its figures may be too low. To have them judged: on the Releases "
+        "page, upload this run under “Coverage of a new run” and add its unjudged chunks to "
+        "the pool",
+        "zh": "警告：{run} [{group}] 的 Judged@k 偏低：{judged}；未标注项按不相关计，"
+        "其数值可能偏低。如需补充标注：在“发布”页面的“新运行结果的覆盖情况”中上传此运行结果，"
+        "并把未标注的片段加入候选池",
     },
     "all_done": {
         "en": "Nothing left for you in this pool. Thank you!",
@@ -771,6 +796,10 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "queue_empty": {"en": "Nothing needs a decision.", "zh": "没有需要裁定的候选。"},
     "queue_count": {"en": "{count} candidates need a decision", "zh": "{count} 个候选需要裁定"},
+    "queue_count_all": {
+        "en": "{shown} candidates shown, of which {count} need a decision",
+        "zh": "显示 {shown} 个候选，其中 {count} 个需要裁定",
+    },
     "queue_first": {
         "en": "The {shown} most severe are offered; filter by query, slice or annotator for others",
         "zh": "列出最严重的 {shown} 个；其他候选请按查询、切片或标注者筛选",
@@ -800,6 +829,15 @@ MESSAGES: dict[str, dict[str, str]] = {
     "confusion_title": {
         "en": "Confusion: {a} (rows) × {b} (columns)",
         "zh": "混淆矩阵：{a}（行）× {b}（列）",
+    },
+    "versus_final_why": {
+        "en": "Why these run higher than alpha: the final grades are made of the annotators' "
+        "own grades (agreed ones, and the lead's decisions on the rest), so each annotator "
+        "partly agrees with themself here; alpha compares annotators only with each other, "
+        "and corrects for the agreement chance alone would give.",
+        "zh": "为什么这些数值高于 alpha：最终等级本身来自标注者的打分（一致的打分，"
+        "以及组长对其余的裁定），因此这里每位标注者部分是在与自己比较；"
+        "alpha 只比较标注者彼此之间，并扣除了偶然一致的部分。",
     },
     "versus_final": {
         "en": "Each annotator against the final grades (quadratic kappa), before and after "
@@ -1991,16 +2029,19 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "judgments by annotator: {people}",
         "zh": "各标注者标注数：{people}",
     },
-    "status_systems": {"en": "systems", "zh": "检索系统"},
+    "status_systems": {
+        "en": "imported runs (qrels import run)",
+        "zh": "已导入的运行结果（qrels import run）",
+    },
     "status_system_line": {
         "en": "{name} ({kind}): {entries} ranked results",
         "zh": "{name}（{kind}）：{entries} 条排序结果",
     },
     "status_pools": {"en": "pools", "zh": "候选池"},
     "status_pool_line": {
-        "en": "{name} ({query_set} × {corpus_version}): {candidates} candidates, "
-        "{complete} with {overlap} judgments ({percent})",
-        "zh": "{name}（{query_set} × {corpus_version}）：{candidates} 个候选，"
+        "en": "{name} ({query_set} × {corpus_version}; systems {systems}): {candidates} "
+        "candidates, {complete} with {overlap} judgments ({percent})",
+        "zh": "{name}（{query_set} × {corpus_version}；检索系统 {systems}）：{candidates} 个候选，"
         "{complete} 个已有 {overlap} 份标注（{percent}）",
     },
     "status_users": {

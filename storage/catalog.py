@@ -114,6 +114,7 @@ class PoolSummary:
     candidates: int
     overlap: int
     complete: int  # candidates with `overlap` judgments from distinct human annotators
+    systems: str = ""  # the systems it was built from, as given (bm25,vector,rrf,run:NAME)
 
 
 @dataclass
@@ -224,6 +225,7 @@ def pool_summary(pool: Pool, session: Session, complete: int | None = None) -> P
         corpus_version=session.get(CorpusVersion, pool.corpus_version_id).name,
         candidates=_count(session, select(func.count()).select_from(candidates.subquery())),
         overlap=pool.overlap,
+        systems=pool.config.get("systems_spec", ""),
         complete=complete
         if complete is not None
         else _count(

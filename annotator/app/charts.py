@@ -257,7 +257,20 @@ def confusion(cells: pd.DataFrame, rows: str = "first", columns: str = "second")
             color=alt.Color("count:Q", title=title("count")),
         )
     )
-    counts = alt.Chart(cells).mark_text().encode(x=f"{columns}:O", y=f"{rows}:O", text="count:Q")
+    # White numbers on the dark cells (over half the largest count), black on the light.
+    counts = (
+        alt.Chart(cells)
+        .transform_joinaggregate(most="max(count)")
+        .mark_text()
+        .encode(
+            x=f"{columns}:O",
+            y=f"{rows}:O",
+            text="count:Q",
+            color=alt.condition(
+                "datum.count > datum.most / 2", alt.value("white"), alt.value("black")
+            ),
+        )
+    )
     return (heat + counts).properties(height=alt.Step(32))  # a row of 32 px per grade
 
 

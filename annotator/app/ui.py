@@ -33,7 +33,7 @@ from annotator.quality.gold import team_gold
 from annotator.quality.pool_quality import pool_agreement, pool_queue
 from annotator.quality.progress import data_version, team_figures
 from pooling.grades import DEFAULT_POLICY, POLICIES
-from pooling.i18n import LocalizedError, Refused, current_language
+from pooling.i18n import MESSAGES, LocalizedError, Refused, current_language
 from pooling.i18n import t as translate
 from storage.db import make_engine
 
@@ -127,6 +127,16 @@ def t(key: str, **params: object) -> str:
     return translate(key, lang(), **params)
 
 
+def message_of(message: object) -> str:
+    """What the app says for ``message``: an error in the page's language, in the app's
+    own words (``app_<key>``: its controls, never a command to type) where it has them."""
+    if not isinstance(message, LocalizedError):
+        return str(message)
+    if f"app_{message.key}" in MESSAGES:
+        return translate(f"app_{message.key}", lang(), **message.params)
+    return message.message(lang())
+
+
 def plain(message: object, kind: str = "text") -> None:
     """Show ``message`` as text, never as Markdown: a title, an id, a slice, a note, a
     rationale, a name, a file name, or a message (or error) that quotes one. ``kind`` is
@@ -134,7 +144,7 @@ def plain(message: object, kind: str = "text") -> None:
     colours. An alert renders Markdown, so it holds the text as one code span, the Markdown
     construct that shows its content verbatim (and wraps): delimited by more backticks
     than the text holds in a row, on one line (a blank line would end the span early)."""
-    text = message.message(lang()) if isinstance(message, LocalizedError) else str(message)
+    text = message_of(message)
     if kind == "text":
         st.text(text)
         return

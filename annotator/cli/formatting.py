@@ -67,6 +67,7 @@ def status_lines(summary, url: str, schema: str | None) -> list[str]:
             candidates=number(pool.candidates),
             complete=number(pool.complete),
             overlap=pool.overlap,
+            systems=pool.systems or "-",
             percent=f"{pool.complete / pool.candidates:.0%}" if pool.candidates else "-",
         )
         for pool in summary.pools

@@ -145,10 +145,14 @@ def unanswerable_lines(data: dict, lang: str | None = None, brief: bool = False)
     return lines
 
 
-def low_judged_lines(data: dict, lang: str | None = None) -> list[str]:
+def low_judged_lines(
+    data: dict, lang: str | None = None, key: str = "eval_low_judged"
+) -> list[str]:
+    """A warning per run and group whose Judged@k is low; ``key`` the message (the app's
+    names the Releases page's coverage upload instead of the command)."""
     return [
         t(
-            "eval_low_judged",
+            key,
             lang,
             run=w["run"],
             group=group_name(w["group"], lang),

@@ -75,6 +75,18 @@ def queue(
     return wanted
 
 
+def proposed_grade(row: pd.Series, decision: tuple | None) -> int:
+    """The final grade to offer a lead for a candidate of ``candidates``: its current
+    decision (``(grade, rationale, ...)``), else its agreed grade, else the lower median of
+    its grades (0 when nobody graded it)."""
+    if decision is not None:
+        return int(decision[0])
+    if row["auto_grade"] is not None and not pd.isna(row["auto_grade"]):
+        return int(row["auto_grade"])
+    grades = sorted(row["grades"].values())
+    return int(grades[(len(grades) - 1) // 2]) if grades else 0
+
+
 STATUS_ORDER = ("disagree", "unsure", "adjudicated", "agreed", "incomplete")
 
 

@@ -105,14 +105,17 @@ person_filter = right.selectbox(ui.t("filter_annotator"), [all_label, *everyone]
 hide_names = st.toggle(ui.t("hide_names"), value=True)
 include_resolved = st.toggle(ui.t("include_resolved"), key="include_resolved")
 
-shown = adjudication.queue(
-    counted_queue.table,
-    everything=include_resolved,
+filters = dict(
     query_id=None if query_filter == all_label else query_filter,
     slice_tag=None if slice_filter == all_label else slice_filter,
     annotator=None if person_filter == all_label else person_filter,
 )
-shown = adjudication.decided_since(shown, since[1], everything=include_resolved)
+needing = adjudication.queue(counted_queue.table, **filters)
+needing = adjudication.decided_since(needing, since[1], everything=False)
+shown = needing
+if include_resolved:
+    shown = adjudication.queue(counted_queue.table, everything=True, **filters)
+    shown = adjudication.decided_since(shown, since[1], everything=True)
 ui.counted_at(counted)
 if not counted_queue.table.empty:
     charts.show(
@@ -121,13 +124,17 @@ if not counted_queue.table.empty:
         adjudication.status_counts(counted_queue.table),
         ui.t("chart_statuses"),
     )
+# What a decision or gold did is shown where the lead clicked: by the button.
 flash = st.session_state.pop("adjudication_flash", None)
-if flash:
-    ui.plain(flash[1], flash[0])
 if shown.empty:
+    if flash:
+        ui.plain(flash[1], flash[0])
     st.success(ui.t("queue_empty"))
     st.stop()
-st.caption(ui.t("queue_count", count=len(shown)))
+if include_resolved:
+    st.caption(ui.t("queue_count_all", shown=len(shown), count=len(needing)))
+else:
+    st.caption(ui.t("queue_count", count=len(needing)))
 if len(shown) > QUEUE_OFFERED:
     st.caption(ui.t("queue_first", shown=QUEUE_OFFERED))
 offered = shown.head(QUEUE_OFFERED)
@@ -157,6 +164,10 @@ if key in decisions:
         st.button(
             ui.t("gold_make"), key="make_gold", on_click=make_gold, args=(pool_name, [key], user.id)
         )
+if st.session_state.get("final_grade_for") != key:
+    # A new candidate: the box starts at its current decision, else its resolved grade.
+    st.session_state["final_grade_for"] = key
+    st.session_state["final_grade"] = adjudication.proposed_grade(row, decisions.get(key))
 st.radio(
     ui.t("final_grade"),
     GRADES,
@@ -172,3 +183,5 @@ st.button(
     args=(pool_name, key, policy, user.id),
     type="primary",
 )
+if flash:
+    ui.plain(flash[1], flash[0])

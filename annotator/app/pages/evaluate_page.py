@@ -25,7 +25,6 @@ from annotator.evaluation.evaluation_text import (
 )
 from annotator.evaluation.run_files import read_run_file
 from annotator.releases import releases
-from pooling.i18n import LocalizedError
 from pooling.metrics import DEFAULT_METRICS
 from pooling.release_folder import read_model_judgments, read_sample
 
@@ -62,10 +61,6 @@ def estimated(folder: str, files: tuple[tuple[str, bytes], ...], options: tuple,
         with saved(data, name) as upload:
             runs.append(read_run_file(upload, name=upload.stem))
     return estimate_part(result, runs, model)
-
-
-def message(error: Exception) -> str:
-    return error.message(ui.lang()) if isinstance(error, LocalizedError) else str(error)
 
 
 def frame_of(kind: str, data: dict) -> pd.DataFrame:
@@ -110,7 +105,7 @@ try:
         (metrics, level, split, by, int(context_k), condensed),
     )
 except (ValueError, LookupError, OSError) as error:
-    st.error(message(error))
+    ui.plain(error, "error")
     st.stop()
 
 for line in head_lines(data, ui.lang()):
@@ -194,7 +189,7 @@ if models:
                 model,
             )
         except (ValueError, LookupError, OSError) as error:
-            st.error(message(error))
+            ui.plain(error, "error")
             st.stop()
         for line in estimate_head_lines(found, ui.lang()):
             st.text(line.strip())
@@ -207,8 +202,8 @@ if models:
 st.subheader(ui.t("eval_md_unanswerable"))
 for line in unanswerable_lines(data, ui.lang(), brief=True):
     st.text(line)
-for line in low_judged_lines(data, ui.lang()):
-    st.text(line)
+for line in low_judged_lines(data, ui.lang(), key="app_eval_low_judged"):
+    st.warning(line)
 files = evaluation_report.report_files(result, data, ui.lang())
 st.download_button(
     ui.t("eval_download"),
