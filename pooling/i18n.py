@@ -958,6 +958,13 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "“{url}”不能用作基础 URL：应为 http(s)://主机[:端口]/路径，不含用户名、密码、查询参数或片段"
         "（密钥请放在环境变量中：--api-key-env）",
     },
+    "app_judge_base_url": {
+        "en": "'{url}' is not a base URL to use: http(s)://host[:port]/path, without a user, "
+        "password, query or fragment (a key goes in an environment variable, named in the "
+        "field below)",
+        "zh": "“{url}”不能用作基础 URL：应为 http(s)://主机[:端口]/路径，不含用户名、密码、"
+        "查询参数或片段（密钥请放在环境变量中，在下方字段填写其名称）",
+    },
     "judge_key_variable_name": {
         "en": "'{variable}' is not the name of an API-key variable: it must end in _API_KEY "
         "(upper case, digits and _), e.g. OPENAI_API_KEY",
@@ -1161,8 +1168,9 @@ MESSAGES: dict[str, dict[str, str]] = {
     "judge_choose": {"en": "Model and prompt", "zh": "模型与提示词"},
     "judge_figures": {"en": "Figures", "zh": "数据"},
     "judge_calibration_title": {
-        "en": "Against the pool's final grades (the same figures as qrels calibrate)",
-        "zh": "对照候选池的最终等级（与 qrels calibrate 的数字相同）",
+        "en": "Against the pool's final grades (the figures a calibration against a release "
+        "of the pool gives)",
+        "zh": "对照候选池的最终等级（与对照该候选池某个发布版本校准得到的数字相同）",
     },
     "judge_review_title": {"en": "For people to see", "zh": "需要人工查看"},
     "chart_judge_failures": {
