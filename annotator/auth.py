@@ -123,7 +123,7 @@ def login(
         # PostgreSQL refuses NUL in text; no account's name holds one.
         user = None if "\x00" in name else accounts.find_user(name, session=session)
         found = _account(user)
-        stored = user.password_hash if found is not None else None
+        stored = user.password_hash if user is not None and found is not None else None
     sleep(login_delay(earlier))
     if not verify_password(password, stored or dummy) or found is None:
         return None

@@ -8,14 +8,14 @@ and limits the answer needs). Everything that checks, counts or tabulates grades
 A disagreement policy decides whether the grades given to one candidate disagree enough to
 need a lead's decision; it is chosen by name from ``POLICIES``: ``any`` (any difference),
 ``threshold`` (grades on both sides of grade 2: relevant for one annotator, not for another)
-or ``gap2`` (a gap of 2 or more). Candidates within the policy resolve to the median of
-their grades, rounded down (when unsure, the lower grade).
+or ``gap2`` (a gap of 2 or more). Candidates within the policy resolve to the lower median
+of their grades (``lower_median``: when unsure, the lower grade).
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
+from typing import Any, TypeGuard
 
 from pooling.i18n import LocalizedError, check_name
 
@@ -25,7 +25,7 @@ EVIDENCE = 2  # a chunk graded this or more is evidence for the answer
 RELEVANT = 1  # the default threshold at which a chunk counts as relevant
 
 
-def is_grade(value: object) -> bool:
+def is_grade(value: object) -> TypeGuard[int]:
     """True for an ``int`` on the scale (not a bool, not a float)."""
     return isinstance(value, int) and not isinstance(value, bool) and value in GRADES
 
@@ -57,12 +57,22 @@ def check_policy(policy: str) -> None:
     check_name(policy, POLICIES, "what_policy")
 
 
-def disagree(grades: Sequence[int], policy: str) -> bool:
-    """Whether ``grades`` (of one candidate) disagree under ``policy``."""
-    return bool(POLICIES[policy](min(grades), max(grades)))
+def lower_median(grades: Any) -> Any:
+    """The median of ``grades`` rounded down to one of them (of an even count, the lower of
+    the middle two): the grade that candidates within the policy resolve to. ``grades`` is a
+    pandas series, or a grouping of one (then one median per group)."""
+    return grades.quantile(0.5, interpolation="lower")
 
 
-def resolved_grade(grades: Sequence[int]) -> int:
-    """The median grade, rounded down."""
-    ordered = sorted(grades)
-    return ordered[math.floor((len(ordered) - 1) / 2)]
+def lower_median_reaches(below: Any, graded: Any) -> Any:
+    """Whether the lower median of ``graded`` grades, ``below`` of which are under some
+    threshold, reaches that threshold: fewer than half are under it. Counts only, so that
+    the same rule runs on numbers and on SQL columns (``storage.counts``); a test pins it to
+    ``lower_median``."""
+    return 2 * below < graded
+
+
+def check_unsure_note(unsure: bool, note: str) -> None:
+    """Raise ``LocalizedError`` for an unsure judgment without a note saying why."""
+    if unsure and not note.strip():
+        raise LocalizedError("unsure_needs_note")

@@ -36,7 +36,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, reduce
 
 import numpy as np
 
@@ -119,7 +119,7 @@ class QueryLearner:
                 voices.append(classifier)
             if self.topics is not None:
                 voices.append(self.topics @ self.topics[relevant].mean(axis=0))
-        score = sum(1.0 / (FUSION_K + _ranks(v)) for v in voices)
+        score = reduce(np.add, [1.0 / (FUSION_K + _ranks(v)) for v in voices])
         unjudged = [i for i in range(n) if i not in labels]
         return sorted(unjudged, key=lambda i: (-score[i], i))
 

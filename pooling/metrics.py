@@ -17,6 +17,17 @@ from dataclasses import dataclass
 from pooling.grades import GRADES, RELEVANT
 from pooling.i18n import LocalizedError, check_name
 
+__all__ = [
+    "DEFAULT_METRICS",
+    "FAMILIES",
+    "POOLED_UNJUDGED",
+    "Metric",
+    "parse_metrics",
+    "syntax",
+    "with_context",
+]
+
+
 # Metric families: name -> their cutoff k: "required", "optional" or "none" (whole ranking).
 FAMILIES = {
     "recall": "required",

@@ -35,6 +35,16 @@ from pooling.readers import (
     require_id,
 )
 
+__all__ = [
+    "FORMATS",
+    "JudgmentLine",
+    "Qrels",
+    "judgment_lines",
+    "qrels_format",
+    "read_judgments",
+]
+
+
 FORMATS = ("trec", "beir")
 BEIR_HEADER = ("query-id", "corpus-id", "score")
 COLUMNS = ["query_id", "doc_id", "grade"]
@@ -150,6 +160,7 @@ class Qrels(Mapping):
             raise InputError(str(path), "unknown_qrels_format", line=1)
         grades: dict[str, dict[str, int]] = {}
         for line in _checked(path, kind, READERS[kind](path), allow_empty=True):
+            assert line.grade is not None  # TREC and BEIR lines always hold a grade
             grades.setdefault(line.query_id, {})[line.chunk_id] = line.grade
         return cls(grades, name)
 

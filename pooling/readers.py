@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
 import re
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
@@ -61,7 +62,7 @@ def _type_name(value: object) -> str:
 # -- lines ------------------------------------------------------------------------------
 
 
-def all_lines(path: Path | str) -> Iterator[tuple[int, str]]:
+def all_lines(path: os.PathLike | str) -> Iterator[tuple[int, str]]:
     """Yield ``(line_number, text)`` for every line, blank ones too, without the line
     ending; a leading BOM is dropped. Raises ``InputError`` for a missing file, text that is
     not UTF-8 or a control character, with the line."""
@@ -84,7 +85,7 @@ def all_lines(path: Path | str) -> Iterator[tuple[int, str]]:
             yield number, text
 
 
-def read_lines(path: Path | str) -> Iterator[tuple[int, str]]:
+def read_lines(path: os.PathLike | str) -> Iterator[tuple[int, str]]:
     """Yield ``(line_number, text)`` for each non-blank line, without the line ending."""
     for number, text in all_lines(path):
         if text.strip():
@@ -414,7 +415,7 @@ def read_queries(path: Path | str, default_split: str = "test") -> list[QueryRec
 RUN_FIELDS = ("query_id", "Q0", "doc_id", "rank", "score", "tag")
 
 
-def read_run(path: Path | str) -> list[RunLine]:
+def read_run(path: os.PathLike | str) -> list[RunLine]:
     """A TREC run: ``qid Q0 docid rank score tag`` per line, whitespace-separated. Refuses
     the same (query, doc) twice, and ranks that are not whole numbers from 1 or repeat
     within a query. The ranks are kept but, as in trec_eval, the order is the scores'

@@ -54,6 +54,34 @@ from pooling.readers import (
 )
 from pooling.resolution import final_grades, frame_of, statuses
 
+__all__ = [
+    "ADDED_LATER",
+    "CHUNK_MAP",
+    "CHUNK_MAP_HEADER",
+    "FILES",
+    "MANIFEST",
+    "MODEL_JUDGMENTS",
+    "POOL_UNJUDGED",
+    "POOL_UNJUDGED_HEADER",
+    "SAMPLE",
+    "UNJUDGED_REASONS",
+    "Tally",
+    "intact",
+    "read_chunk_map",
+    "read_manifest",
+    "read_model_judgments",
+    "read_pool_unjudged",
+    "read_qrels",
+    "read_queries",
+    "read_sample",
+    "recompute",
+    "release_rationales",
+    "sha256_of",
+    "verify_release",
+    "zip_bytes",
+]
+
+
 CHUNK_MAP = "chunks.tsv"
 CHUNK_MAP_HEADER = ("chunk-id", "doc-id")
 POOL_UNJUDGED = "pool-unjudged.tsv"
@@ -134,10 +162,10 @@ def recompute(folder: Path | str) -> Qrels:
     for _, record in read_jsonl(folder / "judgments.jsonl"):
         seen.add(record)
     policy, overlap = manifest["adjudication_policy"], manifest["pool"]["overlap"]
-    grades, _ = final_grades(statuses(seen.frame(), policy, overlap), seen.decisions)
-    settled = {key: g for key, g in seen.gold.items() if key not in seen.decisions}
+    table = statuses(seen.frame(), policy, overlap)
+    grades, _ = final_grades(table, seen.decisions, gold=seen.gold, carried=seen.carried)
     qrels = Qrels.from_dict({}, manifest["release"])
-    for (query_id, chunk_id), grade in sorted({**seen.carried, **grades, **settled}.items()):
+    for (query_id, chunk_id), grade in sorted(grades.items()):
         qrels.grades.setdefault(query_id, {})[chunk_id] = grade
     return qrels
 

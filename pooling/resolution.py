@@ -10,10 +10,12 @@ queue (``annotator.quality.adjudication``) and a release read back from its own 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 import pandas as pd
 
-from pooling.grades import POLICIES, check_policy
+from pooling.grades import POLICIES, check_policy, lower_median
 
 KEYS = ["query_id", "chunk_id"]
 # One line per candidate, the way every one of them is decided.
@@ -39,7 +41,7 @@ def statuses(frame: pd.DataFrame, policy: str, overlap: int) -> pd.DataFrame:
     grades = frame.assign(grade=frame["grade"].astype(float)).groupby(KEYS, sort=True)["grade"]
     table = pd.DataFrame(
         {"judged": grades.size(), "graded": grades.count(), "low": grades.min()}
-    ).assign(high=grades.max(), median=grades.quantile(0.5, interpolation="lower"))
+    ).assign(high=grades.max(), median=lower_median(grades))
     unsure = table["judged"] > table["graded"]
     split = POLICIES[policy](table["low"], table["high"])
     table["status"] = np.select(
@@ -51,19 +53,49 @@ def statuses(frame: pd.DataFrame, policy: str, overlap: int) -> pd.DataFrame:
     return table[STATUS_COLUMNS]
 
 
+Key = tuple[str, str]  # (query id, chunk id): a candidate
+
+
+def merged(
+    *,
+    carried: Mapping[Key, int] | None = None,
+    agreed: Mapping[Key, int] | None = None,
+    gold: Mapping[Key, int] | None = None,
+    adjudicated: Mapping[Key, int] | None = None,
+) -> dict[Key, int]:
+    """Candidate -> the grade that stands, each later kind overruling the earlier: a grade
+    carried from an earlier release < the agreed grade of people's judgments < a gold
+    item's settled grade < a lead's latest adjudication. The one place that order is
+    written: the lead's queue, carrying and a release read back from its files use it."""
+    grades: dict[Key, int] = {}
+    for layer in (carried, agreed, gold, adjudicated):
+        grades.update(layer or {})
+    return grades
+
+
 def final_grades(
-    table: pd.DataFrame, decisions: dict[tuple[str, str], tuple]
-) -> tuple[dict[tuple[str, str], int], list[tuple[str, str]]]:
-    """Each candidate's final grade (a lead's latest decision, else the agreed grade) and
-    the candidates still unresolved; ``table`` is ``statuses`` (or a table of candidates
-    with its columns and ``query_id``, ``chunk_id``)."""
+    table: pd.DataFrame,
+    decisions: Mapping[Key, tuple],
+    *,
+    gold: Mapping[Key, int] | None = None,
+    carried: Mapping[Key, int] | None = None,
+) -> tuple[dict[Key, int], list[Key]]:
+    """Each candidate's final grade (in the order of ``merged``: the ``carried`` grade, the
+    agreed grade, the ``gold`` grade, a lead's latest decision) and the judged candidates
+    still without one; ``table`` is ``statuses`` (or a table of candidates with its columns
+    and ``query_id``, ``chunk_id``)."""
     if "query_id" in table:
         table = table.set_index(KEYS)
     agreed = (table["status"] == "agreed").to_numpy()
-    # Whole columns at once: half a million candidates one row at a time took seconds.
+    # Whole columns at once: no Python loop over a million rows.
     auto = table["auto_grade"][agreed].astype("int64").tolist()
-    grades = dict(zip(table.index[agreed], auto, strict=True))
-    grades.update({key: int(d[0]) for key, d in decisions.items() if key in table.index})
-    decided = table.index.isin(list(decisions)) if decisions else np.zeros(len(table), bool)
+    adjudicated = {key: int(d[0]) for key, d in decisions.items() if key in table.index}
+    grades = merged(
+        carried=carried,
+        agreed=dict(zip(table.index[agreed], auto, strict=True)),
+        gold=gold,
+        adjudicated=adjudicated,
+    )
+    decided = table.index.isin(list(grades)) if grades else np.zeros(len(table), bool)
     unresolved = table.index[~agreed & ~decided].tolist()
     return grades, unresolved

@@ -27,13 +27,13 @@ from typing import Protocol
 
 import numpy as np
 
+from pooling import settings
 from pooling.i18n import LocalizedError, check_name, t
 from pooling.run import Run
 from pooling.tokenize import DEFAULT_TOKENIZER, Tokenizer, TokenizerConfig, pretokenized
 
 logger = logging.getLogger(__name__)
 
-CACHE_VARIABLE = "QRELS_CACHE_DIR"
 INDEX_FORMAT = 1  # bump when the on-disk layout or scoring changes
 
 
@@ -52,8 +52,9 @@ def indexed_text(title: str, text: str) -> str:
 
 
 def cache_dir() -> Path:
-    """Where indexes are kept: ``$QRELS_CACHE_DIR``, else ``~/.cache/qrels-studio``."""
-    return Path(os.environ.get(CACHE_VARIABLE) or Path.home() / ".cache" / "qrels-studio")
+    """Where indexes are kept: ``$QRELS_CACHE_DIR``, else ``~/.cache/qrels-studio``
+    (``pooling.settings``)."""
+    return settings.current().cache_dir
 
 
 def _cache_path(kind: str, fingerprint: str, config: dict) -> Path:

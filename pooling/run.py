@@ -11,8 +11,13 @@ point, which for UTF-8 is byte order.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
+
+__all__ = [
+    "Run",
+]
 
 
 class Run:
@@ -55,7 +60,7 @@ class Run:
         return cls({q: {c: float(s) for c, s in docs.items()} for q, docs in scores.items()}, name)
 
     @classmethod
-    def from_file(cls, path: Path | str, name: str | None = None) -> Run:
+    def from_file(cls, path: os.PathLike | str, name: str | None = None) -> Run:
         """A TREC run file (``qid Q0 docid rank score tag``); checked line by line, raising
         ``pooling.readers.InputError`` with file, line and field on bad input. Named
         ``name``, else by its tag column when every line has the same tag, else by the

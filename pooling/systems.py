@@ -115,6 +115,7 @@ def run_systems(
             )
             configs[spec.name] = {"kind": "external_run", "run": spec.run_name}
             continue
+        retriever: BM25Retriever | VectorRetriever
         if spec.kind == "lexical":
             retriever = BM25Retriever(corpus, options.tokenizer, name=spec.name, progress=progress)
         else:

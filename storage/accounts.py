@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 from datetime import datetime
+from typing import overload
 
 from sqlalchemy import case, delete, or_
 from sqlalchemy.dialects import postgresql, sqlite
@@ -14,6 +15,14 @@ from sqlmodel import Session, select
 from pooling.i18n import LocalizedError, NotFound, Refused
 from pooling.readers import refuse_control
 from storage.models import ROLES, LoginThrottle, User
+
+
+@overload
+def acting(user_id: int, role: str | None = None, *, session: Session) -> User: ...
+@overload
+def acting(user_id: None, role: str | None = None, *, session: Session) -> None: ...
+@overload
+def acting(user_id: int | None, role: str | None = None, *, session: Session) -> User | None: ...
 
 
 def acting(user_id: int | None, role: str | None = None, *, session: Session) -> User | None:
@@ -28,9 +37,15 @@ def acting(user_id: int | None, role: str | None = None, *, session: Session) ->
     user = session.get(User, user_id)
     if user is None or user.disabled or user.password_hash is None:
         raise Refused("account_cannot_act")
-    if role is not None and user.role != role:
-        raise Refused("role_needed", role=f"@role_{role}", name=user.name)
+    if role is not None:
+        check_role(user, role)
     return user
+
+
+def check_role(user: User, role: str) -> None:
+    """Raise ``Refused`` unless ``user`` has ``role``: the one role check of every write."""
+    if user.role != role:
+        raise Refused("role_needed", role=f"@role_{role}", name=user.name)
 
 
 def find_user(name: str, *, session: Session) -> User | None:

@@ -51,9 +51,9 @@ def record_missing(
         )
     ).all()
     rows = [
-        {"id": key, "span_start": spans[c][0], "span_end": spans[c][1]}
+        {"id": key, "span_start": span[0], "span_end": span[1]}
         for key, c in chunks
-        if spans.get(c) is not None
+        if (span := spans.get(c)) is not None
     ]
     if rows:
         session.execute(update(Chunk), rows)

@@ -15,7 +15,8 @@ from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.functions import FunctionElement
 from sqlmodel import Session, select
 
-from pooling.grades import GRADES, RELEVANT
+from pooling.grades import GRADES, RELEVANT, lower_median_reaches
+from storage.history import newest_first
 from storage.models import (
     Adjudication,
     Assignment,
@@ -77,7 +78,7 @@ def current_counts(
     current grade was given) and ``grade`` (None for unsure)), each row the values of
     ``by`` then the count; only ``annotator``'s items when given. An item counts once,
     with its current grade (a grade changed later counts at its new grade and hour).
-    Grouped by keys, then named: a million rows are grouped faster by number."""
+    Grouped by keys, then named: grouping by number reads no names for a million rows."""
     keys = {
         "annotator": _unindexed(Judgment.user_id),
         "query": _unindexed(Judgment.query_id),
@@ -237,7 +238,7 @@ def _combined(rows) -> dict[tuple[str, ...], tuple[int, ...]]:
 
 def combination_relevance(
     pool: Pool, *, session: Session, threshold: int = RELEVANT
-) -> dict[tuple[str, ...], tuple[int, int, int]]:
+) -> dict[tuple[str, ...], tuple[int, ...]]:
     """Each set of systems that found the same candidates (as in ``system_combinations``)
     -> ``(candidates, judged, relevant)``: of the candidates exactly that set found, how
     many are judged, and how many of those are relevant (grade >= ``threshold``); every
@@ -250,7 +251,7 @@ def combination_relevance(
     judged = decided | (graded.c.grades > 0)
     relevant = case(
         (decided, graded.c.decision % DECISION_SCALE >= threshold),
-        else_=2 * graded.c.low < graded.c.grades,
+        else_=lower_median_reaches(graded.c.low, graded.c.grades),
     )
     rows = session.exec(
         select(
@@ -278,12 +279,9 @@ def _graded_candidates(pool: Pool, threshold: int = RELEVANT):
     on_candidate = (PoolCandidate.query_id == Judgment.query_id) & (
         PoolCandidate.chunk_id == Judgment.chunk_id
     )
-    # Each human's current judgment of each candidate: the newest of theirs, numbered in
-    # one pass (finding the newest ids first, then each judgment by id, took twice as long).
-    newest = func.row_number().over(
-        partition_by=(Judgment.user_id, Judgment.query_id, Judgment.chunk_id),
-        order_by=Judgment.id.desc(),
-    )
+    # Each human's current judgment of each candidate, numbered in one pass: at most one
+    # read of the pool's judgments.
+    newest = newest_first()
     judgments = (
         select(Judgment.query_id, Judgment.chunk_id, Judgment.grade, newest.label("newest"))
         .join(User, User.id == Judgment.user_id)

@@ -8,10 +8,10 @@ is the multi-user deployment. Schema changes only ever go through Alembic migrat
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TypeVar
 
 from alembic import command
 from alembic.config import Config
@@ -23,13 +23,14 @@ from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlmodel import Session, create_engine
 
 from pooling.i18n import LocalizedError
+from pooling.settings import current
 
 logger = logging.getLogger(__name__)
 
 DEFAULT_URL = "sqlite:///qrels.db"
-URL_VARIABLE = "QRELS_DATABASE_URL"
 SQLITE_BUSY_TIMEOUT_MS = 30_000
 MIGRATIONS = Path(__file__).parent / "migrations"
+Row = TypeVar("Row")
 SNAPSHOT = "qrels_snapshot"  # an execution option: this transaction only reads
 
 
@@ -40,7 +41,7 @@ class DatabaseError(LocalizedError, RuntimeError):
 def database_url(explicit: str | None = None) -> str:
     """The URL to use: ``explicit`` (from ``--db``), else ``$QRELS_DATABASE_URL``, else
     ``sqlite:///qrels.db`` in the working directory. ``postgresql://`` URLs get psycopg 3."""
-    url = explicit or os.environ.get(URL_VARIABLE) or DEFAULT_URL
+    url = explicit or current().database_url or DEFAULT_URL
     parsed = make_url(url)
     if parsed.drivername in ("postgresql", "postgres"):
         parsed = parsed.set(drivername="postgresql+psycopg")
@@ -77,6 +78,15 @@ def make_engine(url: str | None = None) -> Engine:
         event.listen(engine, "begin", _on_sqlite_begin)
         return engine
     return create_engine(url, pool_pre_ping=True)
+
+
+def referenced(model: type[Row], key: object, *, session: Session) -> Row:
+    """The row of ``model`` at ``key``, which a foreign key names, so it exists; one that
+    does not is a bug (``LookupError``), never a user's error."""
+    found = session.get(model, key)
+    if found is None:
+        raise LookupError(f"{model.__name__} {key!r} is referenced but missing")
+    return found
 
 
 @contextmanager
@@ -132,7 +142,10 @@ def head_revision() -> str:
     """The schema revision this release of the tool expects."""
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
-    return ScriptDirectory.from_config(config).get_current_head()
+    head = ScriptDirectory.from_config(config).get_current_head()
+    if head is None:
+        raise LookupError(f"no migrations in {MIGRATIONS}")  # a broken install: a bug
+    return head
 
 
 def current_revision(engine: Engine) -> str | None:

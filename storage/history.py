@@ -17,6 +17,7 @@ import hashlib
 from collections.abc import Iterable, Iterator
 from datetime import datetime
 from functools import lru_cache
+from typing import Any
 
 from sqlalchemy import Subquery, func, insert
 from sqlmodel import Session, select
@@ -24,6 +25,7 @@ from sqlmodel import Session, select
 from pooling.grades import check_grade
 from pooling.i18n import LocalizedError
 from pooling.readers import refuse_control
+from storage.accounts import check_role
 from storage.catalog import chunk_keys, query_keys
 from storage.judge_tables import JudgeAnswer
 from storage.models import (
@@ -103,18 +105,30 @@ def append_judgments(
     return True
 
 
-def latest_judgments(*where, join: tuple = ()) -> Subquery:
-    """The ids (column ``id``) of each user's latest judgment per (query, chunk), among the
-    judgments matching ``where``, which may name ``User`` columns and ``join``'s (a table and
-    its on-clause). Judgments are append-only history: the latest one is the one that counts."""
+# A person's current grade of a candidate: judgments are append-only history, and of a
+# person's judgments of one (query, chunk) the newest (the largest id) is the one that
+# counts. ``latest_judgments`` and ``newest_first`` are this rule for SQL; a release's
+# ``pooling.release_folder.Tally`` reads it in judgments.jsonl's order, and
+# ``storage.counts`` finds an app judgment by its assignment's revision. A test pins them
+# equal (tests/storage/test_current_grade.py).
+PERSON_CANDIDATE = (Judgment.user_id, Judgment.query_id, Judgment.chunk_id)
+
+
+def latest_judgments(*where: Any, join: tuple = ()) -> Subquery:
+    """The ids (column ``id``) of each person's current judgment per (query, chunk), among
+    the judgments matching ``where``, which may name ``User`` columns and ``join``'s (a table
+    and its on-clause)."""
     latest = select(func.max(Judgment.id).label("id")).join(User, User.id == Judgment.user_id)
     if join:
         latest = latest.join(*join)
-    return (
-        latest.where(*where)
-        .group_by(Judgment.user_id, Judgment.query_id, Judgment.chunk_id)
-        .subquery()
-    )
+    return latest.where(*where).group_by(*PERSON_CANDIDATE).subquery()
+
+
+def newest_first() -> Any:
+    """A window numbering each person's judgments of a (query, chunk) from the newest: 1 is
+    their current one. One pass over the judgments read, where ``latest_judgments`` groups
+    them first and finds each by id again."""
+    return func.row_number().over(partition_by=PERSON_CANDIDATE, order_by=Judgment.id.desc())
 
 
 def candidate_judgments(pool: Pool, *, session: Session) -> list[tuple]:
@@ -230,12 +244,12 @@ def adjudicate(
     session: Session,
 ) -> Adjudication:
     """Record the final grade of a candidate; an earlier decision stays in the history.
-    Raises ``ValueError`` for a grade outside 0–3, a missing rationale, or a non-lead."""
+    Raises ``LocalizedError`` for a grade outside 0–3 or a missing rationale, ``Refused``
+    for a non-lead."""
     check_grade(grade)
     if not refuse_control(rationale, "what_rationale").strip():
         raise LocalizedError("rationale_missing")
-    if lead.role != "lead":
-        raise LocalizedError("leads_only", name=lead.name, role=f"@role_{lead.role}")
+    check_role(lead, "lead")
     queries = query_keys(session.get(QuerySet, pool.query_set_id), session=session)
     chunks = chunk_keys(session.get(CorpusVersion, pool.corpus_version_id), session=session)
     decision = Adjudication(
@@ -301,7 +315,7 @@ def release_records(pool: Pool, *, session: Session, batch: int = 10_000) -> Ite
     imported, with where it came from), then every adjudication made in the pool; people
     under pseudonyms. For each person and candidate the last judgment is the current one,
     and for each candidate the last adjudication is the final word."""
-    # Columns, not ORM objects: a million judgments made as objects took most of a release.
+    # Columns, not ORM objects: a release reads a million judgments, one tuple each.
     judgments = (
         select(
             Judgment.user_id,

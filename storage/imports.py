@@ -154,7 +154,7 @@ def _locate(
     for i, (chunk_id, doc_id, _, text) in enumerate(corpus.chunks):
         if doc_id in parents:
             found = locate(documents[doc_id], text)
-            if found.places == 1:
+            if found.places == 1 and found.start is not None and found.end is not None:
                 corpus.spans[i] = (found.start, found.end)
                 continue
             key = "span_ambiguous" if found.places else "span_not_found"
@@ -423,7 +423,7 @@ def import_judgments(
     cv = resolve_corpus_version(corpus_version, session=session)
     queries, chunks = query_keys(qs, session=session), chunk_keys(cv, session=session)
     file_format, _ = judgment_lines(path)
-    digest, first_line = Fingerprint(), {}
+    digest, first_line = Fingerprint(), dict[int, int]()
     for line, query_key, chunk_key in _judgment_keys(path, queries, chunks, qs, cv):
         pair = query_key << 32 | chunk_key
         first = first_line.setdefault(pair, line.line)
@@ -451,14 +451,17 @@ def import_judgments(
         {"query_id": q, "chunk_id": c, "grade": j.grade, "unsure": j.unsure, "note": j.note}
         for j, q, c in _judgment_keys(path, queries, chunks, qs, cv)
     )  # the second reading: inserted as it goes, only if the batch is new
-    digest = digest.hexdigest()
+    content_hash = digest.hexdigest()
     created = append_judgments(
         user,
         qs,
         cv,
         rows,
         session=session,
-        batch=JudgmentBatch(source=Path(path).name, format=file_format, content_hash=digest),
+        # append_judgments fills in the batch's ids
+        batch=JudgmentBatch(  # type: ignore[call-arg]
+            source=Path(path).name, format=file_format, content_hash=content_hash
+        ),
         rubric_version=rubric_version,
     )
     return ImportResult(

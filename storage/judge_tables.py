@@ -33,7 +33,7 @@ class JudgeRun(SQLModel, table=True):
         Index("ix_judge_run_pool_model_prompt", "pool_id", "model", "prompt_hash"),
     )
 
-    id: int | None = Field(default=None, primary_key=True)
+    id: int = Field(default=None, primary_key=True)  # given at flush (storage.models)
     pool_id: int = Field(foreign_key="pool.id")
     # The model's account (kind model), whose judgments the valid answers are.
     user_id: int = Field(foreign_key="app_user.id")
@@ -80,7 +80,7 @@ class JudgeAnswer(SQLModel, table=True):
         Index("ix_judge_answer_model_prompt", "model", "prompt_hash", "status", "candidate_id"),
     )
 
-    id: int | None = Field(default=None, primary_key=True)
+    id: int = Field(default=None, primary_key=True)  # given at flush (storage.models)
     run_id: int = Field(foreign_key="judge_run.id", index=True)
     candidate_id: int = Field(foreign_key="pool_candidate.id", index=True)
     model: str

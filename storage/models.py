@@ -4,6 +4,9 @@ Ids the user gave (chunk ids, query ids) are kept as text beside a surrogate int
 they are unique only within their corpus version or query set, because the same id may
 mean something else in another version. Judgments and adjudications are append-only
 history: the database itself refuses to update or delete them (see the migration).
+
+A surrogate key is typed ``int``: the database gives it when the row is added (None only
+before that flush), and every reader meets rows that have one.
 """
 
 from __future__ import annotations
@@ -83,7 +86,7 @@ def _in(column: str, values: tuple[str, ...]) -> str:
 class CorpusVersion(SQLModel, table=True):
     __tablename__ = "corpus_version"
 
-    id: int | None = Field(default=None, primary_key=True)
+    id: int = Field(default=None, primary_key=True)
     name: str = Field(unique=True, index=True)
     chunking: dict = _json(default_factory=dict)
     content_hash: str
@@ -95,7 +98,7 @@ class Document(SQLModel, table=True):
     __tablename__ = "document"
     __table_args__ = (UniqueConstraint("corpus_version_id", "doc_id"),)
 
-    id: int | None = Field(default=None, primary_key=True)
+    id: int = Field(default=None, primary_key=True)
     corpus_version_id: int = Field(foreign_key="corpus_version.id", index=True)
     doc_id: str
     title: str = ""
@@ -114,7 +117,7 @@ class Chunk(SQLModel, table=True):
         CheckConstraint("position >= 0", name="chunk_position_non_negative"),
     )
 
-    id: int | None = Field(default=None, primary_key=True)
+    id: int = Field(default=None, primary_key=True)
     corpus_version_id: int = Field(foreign_key="corpus_version.id", index=True)
     chunk_id: str
     document_id: int = Field(foreign_key="document.id", index=True)
@@ -131,7 +134,7 @@ class Chunk(SQLModel, table=True):
 class QuerySet(SQLModel, table=True):
     __tablename__ = "query_set"
 
-    id: int | None = Field(default=None, primary_key=True)
+    id: int = Field(default=None, primary_key=True)
     name: str = Field(unique=True, index=True)
     content_hash: str
     source: str = ""
@@ -145,7 +148,7 @@ class Query(SQLModel, table=True):
         CheckConstraint(_in("split", SPLITS), name="query_split_valid"),
     )
 
-    id: int | None = Field(default=None, primary_key=True)
+    id: int = Field(default=None, primary_key=True)
     query_set_id: int = Field(foreign_key="query_set.id", index=True)
     query_id: str
     text: str = Field(sa_column=Column(Text, nullable=False))
@@ -165,7 +168,7 @@ class System(SQLModel, table=True):
         CheckConstraint(_in("kind", SYSTEM_KINDS), name="system_kind_valid"),
     )
 
-    id: int | None = Field(default=None, primary_key=True)
+    id: int = Field(default=None, primary_key=True)
     name: str
     kind: str
     query_set_id: int = Field(foreign_key="query_set.id", index=True)
@@ -184,7 +187,7 @@ class RunEntry(SQLModel, table=True):
         Index("ix_run_entry_system_query_rank", "system_id", "query_id", "rank"),
     )
 
-    id: int | None = Field(default=None, primary_key=True)
+    id: int = Field(default=None, primary_key=True)
     system_id: int = Field(foreign_key="system.id")
     query_id: int = Field(foreign_key="query.id")
     chunk_id: int = Field(foreign_key="chunk.id")
@@ -196,7 +199,7 @@ class Pool(SQLModel, table=True):
     __tablename__ = "pool"
     __table_args__ = (CheckConstraint("overlap >= 1", name="pool_overlap_positive"),)
 
-    id: int | None = Field(default=None, primary_key=True)
+    id: int = Field(default=None, primary_key=True)
     name: str = Field(unique=True, index=True)
     query_set_id: int = Field(foreign_key="query_set.id", index=True)
     corpus_version_id: int = Field(foreign_key="corpus_version.id", index=True)
@@ -212,7 +215,7 @@ class PoolCandidate(SQLModel, table=True):
         Index("ix_pool_candidate_pool_query_order", "pool_id", "query_id", "shuffle_key"),
     )
 
-    id: int | None = Field(default=None, primary_key=True)
+    id: int = Field(default=None, primary_key=True)
     pool_id: int = Field(foreign_key="pool.id")
     query_id: int = Field(foreign_key="query.id", index=True)
     chunk_id: int = Field(foreign_key="chunk.id", index=True)
@@ -233,7 +236,7 @@ class CandidateSource(SQLModel, table=True):
     __tablename__ = "candidate_source"
     __table_args__ = (UniqueConstraint("candidate_id", "system"),)
 
-    id: int | None = Field(default=None, primary_key=True)
+    id: int = Field(default=None, primary_key=True)
     candidate_id: int = Field(foreign_key="pool_candidate.id", index=True)
     # The system name as given to --systems ("bm25", "run:NAME", "manual:<user>").
     system: str
@@ -248,7 +251,7 @@ class User(SQLModel, table=True):
         CheckConstraint(_in("kind", USER_KINDS), name="user_kind_valid"),
     )
 
-    id: int | None = Field(default=None, primary_key=True)
+    id: int = Field(default=None, primary_key=True)
     name: str = Field(unique=True, index=True)
     role: str = "annotator"
     kind: str = "human"
@@ -286,7 +289,7 @@ class JudgmentBatch(SQLModel, table=True):
         UniqueConstraint("user_id", "query_set_id", "corpus_version_id", "content_hash"),
     )
 
-    id: int | None = Field(default=None, primary_key=True)
+    id: int = Field(default=None, primary_key=True)
     user_id: int = Field(foreign_key="app_user.id", index=True)
     query_set_id: int = Field(foreign_key="query_set.id")
     corpus_version_id: int = Field(foreign_key="corpus_version.id")
@@ -312,7 +315,7 @@ class Judgment(SQLModel, table=True):
         Index("ux_judgment_assignment_revision", "assignment_id", "revision", unique=True),
     )
 
-    id: int | None = Field(default=None, primary_key=True)
+    id: int = Field(default=None, primary_key=True)
     user_id: int = Field(foreign_key="app_user.id")
     query_id: int = Field(foreign_key="query.id")
     chunk_id: int = Field(foreign_key="chunk.id")
@@ -366,7 +369,7 @@ class Assignment(SQLModel, table=True):
         Index("ix_assignment_pool_user_done", "pool_id", "user_id", "done_at", "id"),
     )
 
-    id: int | None = Field(default=None, primary_key=True)
+    id: int = Field(default=None, primary_key=True)
     pool_id: int = Field(foreign_key="pool.id")
     candidate_id: int = Field(foreign_key="pool_candidate.id", index=True)
     user_id: int = Field(foreign_key="app_user.id")
@@ -393,7 +396,7 @@ class QueryTally(SQLModel, table=True):
         Index("ix_query_tally_pool_open", "pool_id", "open"),
     )
 
-    id: int | None = Field(default=None, primary_key=True)
+    id: int = Field(default=None, primary_key=True)
     pool_id: int = Field(foreign_key="pool.id")
     query_id: int = Field(foreign_key="query.id")
     candidates: int = 0
@@ -411,7 +414,7 @@ class AnnotatorTally(SQLModel, table=True):
     __tablename__ = "annotator_tally"
     __table_args__ = (UniqueConstraint("pool_id", "user_id"),)
 
-    id: int | None = Field(default=None, primary_key=True)
+    id: int = Field(default=None, primary_key=True)
     pool_id: int = Field(foreign_key="pool.id")
     user_id: int = Field(foreign_key="app_user.id")
     done: int = 0
@@ -431,7 +434,7 @@ class GoldItem(SQLModel, table=True):
         CheckConstraint(sql_range("grade"), name="gold_item_grade_range"),
     )
 
-    id: int | None = Field(default=None, primary_key=True)
+    id: int = Field(default=None, primary_key=True)
     pool_id: int = Field(foreign_key="pool.id", index=True)
     query_id: int = Field(foreign_key="query.id")
     chunk_id: int = Field(foreign_key="chunk.id")
@@ -451,7 +454,7 @@ class Adjudication(SQLModel, table=True):
         Index("ix_adjudication_pool_query_chunk", "pool_id", "query_id", "chunk_id"),
     )
 
-    id: int | None = Field(default=None, primary_key=True)
+    id: int = Field(default=None, primary_key=True)
     pool_id: int = Field(foreign_key="pool.id")
     query_id: int = Field(foreign_key="query.id")
     chunk_id: int = Field(foreign_key="chunk.id")
@@ -474,7 +477,7 @@ class CarriedMapping(SQLModel, table=True):
         Index("ix_carried_mapping_pool", "pool_id"),
     )
 
-    id: int | None = Field(default=None, primary_key=True)
+    id: int = Field(default=None, primary_key=True)
     pool_id: int = Field(foreign_key="pool.id")
     query_id: int = Field(foreign_key="query.id")
     old_chunk_id: int = Field(foreign_key="chunk.id")
@@ -489,7 +492,7 @@ class CarriedMapping(SQLModel, table=True):
 class Release(SQLModel, table=True):
     __tablename__ = "release"
 
-    id: int | None = Field(default=None, primary_key=True)
+    id: int = Field(default=None, primary_key=True)
     version: str = Field(unique=True, index=True)
     pool_id: int = Field(foreign_key="pool.id")
     manifest: dict = _json(default_factory=dict)

@@ -37,7 +37,7 @@ class QuerySample(SQLModel, table=True):
         CheckConstraint("size >= 0 AND size <= population", name="query_sample_size_valid"),
     )
 
-    id: int | None = Field(default=None, primary_key=True)
+    id: int = Field(default=None, primary_key=True)  # given at flush (storage.models)
     pool_id: int = Field(foreign_key="pool.id", index=True)
     design: str
     requested: str
@@ -67,7 +67,7 @@ class QuerySampleMember(SQLModel, table=True):
         ),
     )
 
-    id: int | None = Field(default=None, primary_key=True)
+    id: int = Field(default=None, primary_key=True)  # given at flush (storage.models)
     sample_id: int = Field(foreign_key="query_sample.id", index=True)
     query_id: int = Field(foreign_key="query.id")
     position: int

@@ -44,8 +44,7 @@ ROOMS: dict[str, tuple[str, ...]] = {
     "releases": ("quality", "evaluation"),  # publishing releases, their files, carrying
     "judge": ("quality", "releases"),  # automatic judges against people
     "app": ("labeling", "pools", "quality", "evaluation", "releases", "judge"),
-    # The CLI starts the app by its file path; it reads the upload limit from app/uploads.py.
-    "cli": ("labeling", "pools", "quality", "evaluation", "releases", "judge", "app.uploads"),
+    "cli": ("labeling", "pools", "quality", "evaluation", "releases", "judge"),  # the app by path
 }
 MAX_SHARED = 8  # modules directly in annotator/ (besides __init__.py)
 
@@ -270,8 +269,8 @@ def test_the_check_lets_a_room_import_its_neighbours_its_own_and_the_shared_modu
         ("annotator/quality/progress.py", "from annotator.labeling import active_pooling\n"),
         ("annotator/quality/gold.py", "from annotator.quality.agreement import Figure\n"),
         ("annotator/releases/carry.py", "from annotator.rubric import current_version\n"),
-        ("annotator/cli/setup_commands.py", "from annotator.app.uploads import LIMIT_MB\n"),
-        ("annotator/cli/setup_commands.py", "from annotator.app import uploads\n"),
+        ("annotator/cli/judge_commands.py", "from annotator.judge import runner\n"),
+        ("annotator/app/uploads.py", "from annotator.app import ui\n"),
         ("annotator/app/pages/label_page.py", "from annotator.labeling import assignment\n"),
     ]
     for path, source in allowed:
@@ -307,7 +306,13 @@ def test_no_module_name_repeats_across_packages():
 
 
 def test_no_module_is_longer_than_500_lines():
-    exempt = {Path("pooling/i18n.py")}  # the translation table
+    # the translation tables
+    exempt = {
+        Path("pooling/i18n.py"),
+        Path("annotator/messages.py"),
+        Path("annotator/app/page_messages.py"),
+        Path("annotator/cli/cli_messages.py"),
+    }
     long = {
         str(path): n
         for path in modules()

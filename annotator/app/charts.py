@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from typing import Literal
 
 import altair as alt
 import pandas as pd
@@ -29,14 +30,22 @@ TIME_UNITS = {"hour": "utcyearmonthdatehours", "day": "utcyearmonthdate"}
 GRADE_COLORS = ["#d7dde8", "#9ecae1", "#4292c6", "#08519c", "#fdae6b"]  # 0-3, then unsure
 DASHED = [6, 4]
 COMPOSED = (alt.HConcatChart, alt.VConcatChart, alt.FacetChart)
+# What a figure draws: one chart, or charts layered, side by side or faceted.
+Drawn = (
+    alt.Chart
+    | alt.LayerChart
+    | alt.HConcatChart
+    | alt.VConcatChart
+    | alt.ConcatChart
+    | alt.FacetChart
+    | alt.RepeatChart
+)
 WIDE = 560  # the width of a chart drawn beside or above another (Vega cannot stretch those)
 ACROSS = 600  # the bars' width a chart of many keeps to, as far as its thinnest bars allow
 LEGEND_PAIRS = 15  # pairs of annotators a chart names in a legend
 
 
-def show(
-    key: str, draw: Callable[[pd.DataFrame], alt.TopLevelMixin], frame: pd.DataFrame, title: str
-) -> None:
+def show(key: str, draw: Callable[[pd.DataFrame], Drawn], frame: pd.DataFrame, title: str) -> None:
     """The chart ``draw`` makes of ``frame``, titled ``title``, and behind a toggle below
     it the same frame as a table, both with names in the page's language (``shown``).
     Everything sits in a container with the key ``figure_<key>`` (the toggle's key is
@@ -47,8 +56,10 @@ def show(
         chart = draw(frame).properties(title=alt.TitleParams(title, anchor="start"))
         # A chart that sets its own width (bars of a fixed step, charts side by side, one
         # above the other or in columns) keeps it; a single chart stretches across the page.
-        fixed = isinstance(chart, COMPOSED) or chart.width is not alt.Undefined
-        width = "content" if fixed else "stretch"
+        fixed = isinstance(chart, COMPOSED) or getattr(chart, "width", alt.Undefined) is not (
+            alt.Undefined
+        )
+        width: Literal["content", "stretch"] = "content" if fixed else "stretch"
         st.altair_chart(chart, width=width, alt=title)
         if st.toggle(ui.t("show_table"), key=f"table_{key}"):
             st.dataframe(labelled(frame), hide_index=True)
@@ -97,9 +108,9 @@ def _folded(chart: alt.Chart, columns: list[str]) -> alt.Chart:
     ``label`` (the column's title in the page's language)."""
     # JSON strings are Vega expression strings, whatever quotes a translation holds.
     cases = " : ".join(f"datum.column == {json.dumps(c)} ? {json.dumps(title(c))}" for c in columns)
-    return chart.transform_fold(columns, as_=["column", "value"]).transform_calculate(
-        label=f"{cases} : ''"
-    )
+    return chart.transform_fold(
+        list[str | alt.FieldName](columns), as_=["column", "value"]
+    ).transform_calculate(label=f"{cases} : ''")
 
 
 def _time(per: str, column: str = "time") -> alt.X:
@@ -152,7 +163,7 @@ def completion(frame: pd.DataFrame, candidates: int) -> alt.LayerChart:
     return done + ahead + size.encode(y=alt.Y("candidates:Q"))
 
 
-def throughput(table: pd.DataFrame) -> alt.HConcatChart:
+def throughput(table: pd.DataFrame) -> alt.HConcatChart | alt.ConcatChart:
     """Per annotator: items per hour worked, and median seconds per judgment."""
 
     def bars(column: str) -> alt.Chart:
@@ -233,7 +244,7 @@ def figure_bars(frame: pd.DataFrame, measure: str) -> alt.LayerChart | alt.Facet
     return _interval_bars(base, measure, step).facet(column=column)
 
 
-def _interval_bars(base: alt.Chart, measure: str, step: int) -> alt.LayerChart:
+def _interval_bars(base: alt.Chart, measure: str, step: int) -> alt.LayerChart | alt.FacetChart:
     """``base``'s bars of ``value`` with the interval from ``low`` to ``high`` in black,
     whatever the bar's colour, ``step`` px a bar."""
     bars = base.mark_bar().encode(y=alt.Y("value:Q", title=measure))
@@ -274,7 +285,7 @@ def confusion(cells: pd.DataFrame, rows: str = "first", columns: str = "second")
     return (heat + counts).properties(height=alt.Step(32))  # a row of 32 px per grade
 
 
-def gold_standings(frame: pd.DataFrame, floor: float) -> alt.LayerChart:
+def gold_standings(frame: pd.DataFrame, floor: float) -> alt.LayerChart | alt.FacetChart:
     """Each annotator's kappa against gold (``gold.standings_frame``) as a bar, flagged
     ones in orange, with its bootstrap interval, and the lead's floor as a dashed rule."""
     shown = frame.dropna(subset=["kappa"])

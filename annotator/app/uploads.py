@@ -11,8 +11,9 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from pooling.i18n import LocalizedError
+from pooling.settings import current
 
-LIMIT_MB = int(os.environ.get("QRELS_UPLOAD_LIMIT_MB", "200"))  # also Streamlit's, at serve
+LIMIT_MB = current().upload_limit_mb  # also Streamlit's, at serve
 LIMIT_BYTES = LIMIT_MB * 1024 * 1024
 
 

@@ -12,7 +12,6 @@ imports what it needs when it runs, so the command starts at once.
 
 from __future__ import annotations
 
-import os
 import sys
 import traceback
 
@@ -20,6 +19,7 @@ import click
 
 from annotator.cli import (
     carry_commands,
+    cli_messages,  # noqa: F401  (registers the CLI's messages)
     evaluate_commands,
     gold_commands,
     import_commands,
@@ -32,6 +32,7 @@ from annotator.cli import (
 )
 from annotator.cli.context import EXIT_CANNOT_RUN, USER_ERRORS, QrelsError
 from pooling.i18n import LANGUAGES, t
+from pooling.settings import chosen
 
 
 class _Group(click.Group):
@@ -60,19 +61,10 @@ class _Group(click.Group):
 @click.pass_context
 def cli(ctx: click.Context, db_url: str | None, lang: str | None) -> None:
     """qrels-studio: build versioned, trustworthy relevance judgments for RAG retrieval."""
-    if lang:
-        previous = os.environ.get("QRELS_LANG")
-        os.environ["QRELS_LANG"] = lang
-        ctx.call_on_close(lambda: _restore_language(previous))
+    # For this command only (in one process, tests and notebooks run several); the
+    # environment is left as it was.
+    ctx.with_resource(chosen(language=lang))
     ctx.obj = {"db": db_url}
-
-
-def _restore_language(previous: str | None) -> None:
-    # In one process (tests, notebooks) --lang applies to that command only.
-    if previous is None:
-        os.environ.pop("QRELS_LANG", None)
-    else:
-        os.environ["QRELS_LANG"] = previous
 
 
 for _module in (
@@ -104,4 +96,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

@@ -34,7 +34,7 @@ class QrelsError(click.ClickException):
 
 
 # What a user can cause and read as one line; anything else is a bug and keeps its traceback.
-USER_ERRORS = (LocalizedError, LookupError, ValueError, OSError, ImportError)
+USER_ERRORS = (LocalizedError, OSError, ImportError)
 
 
 def engine(ctx: click.Context, *, require_schema: bool = True):
@@ -50,7 +50,7 @@ def engine(ctx: click.Context, *, require_schema: bool = True):
 
 def say(key: str, **params: object) -> None:
     """Print message ``key`` in the user's language."""
-    click.echo(t(key, **params))
+    click.echo(t(key, None, **params))
 
 
 def echo_lines(lines: list[str]) -> None:

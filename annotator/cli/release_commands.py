@@ -79,14 +79,13 @@ def _recording_database(ctx: click.Context):
     """The database to compare a release with: the one named by --db or
     $QRELS_DATABASE_URL, else the default SQLite file if it exists; None without one (a
     release checked away from its database)."""
-    import os
-
     from sqlalchemy.engine import make_url
 
-    from storage.db import DEFAULT_URL, URL_VARIABLE
+    from pooling.settings import current
+    from storage.db import DEFAULT_URL
 
-    named = ctx.obj["db"] or os.environ.get(URL_VARIABLE)
-    if not named and not Path(make_url(DEFAULT_URL).database).is_file():
+    named = ctx.obj["db"] or current().database_url
+    if not named and not Path(make_url(DEFAULT_URL).database or "").is_file():
         return None
     return engine(ctx)
 
@@ -135,12 +134,12 @@ def coverage(ctx, release_dir: Path, run_path: Path, ks: str, pool_name: str | N
     from pooling.release_folder import read_qrels
     from pooling.run import Run
 
-    ks = cutoffs(ks)
+    cuts = cutoffs(ks)
     run = checked_against(release_dir, Run.from_file(run_path))  # chunk ids, or refused
-    report = judged.coverage(read_qrels(release_dir), run, ks)
-    echo_lines(coverage_lines(report, ks))
+    report = judged.coverage(read_qrels(release_dir), run, cuts)
+    echo_lines(coverage_lines(report, cuts))
     if pool_name:
-        result = judged.topup(engine(ctx), pool_name, report, run.name, ks[-1])
+        result = judged.topup(engine(ctx), pool_name, report, run.name, cuts[-1])
         echo_lines(pool_result_lines(result))
 
 

@@ -49,7 +49,7 @@ def status(ctx: click.Context) -> None:
 
 
 def _serve(url: str, port: int, host: str) -> None:
-    from annotator.app.uploads import LIMIT_MB
+    from pooling.settings import child_environment, current
 
     app = Path(__file__).parents[1] / "app" / "shell.py"
     command = [
@@ -76,10 +76,11 @@ def _serve(url: str, port: int, host: str) -> None:
         "none",
         # The browser refuses a larger file before sending it (uploads.saved checks too).
         "--server.maxUploadSize",
-        str(LIMIT_MB),
+        str(current().upload_limit_mb),
     ]
     say("serving", url=f"http://{host}:{port}")
-    environment = {**os.environ, "QRELS_DATABASE_URL": url}
+    # The app reads its settings as this command has them (--lang too), with this database.
+    environment = child_environment(database_url=url)
     # Become Streamlit rather than wait for it, so that stopping `qrels serve` (a signal to
     # this process) stops the app too instead of leaving it running.
     sys.stdout.flush()

@@ -89,14 +89,15 @@ class EstimateReport:
 
     def estimate(self, model, human, sampled, members: list[str]) -> estimates.Estimate:
         """``pooling.estimates.estimate`` over ``members`` under the sample's design."""
-        design, extra = self.sample["design"], {}
+        design, extra = self.sample["design"], dict[str, list]()
         if design == "stratified":
             slices = dict(zip(self.scope["query_id"], self.scope["slices"], strict=True))
             extra["strata"] = [stratum_of(slices[q]) for q in members]
         elif design == "uncertainty":
             drawn = {m["query_id"]: float(m["probability"]) for m in self.sample["queries"]}
             extra["probabilities"] = [drawn.get(q, 1.0) for q in members]  # unsampled: unused
-        return estimates.estimate(model, human, sampled, **extra)
+        strata, probabilities = extra.get("strata"), extra.get("probabilities")
+        return estimates.estimate(model, human, sampled, strata=strata, probabilities=probabilities)
 
 
 def _with_every_query(qrels: Qrels, queries: list[str]) -> Qrels:

@@ -71,11 +71,11 @@ def head_lines(data: dict, lang: str | None = None) -> list[str]:
         ),
     ]
     if queries["excluded"]:
-        ids = [q["query_id"] for q in queries["excluded"]]
-        lines.append("  " + t("eval_left_out", lang, ids=id_list(ids, lang)))
+        excluded = [q["query_id"] for q in queries["excluded"]]
+        lines.append("  " + t("eval_left_out", lang, ids=id_list(excluded, lang)))
     if queries["unanswerable_with_relevant"]:
-        ids = id_list(queries["unanswerable_with_relevant"], lang)
-        lines.append("  " + t("eval_marked_unanswerable", lang, ids=ids))
+        marked = id_list(queries["unanswerable_with_relevant"], lang)
+        lines.append("  " + t("eval_marked_unanswerable", lang, ids=marked))
     for run in data["runs"]:
         lines.append(
             t(
@@ -93,8 +93,9 @@ def head_lines(data: dict, lang: str | None = None) -> list[str]:
             ("eval_not_in_release", "queries_not_in_release"),
         ):
             if run[field]:
-                ids = id_list(run[field], lang)
-                lines.append("  " + t(key, lang, run=run["name"], count=len(run[field]), ids=ids))
+                listed = id_list(run[field], lang)
+                count = len(run[field])
+                lines.append("  " + t(key, lang, run=run["name"], count=count, ids=listed))
     if settings["context_k"]:
         lines.append(t("eval_context", lang, k=settings["context_k"]))
     if settings.get("added_for_gate"):
@@ -340,7 +341,7 @@ _MARKDOWN_SPECIAL = set("\\`*_[]<>#!|~$&")
 def md_text(value: object) -> str:
     """``value`` as literal Markdown text on one line: every character Markdown or HTML
     could read as markup is escaped."""
-    text = one_line("" if value is None else value)
+    text = one_line("" if value is None else str(value))
     return "".join("\\" + c if c in _MARKDOWN_SPECIAL else c for c in text)
 
 

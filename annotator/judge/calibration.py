@@ -3,6 +3,7 @@ No Streamlit in here."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -28,7 +29,7 @@ class Calibration:
 def calibrate(
     judge: str,
     labels: pd.DataFrame,
-    qrels: dict[str, dict[str, int]],
+    qrels: Mapping[str, Mapping[str, int]],
     slices: dict[str, list[str]],
     worst: int = 20,
     classes: dict[tuple[str, str], str] | None = None,

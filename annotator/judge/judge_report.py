@@ -22,7 +22,7 @@ from annotator.judge.runner import STALE_SECONDS, judge_name
 from pooling.grades import DEFAULT_POLICY, GRADES
 from pooling.i18n import NotFound
 from storage import judge_records
-from storage.db import session_scope
+from storage.db import referenced, session_scope
 from storage.judge_records import ANSWER_COLUMNS
 from storage.models import utcnow
 from storage.pool_records import get_pool
@@ -218,9 +218,12 @@ def pool_grades(
         gold = {
             (g.query_id, g.chunk_id): g.grade for g in gold_records.items(pool, session=session)
         }
-        query_set = session.get(QuerySet, pool.query_set_id)
+        query_set = referenced(QuerySet, pool.query_set_id, session=session)
         slices = {q.query_id: list(q.slices) for q in queries_of(query_set, session=session)}
-        versions = session.get(CorpusVersion, pool.corpus_version_id).name, query_set.name
+        versions = (
+            referenced(CorpusVersion, pool.corpus_version_id, session=session).name,
+            query_set.name,
+        )
         overlap = pool.overlap
     resolution = resolve(frame, decisions, [], set(), policy=policy, overlap=overlap, gold=gold)
     qrels: dict[str, dict[str, int]] = {}

@@ -158,7 +158,8 @@ class Prompt:
             raise InputError(name, "judge_prompt_text", part="version")
         templates: dict[str, dict[str, str]] = {"system": {}, "user": {}}
         for lang in LANGUAGES:
-            parts = data.get(lang) if isinstance(data.get(lang), dict) else {}
+            found = data.get(lang)
+            parts = found if isinstance(found, dict) else {}
             for part, wanted in (("system", ["rubric"]), ("user", ["passage", "query"])):
                 value, where = parts.get(part), f"{lang}.{part}"
                 if not isinstance(value, str) or not value.strip():

@@ -29,7 +29,7 @@ from pooling.i18n import LocalizedError
 from pooling.readers import CONTROL
 from storage import judge_records
 from storage.accounts import acting
-from storage.db import session_scope
+from storage.db import referenced, session_scope
 from storage.imports import annotator_account
 from storage.judge_records import CandidateText
 from storage.judge_tables import JudgeAnswer, JudgeRun
@@ -328,7 +328,7 @@ def _write(engine: Engine, started: Started, attempt: Attempt, summary: RunSumma
         seconds=attempt.seconds,
     )
     with session_scope(engine) as session:
-        run = session.get(JudgeRun, started.run_id)
+        run = referenced(JudgeRun, started.run_id, session=session)
         judgment = None
         if attempt.graded and not attempt.flags:
             judgment = Judgment(
@@ -350,6 +350,7 @@ def _write(engine: Engine, started: Started, attempt: Attempt, summary: RunSumma
             summary.graded += 1
         else:
             summary.failed += 1
+            assert attempt.failure is not None  # an attempt without a grade says why
             summary.failures[attempt.failure] = summary.failures.get(attempt.failure, 0) + 1
         summary.flagged += bool(attempt.flags)
     return stop_asked

@@ -21,7 +21,7 @@ from pooling.learner import QueryLearner, StoppingRule, estimate_remaining
 from pooling.tokenize import Tokenizer, TokenizerConfig
 from storage import active_records
 from storage.catalog import query_keys
-from storage.db import session_scope
+from storage.db import referenced, session_scope
 from storage.models import Pool, Query, QuerySet
 from storage.pool_records import get_pool
 
@@ -67,7 +67,7 @@ def _status(
 ) -> QueryStatus:
     asked = sorted(
         (c for c in candidates if c.chosen and c.grades and c.first_assignment is not None),
-        key=lambda c: c.first_assignment,
+        key=lambda c: c.first_assignment or 0,  # each one asked has its first assignment
     )
     outcomes = [_relevant(c.grades) for c in asked]
     estimate = _estimate(tuple(outcomes), len(candidates))
@@ -113,8 +113,10 @@ def _chunk_tokens(config: TokenizerConfig, chunk_key: int, text: str) -> list[st
 
 def _learner(pool: Pool, query: Query, ids: tuple[int, ...], session: Session) -> QueryLearner:
     """The query's learner, kept while its candidates stay the same; their texts are read
-    and tokenized only when it is made (Chinese tokenization took most of that time)."""
-    database = session.get_bind().url.render_as_string(hide_password=True)
+    and tokenized (Chinese tokenization the dearest part) only when it is made."""
+    bind = session.get_bind()
+    engine = bind if isinstance(bind, Engine) else bind.engine
+    database = engine.url.render_as_string(hide_password=True)
     key = (database, pool.id, query.id, ids)
     with _learners_lock:
         learner = _learners.get(key)
@@ -138,7 +140,7 @@ def choose_next(pool: Pool, query_key: int, *, session: Session) -> int | None:
     """Choose the query's next candidate from the judgments so far and ask for it (the
     candidate id), or None when the query's stopping rule says stop. The transaction must
     hold ``storage.active_records.lock``."""
-    query = session.get(Query, query_key)
+    query = referenced(Query, query_key, session=session)
     candidates = active_records.query_candidates(pool, query_key, session=session)
     if _status(pool, query.query_id, candidates).stopped:
         return None
@@ -155,7 +157,7 @@ def pool_status(engine: Engine, pool_name: str) -> list[QueryStatus]:
     """Every query of an active pool against its stopping rule, by query id."""
     with session_scope(engine) as session:
         pool = get_pool(pool_name, session=session)
-        keys = query_keys(session.get(QuerySet, pool.query_set_id), session=session)
+        keys = query_keys(referenced(QuerySet, pool.query_set_id, session=session), session=session)
         return [
             _status(pool, query_id, active_records.query_candidates(pool, key, session=session))
             for query_id, key in sorted(keys.items())

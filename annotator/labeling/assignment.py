@@ -21,13 +21,13 @@ from sqlmodel import Session
 from annotator.labeling.active_pooling import choose_next, is_active, stopping_rule
 from annotator.labeling.gold_draw import GoldSettings, due
 from annotator.rubric import current_version
-from pooling.grades import check_grade
-from pooling.i18n import LocalizedError, Refused
+from pooling.grades import check_grade, check_unsure_note
+from pooling.i18n import Refused
 from pooling.pool import shuffle_key
 from storage import active_records, gold_records, history, sample_records, slots, tallies
 from storage.accounts import acting
 from storage.catalog import query_key_of
-from storage.db import lost_a_race, session_scope
+from storage.db import lost_a_race, referenced, session_scope
 from storage.models import Assignment, Chunk, Document, Pool, PoolCandidate, Query, User
 from storage.pool_records import get_pool, neighbour_texts
 
@@ -56,10 +56,10 @@ class Item:
 
 
 def _item(assignment: Assignment, session: Session) -> Item:
-    candidate = session.get(PoolCandidate, assignment.candidate_id)
-    query = session.get(Query, candidate.query_id)
-    chunk = session.get(Chunk, candidate.chunk_id)
-    document = session.get(Document, chunk.document_id)
+    candidate = referenced(PoolCandidate, assignment.candidate_id, session=session)
+    query = referenced(Query, candidate.query_id, session=session)
+    chunk = referenced(Chunk, candidate.chunk_id, session=session)
+    document = referenced(Document, chunk.document_id, session=session)
     judgment = history.current_judgment(assignment, session=session)
     return Item(
         assignment_id=assignment.id,
@@ -127,8 +127,8 @@ def _choose(pool: Pool, user: User, session: Session) -> list[slots.OpenCandidat
                 return _ordered(pool, user, unskipped)
     if is_active(pool.config):
         # Nothing chosen is open: the least covered query that may still choose goes next.
-        # Queries that spent their budget are passed over unasked: near the end of a large
-        # pool, asking each one in turn took seconds.
+        # Queries that spent their budget are passed over unasked: one question a
+        # keypress, however many queries are done.
         budget = stopping_rule(pool).budget
         for query in slots.queries_by_coverage(
             pool,
@@ -216,9 +216,8 @@ def submit(
 ) -> bool:
     """Record a grade (0–3) or ``unsure`` (which needs a note) on ``item``. False when it
     was not written: the same submission twice, or a hold that timed out and went to
-    someone else. Raises ``ValueError`` for a grade outside 0–3 or unsure without note."""
-    if unsure and not note.strip():
-        raise LocalizedError("unsure_note_missing")
+    someone else. Raises ``LocalizedError`` for a grade outside 0–3 or unsure without note."""
+    check_unsure_note(unsure, note)
     if not unsure:
         check_grade(grade)
     with session_scope(engine) as session:
@@ -242,10 +241,12 @@ def skip(engine: Engine, item: Item, user_id: int) -> None:
     holds the item."""
     with session_scope(engine) as session:
         acting(user_id, session=session)
-        assignment = session.get(Assignment, item.assignment_id)
+        assignment = referenced(Assignment, item.assignment_id, session=session)
         if assignment.user_id != user_id:
             raise Refused("not_yours")
-        slots.give_up(session.get(Pool, assignment.pool_id), assignment, session=session)
+        slots.give_up(
+            referenced(Pool, assignment.pool_id, session=session), assignment, session=session
+        )
 
 
 def judged_items(engine: Engine, pool_name: str, user_id: int) -> list[Item]:
@@ -275,7 +276,7 @@ def judged_item(engine: Engine, pool_name: str, user_id: int, index: int) -> Ite
 def reload(engine: Engine, item: Item) -> Item:
     """``item`` as it is now (its grade and revision after changes)."""
     with session_scope(engine) as session:
-        return _item(session.get(Assignment, item.assignment_id), session)
+        return _item(referenced(Assignment, item.assignment_id, session=session), session)
 
 
 def neighbours(engine: Engine, item: Item) -> tuple[str | None, str | None]:
@@ -299,7 +300,9 @@ def progress(engine: Engine, pool_name: str, user_id: int, query_id: str | None)
     ``query_id`` and in the pool."""
     with session_scope(engine) as session:
         pool, user = get_pool(pool_name, session=session), acting(user_id, session=session)
-        query_key = query_key_of(pool.query_set_id, query_id, session=session)
+        query_key = (
+            None if query_id is None else query_key_of(pool.query_set_id, query_id, session=session)
+        )
         here = slots.Standing(0, 0, 0)
         if query_key is not None:
             here = slots.query_standing(pool, user, query_key, session=session)

@@ -21,7 +21,7 @@ from pooling import query_sampling
 from pooling.i18n import LocalizedError, check_name
 from storage import history, sample_records
 from storage.accounts import acting, get_user
-from storage.db import session_scope
+from storage.db import referenced, session_scope
 from storage.models import QuerySet
 from storage.pool_records import get_pool
 from storage.release_records import queries_of
@@ -66,7 +66,9 @@ def draw_sample(
         pool = get_pool(pool_name, session=session)
         population = [
             q
-            for q in queries_of(session.get(QuerySet, pool.query_set_id), session=session)
+            for q in queries_of(
+                referenced(QuerySet, pool.query_set_id, session=session), session=session
+            )
             if q.answerable
         ]
         ids = [q.query_id for q in population]
@@ -78,14 +80,14 @@ def draw_sample(
             counts = Counter(strata.values())
             drawn = Counter(m.stratum for m in members)
             config = {"strata": {s: {"queries": counts[s], "drawn": drawn[s]} for s in counts}}
-        elif by == "uncertainty":
+        elif by == "uncertainty" and model:  # a model is required above
             if get_user(model, session=session).kind != "model":
                 raise LocalizedError("sample_not_a_model", name=model)
             grades = history.model_candidate_judgments(pool, session=session, model=model)
             if not grades:
                 raise LocalizedError("sample_no_model_grades", name=model, pool=pool_name)
-            counts = sample_records.candidates_per_query(pool, session=session)
-            unsure = uncertainty(counts, [(q, g) for _, q, _, g, _ in grades], ids)
+            per_query = sample_records.candidates_per_query(pool, session=session)
+            unsure = uncertainty(per_query, [(q, g) for _, q, _, g, _ in grades], ids)
             members = query_sampling.by_uncertainty(unsure, size, seed)
             config = {"expected_size": size, "uncertainty": "share of candidates graded 1-2 or not"}
         else:
@@ -93,7 +95,7 @@ def draw_sample(
         sample_records.record_sample(
             pool,
             members,
-            design={"slice": "stratified", "uncertainty": "uncertainty"}.get(by, "uniform"),
+            design={"slice": "stratified", "uncertainty": "uncertainty"}.get(by or "", "uniform"),
             requested=queries.strip(),
             population=len(ids),
             seed=seed,
@@ -102,7 +104,10 @@ def draw_sample(
             user=user,
             session=session,
         )
-        return sample_records.current_sample(pool, session=session)
+        recorded = sample_records.current_sample(pool, session=session)
+        if recorded is None:
+            raise LookupError(f"the sample just recorded in {pool_name} is not found")  # a bug
+        return recorded
 
 
 def current(engine: Engine, pool_name: str) -> sample_records.SampleRecord | None:

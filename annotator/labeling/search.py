@@ -15,7 +15,7 @@ from pooling.retrievers import BM25Retriever
 from pooling.tokenize import TokenizerConfig
 from storage import pool_records
 from storage.accounts import acting
-from storage.db import session_scope
+from storage.db import referenced, session_scope
 from storage.models import CorpusVersion
 
 
@@ -35,7 +35,7 @@ class ManualSearch:
         with session_scope(engine) as session:
             pool = pool_records.get_pool(pool_name, session=session)
             corpus = pool_records.retrieval_corpus(
-                session.get(CorpusVersion, pool.corpus_version_id), session=session
+                referenced(CorpusVersion, pool.corpus_version_id, session=session), session=session
             )
             tokenizer = pool.config.get("retrieval", {}).get("tokenizer", {})
         self._texts = dict(zip(corpus.ids, corpus.texts, strict=True))

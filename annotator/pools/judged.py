@@ -3,6 +3,7 @@ unjudged chunks in the run's top k. No Streamlit in here."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import pandas as pd
@@ -23,7 +24,7 @@ class CoverageReport:
     unjudged: list[tuple[str, str, int, float]]
 
 
-def coverage(qrels: dict[str, dict[str, int]], run: Run, ks: list[int]) -> CoverageReport:
+def coverage(qrels: Mapping[str, Mapping[str, int]], run: Run, ks: list[int]) -> CoverageReport:
     """Judged@k: the judged share of the top k of each of the release's queries (a shorter
     ranking on its own length), the top k being the ranking every metric reads,
     trec_eval's: score descending, ties by id *descending* (``Run.ranking``). That is

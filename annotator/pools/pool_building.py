@@ -17,7 +17,7 @@ from pooling.systems import RetrievalOptions, build_candidates, parse_systems, r
 from storage import pool_records
 from storage.accounts import acting
 from storage.catalog import resolve_corpus_version, resolve_query_set
-from storage.db import session_scope
+from storage.db import referenced, session_scope
 from storage.models import CorpusVersion, QuerySet
 
 ACTIVE_REACH = 12  # an active pool reaches this many times its budget into each system
@@ -73,11 +73,12 @@ def build_pool(
             raise LocalizedError("pool_exists", name=name)
     qs, cv, corpus, queries, external = _inputs(engine, specs, query_set, corpus_version)
     strategy, size = ("depth", depth) if depth is not None else ("budget", budget)
-    settings = {}
-    if active:
+    settings: dict = {}
+    if active and budget is not None:  # an active pool without a budget is refused above
         check_size(budget, "budget")
         strategy, size = "active", reach or ACTIVE_REACH * budget
         settings = {"active": {"budget": budget, "stop_below": stop_below}}
+    assert size is not None  # one of depth and budget is given (refused above otherwise)
     candidates, config = build_candidates(
         specs,
         corpus,
@@ -118,8 +119,8 @@ def topup_pool(
     with session_scope(engine) as session:
         acting(by, "lead", session=session)
         pool = pool_records.get_pool(name, session=session)
-        qs = session.get(QuerySet, pool.query_set_id)
-        cv = session.get(CorpusVersion, pool.corpus_version_id)
+        qs = referenced(QuerySet, pool.query_set_id, session=session)
+        cv = referenced(CorpusVersion, pool.corpus_version_id, session=session)
         options = RetrievalOptions.from_dict(pool.config["retrieval"])
     _, _, corpus, queries, external = _inputs(engine, specs, qs.name, cv.name)
     candidates, config = build_candidates(

@@ -60,7 +60,7 @@ def pool_figures(engine: Engine, pool_name: str) -> PoolFigures:
 
 
 def _judged_relevant(
-    relevance: dict[tuple[str, ...], tuple[int, int, int]], system: str
+    relevance: dict[tuple[str, ...], tuple[int, ...]], system: str
 ) -> tuple[int, int]:
     """A system's judged and relevant candidates: those of every combination it is in."""
     counts = [

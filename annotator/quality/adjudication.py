@@ -22,7 +22,10 @@ def candidates(frame: pd.DataFrame, policy: str, overlap: int) -> pd.DataFrame:
     (``pool_quality.pool_table`` adds the status ``adjudicated``) and ``slices``; for the
     lead's queue, which shows who said what."""
     table = statuses(frame, policy, overlap)
-    grades, notes, unsure, slices = {}, {}, {}, {}
+    grades: dict[tuple[str, str], dict[str, int]] = {}
+    notes: dict[tuple[str, str], dict[str, str]] = {}
+    unsure: dict[tuple[str, str], list[str]] = {}
+    slices: dict[tuple[str, str], list[str]] = {}
     for row in frame.itertuples(index=False):
         key = (row.query_id, row.chunk_id)
         if pd.isna(row.grade):
@@ -127,10 +130,7 @@ def resolve(
     (``annotator.quality.agreement``), ``decisions`` the leads' latest adjudications, ``pool``
     every candidate, ``gold`` the gold items' grades, which stand whatever annotators gave
     (a later adjudication still has the last word)."""
-    grades, unresolved = final_grades(statuses(frame, policy, overlap), decisions)
-    settled = {key: g for key, g in (gold or {}).items() if key not in decisions}
-    grades.update(settled)
-    unresolved = [key for key in unresolved if key not in settled]
+    grades, unresolved = final_grades(statuses(frame, policy, overlap), decisions, gold=gold)
     done = grades.keys() | set(unresolved) | not_chosen
     unresolved += [key for key in pool if key not in done]
     return Resolution(grades, unresolved, sum(1 for key in grades if key in decisions))

@@ -114,8 +114,9 @@ def kappa(a: list[int], b: list[int], kind: str = "unweighted") -> Figure:
 
 def confusion(a: list[int], b: list[int]) -> list[list[int]]:
     """How often each pair of grades was given: rows ``a``'s grade, columns ``b``'s."""
-    # Counted with numpy: scikit-learn's confusion_matrix is the same count, and importing
-    # it took seconds of every release and page start. Grades are their own indexes (0-3).
+    # Counted with numpy, the same count as scikit-learn's confusion_matrix without
+    # importing scikit-learn at every release and page start. Grades are their own indexes
+    # (0-3).
     matrix = np.zeros((len(GRADES), len(GRADES)), dtype=int)
     np.add.at(matrix, (np.asarray(a, dtype=int), np.asarray(b, dtype=int)), 1)
     return matrix.tolist()
@@ -380,6 +381,7 @@ def figures_frame(
     check_name(measure, MEASURES, "what_measure")
     rows = []
     for result in reports:
+        figures: list[tuple[str | None, Figure]]
         if measure == "alpha":
             figures = [(None, result.alpha)]
         else:

@@ -31,11 +31,12 @@ from pooling.i18n import LocalizedError, NotFound
 from pooling.pool import Candidate, Source
 from pooling.qrels import Qrels
 from pooling.release_folder import MANIFEST, intact, read_manifest, read_qrels, sha256_of
+from pooling.resolution import merged
 from pooling.spans import DEFAULT_MIN_OVERLAP, LOST, MAPPED, Overlap, check_min_overlap, map_span
 from storage import carry_records
 from storage.carry_records import MappingRow
 from storage.chunk_spans import ChunkPlace, chunk_places, document_hashes
-from storage.db import session_scope
+from storage.db import referenced, session_scope
 
 if TYPE_CHECKING:  # the retrievers behind pool_records load only when a pool is built
     from storage.pool_records import PoolResult
@@ -105,9 +106,13 @@ def _map(
         return "document_unknown", []
     if before != after:
         return "document_changed", []
-    if place.start is None or any(chunk.start is None for chunk in new):
+    spans = [
+        (chunk.chunk_id, chunk.start, chunk.end)
+        for chunk in new
+        if chunk.start is not None and chunk.end is not None
+    ]
+    if place.start is None or place.end is None or len(spans) < len(new):
         return "span_unknown", []
-    spans = [(chunk.chunk_id, chunk.start, chunk.end) for chunk in new]
     return map_span((place.start, place.end), spans, min_overlap)
 
 
@@ -161,8 +166,12 @@ def _chunks(rows: Iterable[MappingRow]) -> list[CarriedChunk]:
     grouped: dict[tuple[str, str], tuple[MappingRow, list[Overlap]]] = {}
     for row in rows:
         _, overlaps = grouped.setdefault((row.query_id, row.old_chunk_id), (row, []))
-        if row.new_chunk_id is not None:
-            overlaps.append(Overlap(row.new_chunk_id, row.shared, row.share_old, row.share_new))
+        # A mapped row (a new chunk) has its overlap; an unmapped one has none of these.
+        shared, share_old, share_new = row.shared, row.share_old, row.share_new
+        if row.new_chunk_id is not None and (
+            shared is not None and share_old is not None and share_new is not None
+        ):
+            overlaps.append(Overlap(row.new_chunk_id, shared, share_old, share_new))
     return [
         CarriedChunk(r.query_id, r.old_chunk_id, r.old_doc_id, r.grade, r.mapping, tuple(o))
         for r, o in grouped.values()
@@ -268,7 +277,8 @@ def carry(
                 for (q, c), (grade, _) in sorted(grades.items())
             ],
             session=session,
-            batch=JudgmentBatch(
+            # append_judgments fills in the batch's ids
+            batch=JudgmentBatch(  # type: ignore[call-arg]
                 source=release, format="carried", content_hash=lineage["manifest_sha256"]
             ),
             rubric_version=(manifest.get("rubric_versions") or [current_version()])[-1],
@@ -372,7 +382,7 @@ def judge_classes(engine: Engine, judge: str, corpus_version: str) -> dict[tuple
     classes: dict[tuple[str, str], str] = {}
     with session_scope(engine) as session:
         for pool in carry_records.carried_pools(session=session):
-            version = session.get(CorpusVersion, pool.corpus_version_id)
+            version = referenced(CorpusVersion, pool.corpus_version_id, session=session)
             if pool.config["carried"]["judge"] == judge and version.name == corpus_version:
                 rows = carry_records.mapping_rows(pool, session=session)
                 classes.update(
@@ -440,7 +450,8 @@ def accept_carried(
         for (query_id, chunk_id), grade in accepted.items()
     ]
     resolved = Resolution(
-        {**resolution.grades, **accepted},
+        # The resolution's grades are the merge of every kind above a carried grade.
+        merged(carried=accepted, agreed=resolution.grades),
         [key for key in resolution.unresolved if key not in accepted],
         resolution.adjudicated,
     )

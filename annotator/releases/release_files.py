@@ -35,7 +35,8 @@ NO_EVIDENCE = "no chunk graded 2 or more"
 
 def _write_jsonl(path: Path, records: Iterable[dict]) -> None:
     """``records`` appended to ``path`` as they come, one JSON object a line, in UTF-8.
-    orjson: the standard encoder took a fifth of a release of a million judgments."""
+    orjson: a release writes a million judgments, each encoded once without Python's
+    standard encoder."""
     dumps, newline = orjson.dumps, orjson.OPT_APPEND_NEWLINE
     with open(path, "ab") as handle:
         handle.writelines(dumps(record, option=newline) for record in records)
@@ -167,8 +168,8 @@ def write_release(
             "unresolved_left_out": len(resolution.unresolved),
             "not_chosen_by_active_pooling": len(snapshot.not_chosen - resolution.grades.keys()),
             "pooled_unjudged": pooled_unjudged,
-            # Named for what it counts (releases before it said "queries_without_evidence"):
-            # not the queries evaluate leaves out, which have nothing graded --threshold.
+            # The queries with no chunk graded 2 or more; not the queries evaluate leaves
+            # out, which have nothing graded --threshold.
             "queries_without_grade_2": sum(1 for q in queries if q["flags"]),
             "adjudicated": resolution.adjudicated,
             "gold_items": len(snapshot.gold),

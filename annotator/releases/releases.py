@@ -21,7 +21,6 @@ release, so a failed or racing create leaves neither a folder nor a record behin
 from __future__ import annotations
 
 import contextlib
-import os
 import re
 import shutil
 import uuid
@@ -46,6 +45,7 @@ from annotator.releases.release_files import (
 from pooling.grades import DEFAULT_POLICY, GRADES, check_policy
 from pooling.i18n import LocalizedError, t
 from pooling.release_folder import MANIFEST, read_manifest, read_qrels, sha256_of
+from pooling.settings import current
 from storage import history, release_records, sample_records
 from storage.accounts import acting
 from storage.db import session_scope, snapshot_scope
@@ -115,7 +115,7 @@ def create_release(
 
         def write(folder: Path) -> tuple[dict, str]:
             # judgments.jsonl first, in one read of the history: the grades are decided
-            # from the very lines written, as ``release_files.recompute`` reads them back.
+            # from the very lines written, as ``pooling.release_folder.recompute`` reads them back.
             records = chain(history.release_records(pool, session=session), _gold_records(snapshot))
             seen = write_judgments(folder, records)
             frame, rubrics = seen.frame(), seen.rubrics
@@ -135,6 +135,7 @@ def create_release(
                 accepted = carry.accept_carried(engine, pool_name, resolution, splits, judged)
                 resolution = accepted.resolution
                 write_judgments(folder, accepted.records)  # marked "carried"
+                assert lineage is not None  # accept_carried refuses a pool not carried
                 lineage["accepted_carried"] = len(accepted.records)
                 lineage["refused_carried_test_split"] = accepted.refused_test_split
             if resolution.unresolved and not allow_unresolved:
@@ -391,8 +392,9 @@ def release_history(records: list[ReleaseRecord]) -> pd.DataFrame:
 
 
 def release_dir() -> Path:
-    """Where the app writes releases: ``$QRELS_RELEASE_DIR``, else ``releases/``."""
-    return Path(os.environ.get("QRELS_RELEASE_DIR") or "releases")
+    """Where the app writes releases: ``$QRELS_RELEASE_DIR``, else ``releases/``
+    (``pooling.settings``)."""
+    return current().release_dir
 
 
 def app_releases(engine: Engine) -> list[str]:

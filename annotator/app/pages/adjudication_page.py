@@ -9,6 +9,7 @@ from annotator.app import charts, ui
 from annotator.quality import adjudication, gold, pool_quality
 from annotator.releases import releases
 from pooling.grades import GRADES
+from pooling.i18n import LocalizedError
 
 # The decisions this lead made since the queue was counted: (what was counted, decisions).
 SINCE_KEY = "decided_since"
@@ -23,7 +24,7 @@ def record(pool_name: str, key: tuple[str, str], policy: str, lead_id: int) -> N
     rationale = st.session_state.get("rationale", "")
     try:
         pool_quality.record_decision(ui.engine(), pool_name, key, grade, rationale, lead_id, policy)
-    except ValueError as error:
+    except LocalizedError as error:
         st.session_state["adjudication_flash"] = ("error", error)
     else:
         # The final grades changed: the figures that use them are counted again; the queue

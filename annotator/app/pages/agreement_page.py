@@ -58,12 +58,13 @@ for result in reports:
     ]
     st.dataframe(pd.DataFrame(rows), hide_index=True)
     if by == "all" and result.pairs:
-        # One pair's heatmap at a time: a team of twelve makes 66 pairs, and drawing them
-        # all took seconds on every click.
+        # One pair's heatmap at a time: a click draws one chart, however many pairs a
+        # team makes (66 for twelve people).
+        names = ["{} × {}".format(*pair.annotators) for pair in result.pairs]
         chosen = st.selectbox(
             ui.t("confusion_pair"),
-            range(len(result.pairs)),
-            format_func=lambda i, pairs=result.pairs: "{} × {}".format(*pairs[i].annotators),
+            list(range(len(names))),
+            format_func=names.__getitem__,
             key="confusion_pair",
         )
         pair = result.pairs[chosen]

@@ -25,6 +25,7 @@ from annotator.evaluation.evaluation_text import (
 )
 from annotator.evaluation.run_files import read_run_file
 from annotator.releases import releases
+from pooling.i18n import LocalizedError
 from pooling.metrics import DEFAULT_METRICS
 from pooling.release_folder import read_model_judgments, read_sample
 
@@ -104,7 +105,7 @@ try:
         tuple((u.name, u.getvalue()) for u in uploads),
         (metrics, level, split, by, int(context_k), condensed),
     )
-except (ValueError, LookupError, OSError) as error:
+except (LocalizedError, OSError) as error:
     ui.plain(error, "error")
     st.stop()
 
@@ -188,7 +189,7 @@ if models:
                 (metrics, level, split, by, int(context_k), condensed),
                 model,
             )
-        except (ValueError, LookupError, OSError) as error:
+        except (LocalizedError, OSError) as error:
             ui.plain(error, "error")
             st.stop()
         for line in estimate_head_lines(found, ui.lang()):

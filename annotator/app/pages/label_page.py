@@ -48,9 +48,6 @@ def seconds_on(item: assignment.Item) -> float:
 @ui.guarded
 def grade(item: assignment.Item, user_id: int, value: int | None) -> None:
     note = st.session_state.get(note_key(item), "")
-    if value is None and not note.strip():
-        flash("unsure_needs_note")
-        return
     try:
         saved = ui.as_user(
             assignment.submit,
@@ -62,7 +59,7 @@ def grade(item: assignment.Item, user_id: int, value: int | None) -> None:
             note=note,
             seconds=seconds_on(item),
         )
-    except LocalizedError as error:  # e.g. a control character in the note, which stays
+    except LocalizedError as error:  # unsure without a note, a control character: the note stays
         flash(error)
         return
     if saved is False:
@@ -125,8 +122,7 @@ def grade_buttons(item: assignment.Item, user_id: int) -> None:
         )
 
 
-def other_buttons(view: page_position.View, user_id: int) -> None:
-    item = view.item
+def other_buttons(view: page_position.View, item: assignment.Item, user_id: int) -> None:
     left, middle, right, far = st.columns(4)
     with left:
         st.button(
@@ -192,7 +188,7 @@ def labeling_panel(pool_name: str, user_id: int) -> None:
     view = page_position.view(engine, pool_name, user_id, st.session_state.get(POSITION))
     st.session_state[POSITION] = view.position
     item = view.item
-    if view.reviewing:
+    if view.reviewing and view.position is not None:
         st.info(ui.t("reviewing", index=view.position + 1, total=view.judged))
     message = st.session_state.pop(FLASH, None)
     if isinstance(message, LocalizedError):
@@ -215,7 +211,7 @@ def labeling_panel(pool_name: str, user_id: int) -> None:
     with st.container(key="note"):
         st.text_area(ui.t("note"), value=item.note, key=note_key(item), height=68)
     grade_buttons(item, user_id)
-    other_buttons(view, user_id)
+    other_buttons(view, item, user_id)
     st.caption(ui.t("keys_help"))
     search_box(pool_name, item, user_id)
 

@@ -20,7 +20,7 @@ if len(figures.table):
     charts.show("my_grades", charts.distribution, figures.distribution, ui.t("chart_my_grades"))
 
 own = gold.own_figures(ui.engine(), pool_name, user.name)
-if own.shown:
+if own.shown and own.standing is not None:
     st.subheader(ui.t("my_gold_title"))
     mine = own.standing
     columns = st.columns(4)

@@ -12,6 +12,7 @@ from annotator.labeling.active_pooling import is_active
 from annotator.pools import pool_building
 from annotator.releases.carry import CarryStatus, carry_status
 from pooling.chunking import describe
+from pooling.i18n import LocalizedError
 
 
 def build_form(lead_id: int) -> None:
@@ -41,7 +42,7 @@ def build_form(lead_id: int) -> None:
                     corpus_version=corpus_version,
                     by=lead_id,
                 )
-            except (ValueError, LookupError) as error:
+            except LocalizedError as error:
                 ui.plain(error, "error")
             else:
                 ui.pool_changed(result, overlap=int(overlap))
@@ -56,7 +57,7 @@ def topup_form(pool_name: str, lead_id: int) -> None:
                 result = pool_building.topup_pool(
                     ui.engine(), pool_name, systems=systems, depth=int(depth), by=lead_id
                 )
-            except (ValueError, LookupError) as error:
+            except LocalizedError as error:
                 ui.plain(error, "error")
             else:
                 ui.pool_changed(result)
@@ -105,10 +106,10 @@ def carried_tables(status: CarryStatus) -> None:
         columns = [ui.t("col_reason"), ui.t("col_document")]
         st.dataframe(pd.DataFrame(documents, columns=columns), hide_index=True)
     with st.expander(ui.t("carry_mappings_title")):
-        rows = [
+        rows: list[tuple] = [
             (c.query_id, c.chunk_id, c.grade, ui.t(f"mapping_{c.mapping}"), *edge)
             for c in status.chunks
-            for edge in [(o.chunk_id, o.share_old, o.share_new) for o in c.overlaps]
+            for edge in list[tuple]([(o.chunk_id, o.share_old, o.share_new) for o in c.overlaps])
             or [(None, None, None)]
         ]
         names = (

@@ -12,6 +12,7 @@ from annotator.evaluation.run_files import checked_against
 from annotator.pools import judged
 from annotator.releases import releases
 from pooling.grades import DEFAULT_POLICY, POLICIES
+from pooling.i18n import LocalizedError
 from pooling.release_folder import read_qrels, zip_bytes
 from pooling.run import Run
 
@@ -42,7 +43,7 @@ if submitted:
             accept_carried=accept,
             by=user.id,
         )
-    except (ValueError, LookupError) as error:
+    except LocalizedError as error:
         ui.plain(error, "error")
     else:
         st.session_state["release_ready"] = str(result.folder)
@@ -81,7 +82,7 @@ if uploaded is not None and chosen:
         release_folder = releases.release_dir() / chosen
         with saved(uploaded.getvalue(), uploaded.name) as upload:
             run = checked_against(release_folder, Run.from_file(upload, name=upload.stem))
-    except ValueError as error:
+    except LocalizedError as error:
         ui.plain(error, "error")
         st.stop()
     report = judged.coverage(read_qrels(release_folder), run, COVERAGE_KS)

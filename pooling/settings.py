@@ -1,0 +1,111 @@
+"""qrels-studio's settings, read from the environment in one place (``current``): the
+database URL, the language of messages, the upload limit, the index cache and the folder
+the app writes releases to. A command may choose some of them for its own run
+(``chosen``: ``--lang``, ``--db``) without touching the environment, which a child process
+(``qrels serve``) gets with the choices written in (``child_environment``).
+
+Read at each call rather than once, so that a shell's or a test's change of a variable
+holds for the next command in the same process.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
+from pathlib import Path
+
+LANGUAGES = ("en", "zh")
+# Setting -> the environment variable it is read from.
+VARIABLES = {
+    "database_url": "QRELS_DATABASE_URL",
+    "language": "QRELS_LANG",
+    "upload_limit_mb": "QRELS_UPLOAD_LIMIT_MB",
+    "cache_dir": "QRELS_CACHE_DIR",
+    "release_dir": "QRELS_RELEASE_DIR",
+}
+UPLOAD_LIMIT_MB = 200  # also Streamlit's, at serve
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The settings in force. ``database_url`` is None where nothing names one
+    (``storage.db.database_url`` then takes the default SQLite file)."""
+
+    database_url: str | None
+    language: str
+    upload_limit_mb: int
+    cache_dir: Path
+    release_dir: Path
+
+
+_CHOSEN: ContextVar[Mapping[str, object] | None] = ContextVar("qrels_chosen", default=None)
+
+
+def current(environ: Mapping[str, str] | None = None) -> Settings:
+    """The settings in force: what the running command chose (``chosen``), else
+    ``environ`` (the process's environment), else the defaults. Raises ``LocalizedError``
+    for an upload limit that is not a whole number of megabytes."""
+    env = os.environ if environ is None else environ
+    chosen = _CHOSEN.get() or {}
+
+    def read(name: str) -> str:
+        value = chosen.get(name)
+        return str(value) if value else env.get(VARIABLES[name], "").strip()
+
+    return Settings(
+        database_url=read("database_url") or None,
+        language=_language(read("language"), env),
+        upload_limit_mb=_megabytes(read("upload_limit_mb")),
+        cache_dir=Path(read("cache_dir") or Path.home() / ".cache" / "qrels-studio"),
+        release_dir=Path(read("release_dir") or "releases"),
+    )
+
+
+def _language(explicit: str, env: Mapping[str, str]) -> str:
+    """``explicit`` when it is a language, else the locale's, else English."""
+    if explicit.lower() in LANGUAGES:
+        return explicit.lower()
+    for variable in ("LC_ALL", "LC_MESSAGES", "LANG"):
+        value = env.get(variable, "").lower()
+        if value:
+            return "zh" if value.startswith("zh") else "en"
+    return "en"
+
+
+def _megabytes(text: str) -> int:
+    if not text:
+        return UPLOAD_LIMIT_MB
+    if not text.isdigit() or int(text) < 1:
+        from pooling.i18n import LocalizedError  # i18n reads the language from here
+
+        raise LocalizedError(
+            "setting_not_megabytes", variable=VARIABLES["upload_limit_mb"], value=text
+        )
+    return int(text)
+
+
+@contextmanager
+def chosen(**values: object) -> Iterator[Settings]:
+    """Within the block, ``values`` (settings by name; None leaves one as it is) override
+    the environment's; the environment itself is left alone."""
+    unknown = set(values) - set(VARIABLES)
+    if unknown:
+        raise TypeError(f"unknown settings: {', '.join(sorted(unknown))}")
+    picked = {name: value for name, value in values.items() if value is not None}
+    token = _CHOSEN.set({**(_CHOSEN.get() or {}), **picked})
+    try:
+        yield current()
+    finally:
+        _CHOSEN.reset(token)
+
+
+def child_environment(**extra: str) -> dict[str, str]:
+    """The environment for a child process: this one, with the settings chosen in this
+    process and ``extra`` (settings by name) written in."""
+    environment = dict(os.environ)
+    for name, value in {**(_CHOSEN.get() or {}), **extra}.items():
+        environment[VARIABLES[name]] = str(value)
+    return environment
