@@ -108,7 +108,7 @@ def _files(root: Path) -> list[Path]:
     linked folders are not followed (they may lead anywhere)."""
     if not root.is_dir():
         raise InputError(str(root), "file_not_found")
-    found = []
+    found: list[Path] = []
     for directory, folders, files in os.walk(root):
         folders[:] = sorted(name for name in folders if not name.startswith("."))
         found.extend(Path(directory, name) for name in files if not name.startswith("."))

@@ -11,9 +11,7 @@ before that flush), and every reader meets rows that have one.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import (
@@ -33,6 +31,7 @@ from sqlmodel import Field, SQLModel
 
 from pooling.grades import sql_range
 from pooling.readers import SPLITS
+from storage.clock import utcnow
 from storage.sample_tables import QuerySample, QuerySampleMember  # noqa: F401  (in the schema)
 
 JSONType = JSON().with_variant(JSONB(), "postgresql")
@@ -40,29 +39,6 @@ JSONType = JSON().with_variant(JSONB(), "postgresql")
 ROLES = ("annotator", "lead")
 USER_KINDS = ("human", "model")
 SYSTEM_KINDS = ("lexical", "vector", "fusion", "external_run", "manual", "model_judge")
-
-
-class _Clock:
-    """Where ``utcnow`` reads the time: the system clock, unless a campaign is replayed
-    (``replayed_clock``)."""
-
-    read: Callable[[], datetime] | None = None
-
-
-def utcnow() -> datetime:
-    return _Clock.read() if _Clock.read is not None else datetime.now(UTC)
-
-
-@contextmanager
-def replayed_clock(read: Callable[[], datetime]) -> Iterator[None]:
-    """Every write in this process is stamped with ``read()`` instead of the time, while the
-    block runs: ``qrels demo`` replays its campaign over the past days this way, through the
-    same functions people use. Not for concurrent use."""
-    _Clock.read = read
-    try:
-        yield
-    finally:
-        _Clock.read = None
 
 
 def _json(**kwargs: Any) -> Any:

@@ -3,7 +3,7 @@ a lead's decisions, a gold item, a release and two runs to evaluate, so that eve
 has something true to show at once, while the annotators still have work left.
 
 Everything is written through the functions the app calls when people work (assignment,
-adjudication, gold, releases), under a replayed clock (``storage.models.replayed_clock``) so
+adjudication, gold, releases), under a replayed clock (``storage.clock.replayed_clock``) so
 that the judgments fall on the hours ``annotator/demo/campaign.json`` gives. The grades are
 ours: the careful annotator's in that file (every candidate not listed is 0), the lenient
 one grading a partly relevant passage 2 and a misleading one as it misleads, the strict one
@@ -28,9 +28,9 @@ from annotator.quality.adjudication import queue
 from annotator.quality.pool_quality import pool_table, record_decision
 from annotator.releases.releases import create_release
 from pooling.systems import RetrievalOptions
-from storage.accounts import find_user
+from storage.accounts import find_user, get_user
+from storage.clock import replayed_clock
 from storage.db import session_scope
-from storage.models import replayed_clock
 
 POLICY = "threshold"
 LEAD = ("lead", "demo-lead-pass")
@@ -147,7 +147,7 @@ def _write_runs(engine: Engine, runs: list[dict], folder: Path) -> list[Path]:
 
 def _user_ids(engine: Engine) -> dict[str, int]:
     with session_scope(engine) as session:
-        return {name: find_user(name, session=session).id for name in accounts()}
+        return {name: get_user(name, session=session).id for name in accounts()}
 
 
 class _Ticking:

@@ -105,18 +105,23 @@ slice_filter = middle.selectbox(ui.t("filter_slice"), [all_label, *counted_queue
 person_filter = right.selectbox(ui.t("filter_annotator"), [all_label, *everyone])
 hide_names = st.toggle(ui.t("hide_names"), value=True)
 include_resolved = st.toggle(ui.t("include_resolved"), key="include_resolved")
+decided_here: dict = since[1]  # this lead's decisions since the queue was counted
 
-filters = dict(
-    query_id=None if query_filter == all_label else query_filter,
-    slice_tag=None if slice_filter == all_label else slice_filter,
-    annotator=None if person_filter == all_label else person_filter,
-)
-needing = adjudication.queue(counted_queue.table, **filters)
-needing = adjudication.decided_since(needing, since[1], everything=False)
-shown = needing
-if include_resolved:
-    shown = adjudication.queue(counted_queue.table, everything=True, **filters)
-    shown = adjudication.decided_since(shown, since[1], everything=True)
+
+def queued(everything: bool):
+    """The queue under the page's filters: what needs a decision, or ``everything``."""
+    found = adjudication.queue(
+        counted_queue.table,
+        everything=everything,
+        query_id=None if query_filter == all_label else query_filter,
+        slice_tag=None if slice_filter == all_label else slice_filter,
+        annotator=None if person_filter == all_label else person_filter,
+    )
+    return adjudication.decided_since(found, decided_here, everything=everything)
+
+
+needing = queued(everything=False)
+shown = queued(everything=True) if include_resolved else needing
 ui.counted_at(counted)
 if not counted_queue.table.empty:
     charts.show(
