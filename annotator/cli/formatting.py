@@ -118,7 +118,7 @@ def pool_report_lines(report, per_query: bool) -> list[str]:
             "pool_show_head",
             name=report.name,
             systems=config.get("systems_spec", ""),
-            strategy=config.get("strategy"),
+            strategy=f"@pool_strategy_{config.get('strategy')}",
             size=config.get("size"),
             overlap=report.overlap,
         ),

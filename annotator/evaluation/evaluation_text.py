@@ -56,7 +56,7 @@ def head_lines(data: dict, lang: str | None = None) -> list[str]:
             version=release["version"],
             sha=release["manifest_sha256"][:12],
             corpus=release["corpus_version"],
-            level=settings["level"],
+            level=f"@eval_level_{settings['level']}",
             threshold=settings["relevance_threshold"],
             split=settings["split"] or t("eval_all_splits", lang),
         ),

@@ -14,7 +14,6 @@ from annotator.labeling.active_pooling import QueryStatus, pool_status, stopping
 from storage import pool_records
 from storage.counts import combination_relevance
 from storage.db import session_scope
-from storage.gold_records import GOLD_PREFIX
 
 MANUAL = f"{pool_records.MANUAL_PREFIX}*"  # every annotator's finds, as one set in a chart
 JOINER = " + "
@@ -51,7 +50,6 @@ def pool_figures(engine: Engine, pool_name: str) -> PoolFigures:
         [
             (name, found, report.unique[name], *_judged_relevant(relevance, name))
             for name, found in report.found.items()
-            if not name.startswith(GOLD_PREFIX)  # a lead's gold item: no system found it
         ],
         columns=["system", "found", "unique", "judged", "relevant"],
     )
@@ -72,9 +70,8 @@ def _judged_relevant(
 def _combinations(combinations: dict[tuple[str, ...], int]) -> pd.DataFrame:
     merged: dict[tuple[str, ...], int] = {}
     for systems, count in combinations.items():
-        key = tuple(sorted({_set_name(n) for n in systems if not n.startswith(GOLD_PREFIX)}))
-        if key:
-            merged[key] = merged.get(key, 0) + count
+        key = tuple(sorted({_set_name(name) for name in systems}))
+        merged[key] = merged.get(key, 0) + count
     frame = pd.DataFrame(
         [(JOINER.join(key), len(key), count) for key, count in merged.items()],
         columns=["systems", "size", "candidates"],

@@ -117,3 +117,17 @@ def test_status_names_a_pools_systems(demo_url, monkeypatch, lang):
     monkeypatch.setenv("QRELS_LANG", lang)
     shown = run_qrels(demo_url, "status").output
     assert ("systems bm25,vector,rrf" if lang == "en" else "检索系统 bm25,vector,rrf") in shown
+
+
+def test_pool_show_in_chinese_names_the_strategy_in_chinese_and_no_gold_system(
+    demo_url, monkeypatch
+):
+    engine = make_engine(demo_url)
+    key = disagree(demo_url)
+    lead = user_id(demo_url, "lead")
+    pool_quality.record_decision(engine, "demo-pool", key, 2, "read it", lead, "threshold")
+    gold.add_from_adjudications(engine, "demo-pool", [key], by=lead)
+    monkeypatch.setenv("QRELS_LANG", "zh")
+    shown = run_qrels(demo_url, "pool", "show", "demo-pool").output
+    assert "demo-pool：bm25,vector,rrf（深度 5，" in shown and "depth" not in shown
+    assert "gold:" not in shown
