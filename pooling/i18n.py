@@ -171,6 +171,12 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "annotator '{name}' already exists as kind '{kind}'",
         "zh": "标注者“{name}”已存在，类型为“{kind}”",
     },
+    "db_missing": {
+        "en": "there is no database at {url}: run `qrels init` to make one there, or name "
+        "yours with --db or QRELS_DATABASE_URL",
+        "zh": "{url} 处没有数据库：可运行 `qrels init` 在此新建，或用 --db 或 "
+        "QRELS_DATABASE_URL 指定已有的数据库",
+    },
     "db_not_initialised": {
         "en": "the database at {url} has no qrels-studio schema; run `qrels init` first",
         "zh": "数据库 {url} 尚未建立 qrels-studio 表结构，请先运行 `qrels init`",

@@ -27,6 +27,7 @@ from pooling.i18n import MESSAGES
 
 # Bars in time: the width of one hour or one day, read in UTC as the frames are.
 TIME_UNITS = {"hour": "utcyearmonthdatehours", "day": "utcyearmonthdate"}
+TIME_FORMATS = {"hour": "%b %d %H:00", "day": "%b %d"}
 GRADE_COLORS = ["#d7dde8", "#9ecae1", "#4292c6", "#08519c", "#fdae6b"]  # 0-3, then unsure
 DASHED = [6, 4]
 COMPOSED = (alt.HConcatChart, alt.VConcatChart, alt.FacetChart)
@@ -114,7 +115,9 @@ def _folded(chart: alt.Chart, columns: list[str]) -> alt.Chart:
 
 
 def _time(per: str, column: str = "time") -> alt.X:
-    return alt.X(f"{TIME_UNITS[per]}({column}):T", title=title(column))
+    # An hour's label names its day too: "14:00" alone came twice on an axis of two days.
+    axis = alt.Axis(format=TIME_FORMATS[per], labelAngle=-45 if per == "hour" else 0)
+    return alt.X(f"{TIME_UNITS[per]}({column}):T", title=title(column), axis=axis)
 
 
 def _grade_color(labels: list[str], field: str = "grade") -> alt.Color:

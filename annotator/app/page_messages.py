@@ -29,6 +29,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "警告：{run} [{group}] 的 Judged@k "
         "偏低：{judged}；未标注项按不相关计，其数值可能偏低。如需补充标注：在“发布”页面的“新运行结果的覆盖情况”中上传此运行结果，并把未标注的片段加入候选池",
     },
+    "col_query_text": {"en": "question", "zh": "问题"},
     "queue_count_all": {
         "en": "{shown} candidates shown, of which {count} need a decision",
         "zh": "显示 {shown} 个候选，其中 {count} 个需要裁定",

@@ -5,6 +5,7 @@ default grade and counts, gold items on the Pools page, and ``status``'s systems
 from __future__ import annotations
 
 import ast
+import json
 import re
 from pathlib import Path
 
@@ -131,3 +132,13 @@ def test_pool_show_in_chinese_names_the_strategy_in_chinese_and_no_gold_system(
     shown = run_qrels(demo_url, "pool", "show", "demo-pool").output
     assert "demo-pool：bm25,vector,rrf（深度 5，" in shown and "depth" not in shown
     assert "gold:" not in shown
+
+
+def test_an_hourly_axis_names_the_day_of_each_hour(demo_url):
+    from tests.annotator.app.test_chart_pages import opened
+
+    disagree(demo_url)
+    at = opened("team_progress_page.py", demo_url, [])
+    chart = at.get_by_key("figure_timeline").get("vega_lite_chart")[0]
+    axis = json.loads(chart.proto.spec)["encoding"]["x"]["axis"]
+    assert axis["format"] == "%b %d %H:00"  # "14:00" alone came twice over two days
