@@ -18,6 +18,7 @@ from pooling.grades import GRADES
 from pooling.i18n import LocalizedError
 
 POSITION, SHOWN, FLASH = "label_position", "label_shown", "label_flash"
+SEARCH_FLASH = "label_search_flash"  # said inside the search box, where the click was
 
 
 @st.cache_resource(show_spinner=False)
@@ -81,7 +82,8 @@ def move(step: int, judged: int) -> None:
 @ui.guarded
 def add_found(search: ManualSearch, query_id: str, chunk_id: str, user_id: int) -> None:
     if ui.as_user(search.add, query_id, chunk_id, user_id) is not ui.REFUSED:
-        flash("added_to_pool")  # the same answer whether or not a system had found it
+        # The same answer whether or not a system had found it, by the button clicked.
+        st.session_state[SEARCH_FLASH] = "added_to_pool"
 
 
 # -- what the page shows ------------------------------------------------------------------
@@ -158,7 +160,10 @@ def other_buttons(view: page_position.View, item: assignment.Item, user_id: int)
 
 
 def search_box(pool_name: str, item: assignment.Item, user_id: int) -> None:
-    with st.expander(ui.t("search_title")):
+    added = st.session_state.pop(SEARCH_FLASH, None)
+    with st.expander(ui.t("search_title"), expanded=added is not None):
+        if added:
+            st.success(ui.t(added))
         st.caption(ui.t("search_help"))
         words = st.text_input(ui.t("search_box"), key="search_text")
         if not words.strip():
@@ -194,7 +199,7 @@ def labeling_panel(pool_name: str, user_id: int) -> None:
     if isinstance(message, LocalizedError):
         ui.plain(message, "error")
     elif message:
-        (st.success if message == "added_to_pool" else st.warning)(ui.t(message))
+        st.warning(ui.t(message))
     if item is None:
         st.success(ui.t("all_done"))
         back_button(view)

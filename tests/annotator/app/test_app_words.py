@@ -142,3 +142,15 @@ def test_an_hourly_axis_names_the_day_of_each_hour(demo_url):
     chart = at.get_by_key("figure_timeline").get("vega_lite_chart")[0]
     axis = json.loads(chart.proto.spec)["encoding"]["x"]["axis"]
     assert axis["format"] == "%b %d %H:00"  # "14:00" alone came twice over two days
+
+
+def test_added_after_a_search_is_said_in_the_search_box(demo_url):
+    at = page("label_page.py", demo_url, as_user="annotator1")
+    at.text_input(key="search_text").input("battery charge").run()
+    at.button(key="add_0").click().run()
+    assert not at.exception
+    [added] = [e for e in at.success if "Added" in e.value]
+    elements = [e.proto for e in at.main]
+    where = {id(proto): i for i, proto in enumerate(elements)}
+    search = next(i for i, e in enumerate(at.main) if getattr(e, "key", None) == "search_text")
+    assert where[id(added.proto)] < search and where[id(added.proto)] > where[id(at.text[0].proto)]
