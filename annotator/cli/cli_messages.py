@@ -182,6 +182,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "指标平均所覆盖的查询：{before} -> {after} 条（可回答且有等级 1 及以上的片段；"
         "其余查询及原因见 qrels evaluate）",
     },
+    "release_per_grade": {"en": "grade {grade}: {count}", "zh": "{grade} 级 {count} 个"},
+    "list_separator": {"en": ", ", "zh": "，"},
     "release_written": {
         "en": "release {version}: {graded} graded candidates ({per_grade}), {unresolved} "
         "unresolved left out, {without_grade_2} queries without a chunk graded 2+ -> {folder}",

@@ -299,7 +299,10 @@ def release_lines(version: str, folder, manifest: dict) -> list[str]:
             "release_written",
             version=version,
             graded=counts["judged_candidates"],
-            per_grade=counts["per_grade"],
+            per_grade=t("list_separator").join(
+                t("release_per_grade", grade=grade, count=number(count))
+                for grade, count in sorted(counts["per_grade"].items())
+            ),
             unresolved=counts["unresolved_left_out"],
             without_grade_2=counts["queries_without_grade_2"],
             folder=folder,

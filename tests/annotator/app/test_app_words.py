@@ -154,3 +154,24 @@ def test_added_after_a_search_is_said_in_the_search_box(demo_url):
     where = {id(proto): i for i, proto in enumerate(elements)}
     search = next(i for i, e in enumerate(at.main) if getattr(e, "key", None) == "search_text")
     assert where[id(added.proto)] < search and where[id(added.proto)] > where[id(at.text[0].proto)]
+
+
+@pytest.mark.parametrize(
+    ("lang", "said"), [("en", "(grade 0: 0, grade 1: 0, "), ("zh", "（0 级 0 个，")]
+)
+def test_release_create_prints_counts_in_words_not_a_python_dict(
+    demo_url, tmp_path, monkeypatch, lang, said
+):
+    monkeypatch.setenv("QRELS_LANG", lang)
+    args = [
+        "release",
+        "create",
+        "v1",
+        "--pool",
+        "demo-pool",
+        "--out",
+        tmp_path,
+        "--allow-unresolved",
+    ]
+    shown = run_qrels(demo_url, *args).output
+    assert said in shown and "{'" not in shown
