@@ -58,17 +58,6 @@ def test_an_error_is_shown_in_the_apps_own_words_where_it_has_them(monkeypatch):
     assert "勾选上方的“排除未解决的候选”" in ui.message_of(refused)
 
 
-def test_a_refused_release_names_the_pages_checkbox(demo_url, tmp_path, monkeypatch):
-    monkeypatch.setenv("QRELS_RELEASE_DIR", str(tmp_path / "releases"))
-    disagree(demo_url)
-    at = page("releases_page.py", demo_url, as_user="lead")
-    at.text_input[0].input("v1")
-    at.button[0].click().run()
-    refused = at.error[0].value
-    assert "candidates are unresolved" in refused and "Leave unresolved candidates out" in refused
-    assert "--allow-unresolved" not in refused and at.checkbox[0].label in refused
-
-
 def test_adjudication_feedback_sits_by_the_button_and_the_grade_starts_at_the_decision(
     demo_url,
 ):
