@@ -48,7 +48,9 @@ def status(ctx: click.Context) -> None:
     echo_lines(_status(engine(ctx)))
 
 
-def _serve(url: str, port: int, host: str) -> None:
+def _serve(url: str, port: int, host: str, **settings: str) -> None:
+    """Run the app on ``url``; ``settings`` (by name, such as ``release_dir``) are the
+    app's besides the ones this process chose."""
     from pooling.settings import child_environment, current
 
     app = Path(__file__).parents[1] / "app" / "shell.py"
@@ -80,7 +82,7 @@ def _serve(url: str, port: int, host: str) -> None:
     ]
     say("serving", url=f"http://{host}:{port}")
     # The app reads its settings as this command has them (--lang too), with this database.
-    environment = child_environment(database_url=url)
+    environment = child_environment(database_url=url, **settings)
     # Become Streamlit rather than wait for it, so that stopping `qrels serve` (a signal to
     # this process) stops the app too instead of leaving it running.
     sys.stdout.flush()
@@ -178,8 +180,7 @@ def demo(demo_dir: Path, reset: bool, no_serve: bool, empty: bool, port: int, ho
     for name, (role, password) in demo_campaign.accounts(empty=empty).items():
         click.echo(f"  {name:<12} {t('role_' + role):<10} {password}")
     if not no_serve:
-        os.environ["QRELS_RELEASE_DIR"] = str(releases)  # the app finds the demo's release
-        _serve(url, port, host)
+        _serve(url, port, host, release_dir=str(releases))  # the app finds the demo's release
 
 
 # -- accounts ---------------------------------------------------------------------------

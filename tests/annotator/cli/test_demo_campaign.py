@@ -110,3 +110,17 @@ def test_the_annotators_still_have_work_and_a_second_run_adds_nothing(demo):
         ids = {n: get_user(n, session=session).id for n in ("annotator1", "annotator3")}
     for user_id in ids.values():
         assert assignment.next_item(engine, POOL, user_id) is not None
+
+
+def test_the_demos_app_finds_the_demos_release(tmp_path, monkeypatch):
+    """``qrels demo`` serves the app with QRELS_RELEASE_DIR at the demo's releases, so that
+    Evaluate offers demo-v1 (``--empty`` here: the same serving, quicker)."""
+    import os
+
+    started = []
+    monkeypatch.setattr(os, "execve", lambda path, args, env: started.append(env))
+    monkeypatch.setenv("QRELS_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("QRELS_RELEASE_DIR", raising=False)
+    result = CliRunner().invoke(cli, ["demo", "--dir", str(tmp_path / "d"), "--empty"])
+    assert result.exit_code == 0, result.output
+    assert started[0]["QRELS_RELEASE_DIR"] == str((tmp_path / "d" / "releases").resolve())
