@@ -171,7 +171,7 @@ def test_pool_commands(qrels, tmp_path, monkeypatch):
     records = [json.loads(line) for line in export.read_text().splitlines()]
     assert all(set(r) == {"query_id", "chunk_id", "provenance"} for r in records)
     assert all(s["rank"] >= 1 for r in records for s in r["provenance"])
-    assert "p (qs1 × c1):" in qrels("status").output
+    assert "p (qs1 × c1; systems bm25,vector,rrf):" in qrels("status").output
     result = qrels("pool", "build", "p2", "--systems", "bm25,nope", "--depth", "2", expect=2)
     assert result.stderr.startswith("error: unknown system 'nope'; valid: bm25, vector, rrf")
     result = qrels(
