@@ -59,15 +59,6 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "“{version}”不是有效的发布版本：只能使用字母、数字、“.”、“_”和“-”，"
         "并以字母或数字开头（最多 100 个字符）",
     },
-    "verify_not_recorded": {
-        "en": "the database has no release '{version}': this folder is not a release it recorded",
-        "zh": "数据库中没有发布“{version}”：此文件夹不是它记录过的发布",
-    },
-    "verify_not_as_recorded": {
-        "en": "manifest.json is not the one recorded when release '{version}' was created: "
-        "the folder was changed after release",
-        "zh": "manifest.json 与创建发布“{version}”时记录的不同：文件夹在发布后被改动",
-    },
     # -- accounts
     "password_short": {
         "en": "the password must have at least {length} characters",
@@ -81,6 +72,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     # -- charts and quality control
     "what_measure": {"en": "agreement measure", "zh": "一致性指标"},
     "what_period": {"en": "period", "zh": "时间单位"},
+    "what_search": {"en": "search", "zh": "检索词"},  # a search of the corpus, typed
     "login_password": {"en": "Password", "zh": "密码"},
     "grade_button": {"en": "{grade} · {label}", "zh": "{grade} · {label}"},
     # -- gold items

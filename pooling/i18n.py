@@ -255,12 +255,48 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "{what}含有控制字符 {code}，不予接受（NUL 无法存储，其他控制字符会在终端和文件中"
         "暗中起作用）",
     },
+    "typed_surrogate": {
+        "en": "the {what} holds the lone surrogate {code} (half of a character), which no "
+        "database can store",
+        "zh": "{what}含有孤立代理码位 {code}（半个字符），任何数据库都无法保存",
+    },
+    "typed_too_long": {
+        "en": "the {what} is {length} characters long; at most {limit} are taken",
+        "zh": "{what}长 {length} 个字符；最多允许 {limit} 个",
+    },
+    "metric_cutoff_too_large": {
+        "en": "{metric}: the cutoff is larger than {limit}, the largest taken",
+        "zh": "{metric}：截断深度大于允许的最大值 {limit}",
+    },
+    "typed_name_empty": {"en": "the {what} must not be empty", "zh": "{what}不能为空"},
     "what_note": {"en": "note", "zh": "备注"},
     "what_rationale": {"en": "rationale", "zh": "裁决理由"},
     "what_account_name": {"en": "account name", "zh": "账号名"},
+    "what_pool_name": {"en": "pool name", "zh": "池名称"},
+    "what_corpus_version_name": {"en": "corpus version name", "zh": "语料版本名"},
+    "what_query_set_name": {"en": "query set name", "zh": "查询集名"},
+    "what_system_name": {"en": "system name", "zh": "系统名"},
     "rank_not_positive": {
         "en": "rank {value} is not a whole number from 1",
         "zh": "名次 {value} 不是从 1 起的整数",
+    },
+    "rank_too_large": {
+        "en": "rank {value} is larger than {limit}, the largest a rank may be",
+        "zh": "名次 {value} 大于允许的最大名次 {limit}",
+    },
+    "json_not_finite": {
+        "en": "the number {value} is not finite, which is refused (PostgreSQL's JSON cannot "
+        "hold it, SQLite's would)",
+        "zh": "数值 {value} 不是有限数，不予接受（PostgreSQL 的 JSON 无法保存它，SQLite 却会保存）",
+    },
+    "json_too_deep": {
+        "en": "objects and arrays are nested more than {limit} deep, which is refused",
+        "zh": "对象和数组嵌套超过 {limit} 层，不予接受",
+    },
+    "lone_surrogate": {
+        "en": "holds the lone surrogate {code} (a \\u escape that is half of a character), "
+        "which no database can store",
+        "zh": "含有孤立代理码位 {code}（只是半个字符的 \\u 转义），任何数据库都无法保存",
     },
     "duplicate_rank": {
         "en": "rank repeated for query '{query}' (first seen on line {first})",
@@ -282,7 +318,6 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "其他人可以写入它（权限 {mode}）",
     },
     # -- accounts
-    "user_name_empty": {"en": "the user name must not be empty", "zh": "用户名不能为空"},
     "user_exists": {"en": "user '{name}' already exists", "zh": "用户“{name}”已存在"},
     "user_unknown": {"en": "user '{name}' does not exist", "zh": "用户“{name}”不存在"},
     "account_cannot_act": {
@@ -349,6 +384,25 @@ MESSAGES: dict[str, dict[str, str]] = {
     "release_not_intact": {
         "en": "release {folder} does not match its manifest: {problems}",
         "zh": "发布 {folder} 与其清单不符：{problems}",
+    },
+    "verify_not_recorded": {
+        "en": "the database has no release '{version}': this folder is not a release it recorded",
+        "zh": "数据库中没有发布“{version}”：此文件夹不是它记录过的发布",
+    },
+    "verify_not_as_recorded": {
+        "en": "manifest.json is not the one recorded when release '{version}' was created: "
+        "the folder was changed after release",
+        "zh": "manifest.json 与创建发布“{version}”时记录的不同：文件夹在发布后被改动",
+    },
+    "verify_not_a_version": {
+        "en": "the manifest's release name {version}… is not a release version, so it is "
+        "not a release this database recorded",
+        "zh": "清单中的发布名称 {version}… 不是有效的发布版本，因此不是本数据库记录过的发布",
+    },
+    "release_not_recorded": {
+        "en": "release {folder} is not the release this database recorded, so it is not "
+        "used: {problems}",
+        "zh": "发布 {folder} 与本数据库记录的发布不符，因此不予使用：{problems}",
     },
     "verify_manifest_unreadable": {
         "en": "manifest.json: cannot be read ({detail})",

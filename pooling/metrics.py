@@ -42,6 +42,9 @@ FAMILIES = {
 # trec_eval's mark of a pooled candidate that was not judged (a sampled pool), for infAP.
 POOLED_UNJUDGED = -1
 DEFAULT_METRICS = "recall@5,recall@20,hit@5,mrr@10,ndcg@10"
+# The largest cutoff: deeper than any run is ranked (trec_eval's measures take a C integer,
+# and a cutoff past 2^63 came back as the name of a measure nobody asked for).
+MAX_CUTOFF = 100_000
 
 
 def syntax() -> str:
@@ -99,8 +102,8 @@ class Metric:
 
 def parse_metrics(text: str) -> list[Metric]:
     """``"recall@5,ndcg@10,mrr"`` as metrics, in order, each once. Raises
-    ``LocalizedError`` on an unknown family, a cutoff that is not a whole number from 1,
-    a family that needs one without it, or one that takes none with it."""
+    ``LocalizedError`` on an unknown family, a cutoff that is not a whole number from 1
+    to ``MAX_CUTOFF``, a family that needs one without it, or one that takes none with it."""
     metrics: list[Metric] = []
     for item in (part.strip().lower() for part in text.split(",")):
         if not item:
@@ -111,9 +114,12 @@ def parse_metrics(text: str) -> list[Metric]:
         if cutoff and FAMILIES[family] == "none":
             raise LocalizedError("metric_takes_no_k", metric=family)
         if cutoff:
-            if not cutoff.isdigit() or int(cutoff) < 1:
+            # ASCII digits only: "²" is a digit to isdigit() and not a number to int()
+            if not (cutoff.isascii() and cutoff.isdigit()) or int(cutoff) < 1:
                 raise LocalizedError("size_positive", what=item, value=cutoff)
             k = int(cutoff)
+            if k > MAX_CUTOFF:
+                raise LocalizedError("metric_cutoff_too_large", metric=item, limit=MAX_CUTOFF)
         elif FAMILIES[family] == "required":
             raise LocalizedError("metric_needs_k", metric=family)
         if Metric(family, k) not in metrics:

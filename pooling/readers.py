@@ -9,6 +9,12 @@ Control characters are refused wherever they are, with the line and field, so th
 backends hold the same thing: PostgreSQL cannot store NUL in text (SQLite would keep it),
 and the others (escape sequences, backspace, C1 codes) would act unseen on terminals and
 in files. Tab, line feed and carriage return are text, except in ids.
+
+JSON that one backend would store and the other refuse, or that Python cannot hold, is
+refused the same way: numbers that are not finite (``NaN``, ``Infinity``, ``1e400``;
+PostgreSQL's JSON has none), a lone surrogate escape (``"\\ud800"``, not UTF-8: no database
+can store it) and nesting deeper than ``MAX_JSON_DEPTH``; so are ranks that do not fit the
+database's integers (``MAX_RANK``).
 """
 
 from __future__ import annotations
@@ -29,6 +35,15 @@ from pooling.i18n import LocalizedError, t
 SPLITS = ("dev", "test")  # a query is for tuning (dev) or for the frozen gate (test)
 CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 ID_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")  # also tab and line breaks
+SURROGATE = re.compile("[\ud800-\udfff]")  # only a JSON escape can make one
+MAX_JSON_DEPTH = 32  # objects and arrays within a record: metadata needs a few
+MAX_RANK = 2**31 - 1  # PostgreSQL's integer
+# What may be typed into the app or given on the CLI, in characters: a name (an account, a
+# pool, a corpus version, a query set, a system), a note or a rationale, a search of the
+# corpus (each word of which costs a look-up in the index).
+MAX_NAME = 200
+MAX_TEXT = 20_000
+MAX_SEARCH = 500
 
 
 class InputError(LocalizedError):
@@ -138,6 +153,9 @@ def read_jsonl(path: Path | str) -> Iterator[tuple[int, dict]]:
             record = json.loads(text)
         except json.JSONDecodeError as exc:
             raise InputError(str(path), "bad_json", line=number, detail=exc.msg) from None
+        except RecursionError:  # nested far deeper than MAX_JSON_DEPTH
+            limit = MAX_JSON_DEPTH
+            raise InputError(str(path), "json_too_deep", line=number, limit=limit) from None
         if not isinstance(record, dict):
             raise InputError(str(path), "not_object", line=number, found=_type_name(record))
         _refuse_controls(record, "", Where(str(path), number))
@@ -149,29 +167,54 @@ def control_code(found: re.Match) -> str:
     return f"U+{ord(found.group()):04X}"
 
 
-def _refuse_controls(value: Any, field: str, where: Where) -> None:
+def _refuse_controls(value: Any, field: str, where: Where, depth: int = 0) -> None:
     """Raise ``InputError`` naming the field (``metadata.source``, ``slices[1]``) of the
-    first string, or object key, in ``value`` that holds a control character."""
+    first string, or object key, in ``value`` that holds a control character or a lone
+    surrogate, of the first number that is not finite, or where objects and arrays nest
+    deeper than ``MAX_JSON_DEPTH``."""
     if isinstance(value, str):
         if found := CONTROL.search(value):
             raise where.error("control_character", field or None, code=control_code(found))
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            inner = f"{field}.{key}" if field else key
-            _refuse_controls(key, field, where)
-            _refuse_controls(item, inner, where)
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            _refuse_controls(item, f"{field}[{index}]", where)
+        if found := SURROGATE.search(value):
+            raise where.error("lone_surrogate", field or None, code=control_code(found))
+    elif isinstance(value, float):
+        if not math.isfinite(value):
+            raise where.error("json_not_finite", field or None, value=value)
+    elif isinstance(value, dict | list):
+        if depth >= MAX_JSON_DEPTH:
+            raise where.error("json_too_deep", field or None, limit=MAX_JSON_DEPTH)
+        if isinstance(value, dict):
+            for key, item in value.items():
+                inner = f"{field}.{key}" if field else key
+                _refuse_controls(key, field, where)
+                _refuse_controls(item, inner, where, depth + 1)
+        else:
+            for index, item in enumerate(value):
+                _refuse_controls(item, f"{field}[{index}]", where, depth + 1)
 
 
-def refuse_control(value: str, what: str, *, line_breaks: bool = True) -> str:
-    """``value`` as typed into the app or CLI (a note, a rationale, an account's name), or
+def refuse_control(
+    value: str, what: str, *, line_breaks: bool = True, limit: int = MAX_TEXT
+) -> str:
+    """``value`` as typed into the app or CLI (a note, a rationale, a search), or
     ``LocalizedError`` naming ``what`` (a message key) when it holds a control character,
-    for the same reasons as in files; ``line_breaks=False`` refuses tab and line breaks too,
-    for names."""
+    for the same reasons as in files, or is longer than ``limit`` characters;
+    ``line_breaks=False`` refuses tab and line breaks too, for names."""
     if found := (CONTROL if line_breaks else ID_CONTROL).search(value):
         raise LocalizedError("typed_control_character", what=f"@{what}", code=control_code(found))
+    if found := SURROGATE.search(value):
+        raise LocalizedError("typed_surrogate", what=f"@{what}", code=control_code(found))
+    if len(value) > limit:
+        raise LocalizedError("typed_too_long", what=f"@{what}", length=len(value), limit=limit)
+    return value
+
+
+def typed_name(value: str, what: str) -> str:
+    """``value`` when it may name something (an account, a pool, a corpus version, a query
+    set, a system; ``what`` is the message key of which): no control character, tab or
+    line break, not blank, at most ``MAX_NAME`` characters. Raises ``LocalizedError``."""
+    if not refuse_control(value, what, line_breaks=False, limit=MAX_NAME).strip():
+        raise LocalizedError("typed_name_empty", what=f"@{what}")
     return value
 
 
@@ -433,6 +476,8 @@ def read_run(path: os.PathLike | str) -> list[RunLine]:
         position = parse_int(rank, "rank", where)
         if position < 1:
             raise where.error("rank_not_positive", "rank", value=position)
+        if position > MAX_RANK:
+            raise where.error("rank_too_large", "rank", value=position, limit=MAX_RANK)
         ranks.check((query_id, position), where, "rank", "duplicate_rank", query=query_id)
         lines.append(
             RunLine(

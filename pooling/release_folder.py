@@ -34,6 +34,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import re
 import zipfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -103,6 +104,14 @@ FILES = (
 # Checked only where the manifest lists them (older releases lack them).
 ADDED_LATER = {CHUNK_MAP, POOL_UNJUDGED, MODEL_JUDGMENTS, SAMPLE}
 MANIFEST = "manifest.json"
+# A release version: a folder name on every system, never a path, never "." or "..", with no
+# control character and at most 100 characters (it names the folder and, carried, a judge).
+RELEASE_VERSION = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
+
+
+def valid_version(version: object) -> bool:
+    """Whether ``version`` is a release version (``RELEASE_VERSION``)."""
+    return isinstance(version, str) and RELEASE_VERSION.fullmatch(version) is not None
 
 
 def sha256_of(path: Path) -> str:

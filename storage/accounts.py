@@ -13,7 +13,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, select
 
 from pooling.i18n import LocalizedError, NotFound, Refused
-from pooling.readers import refuse_control
+from pooling.readers import typed_name
 from storage.models import ROLES, LoginThrottle, User
 
 
@@ -72,8 +72,7 @@ def create_user(name: str, role: str, password_hash: str, *, session: Session) -
     unknown role."""
     if role not in ROLES:
         raise LocalizedError("bad_choice", value=role, choices=", ".join(ROLES))
-    if not refuse_control(name, "what_account_name", line_breaks=False).strip():
-        raise LocalizedError("user_name_empty")
+    typed_name(name, "what_account_name")
     if find_user(name, session=session) is not None:
         raise LocalizedError("user_exists", name=name)
     user = User(name=name, role=role, kind="human", password_hash=password_hash)

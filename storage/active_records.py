@@ -56,7 +56,7 @@ def query_candidates(pool: Pool, query_key: int, *, session: Session) -> list[Qu
     first = (
         select(Assignment.candidate_id, func.min(Assignment.id).label("first"))
         .join(PoolCandidate, PoolCandidate.id == Assignment.candidate_id)
-        .where(*here)
+        .where(*here, Assignment.found_at.is_(None))  # a finder's row asks nobody
         .group_by(Assignment.candidate_id)
         .subquery()
     )

@@ -2,29 +2,29 @@
 mixed into annotators' work (``annotator.quality.gold``).
 
 A gold item is a candidate of its pool that needs no judgments of its own (``required``
-0): it is never offered as ordinary work, and its final grade in a release is the gold
-grade, whatever annotators give it. Each annotator may be handed it once, as a gold check,
-on a slot of its own beyond any other (``storage.slots.claim(..., unbounded=True)``); the
-check counts toward nobody's overlap. Every function takes a keyword-only ``session`` and
-never commits.
-"""
+0): it never fills up like ordinary work, and its final grade in a release is the gold
+grade, whatever annotators give it. A share of the pool's gold items is part of each
+annotator's work (``own_gold``): offered as one more candidate of its query, in their own
+order, counted in their progress from the start, and judged on a slot of its own beyond any
+other (``storage.slots.claim(..., unbounded=True)``), so the check counts toward nobody's
+overlap. Every function takes a keyword-only ``session`` and never commits."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import exists, func, update
+from sqlalchemy import exists, func
+from sqlalchemy.orm import aliased
 from sqlmodel import Session, select
 
 from pooling.i18n import t
-from pooling.pool import Candidate, Source
+from pooling.pool import Candidate, Source, shuffle_key
 from storage import tallies
 from storage.catalog import chunk_keys, query_keys
 from storage.history import latest_judgments
 from storage.models import (
     NOT_ASKED,
-    AnnotatorTally,
     Assignment,
     Chunk,
     CorpusVersion,
@@ -34,6 +34,7 @@ from storage.models import (
     PoolCandidate,
     Query,
     QuerySet,
+    QueryTally,
     User,
 )
 from storage.pool_records import GOLD_PREFIX, ensure_candidates
@@ -123,40 +124,63 @@ def not_gold():
     return ~_is_gold()
 
 
-def is_gold(pool_id: int, query_key: int, chunk_key: int, *, session: Session) -> bool:
-    return (
-        session.exec(
-            select(GoldItem.id).where(
-                GoldItem.pool_id == pool_id,
-                GoldItem.query_id == query_key,
-                GoldItem.chunk_id == chunk_key,
-            )
-        ).first()
-        is not None
+@dataclass(frozen=True)
+class OwnGold:
+    """A gold item as one annotator's work: its candidate, and whether they judged it, hold
+    it now, skipped it, and whether it counts in their pool's progress yet."""
+
+    candidate_id: int
+    query_key: int
+    chunk_key: int
+    done: bool
+    held: bool
+    skipped: bool
+    counted: bool
+
+    @property
+    def pending(self) -> bool:
+        """Still to be handed to them (skipped ones too: they come back)."""
+        return not self.done and not self.held
+
+
+SCALE = 1_000_000  # resolution of the share of gold items each annotator is checked on
+
+
+def own_gold(pool: Pool, user: User, rate: int, *, session: Session) -> list[OwnGold]:
+    """The gold items that are part of ``user``'s work in ``pool``: a share of the pool's
+    gold items drawn for them (so that about one item in ``rate`` of their work is gold),
+    and every one they were handed already. A gold item is work of its query like any
+    candidate: it counts in their progress while its query has work open or once they
+    started that query, so nothing changes when it comes up. One statement, whose rows grow
+    with the pool's gold items only."""
+    other = aliased(PoolCandidate)
+    mine = aliased(Assignment)
+    started = (
+        exists()
+        .where(mine.user_id == user.id, mine.pool_id == pool.id, mine.candidate_id == other.id)
+        .where(other.pool_id == pool.id, other.query_id == GoldItem.query_id)
     )
-
-
-def judged_first_time(pool_id: int, user_id: int, *, session: Session) -> None:
-    """An annotator judged a gold item (a later change is not counted)."""
-    session.execute(
-        update(AnnotatorTally)
-        .where(AnnotatorTally.pool_id == pool_id, AnnotatorTally.user_id == user_id)
-        .values(gold_seen=AnnotatorTally.gold_seen + 1),
-        execution_options={"synchronize_session": False},
+    going = exists().where(
+        QueryTally.pool_id == pool.id, QueryTally.query_id == GoldItem.query_id, QueryTally.open > 0
     )
-
-
-def next_gold(pool: Pool, user: User, prefer_query: int | None, *, session: Session) -> int | None:
-    """The candidate id of a gold item ``user`` was never handed, one of ``prefer_query``'s
-    if there is one (so that they stay in their query), else the first in an order of their
-    own; None when they have seen every one. Reads the pool's gold items, not its
-    candidates."""
-    mine = exists().where(
-        Assignment.candidate_id == PoolCandidate.id, Assignment.user_id == user.id
+    candidates = (
+        select(func.coalesce(func.sum(QueryTally.candidates), 0))
+        .where(QueryTally.pool_id == pool.id)
+        .scalar_subquery()
     )
-    salt = (user.id * 7919) % 65521
-    statement = (
-        select(PoolCandidate.id)
+    rows = session.exec(
+        select(
+            GoldItem.id,
+            PoolCandidate.id,
+            PoolCandidate.query_id,
+            PoolCandidate.chunk_id,
+            Assignment.id,
+            Assignment.done_at,
+            Assignment.slot,
+            Assignment.skipped_at,
+            started | going,
+            candidates,
+        )
         .select_from(GoldItem)
         .join(
             PoolCandidate,
@@ -164,13 +188,35 @@ def next_gold(pool: Pool, user: User, prefer_query: int | None, *, session: Sess
             & (PoolCandidate.query_id == GoldItem.query_id)
             & (PoolCandidate.chunk_id == GoldItem.chunk_id),
         )
-        .where(GoldItem.pool_id == pool.id, ~mine)
-        .order_by(
-            (GoldItem.query_id == (prefer_query or -1)).desc(),
-            ((GoldItem.id % 65521) * 32749 + salt) % 65521,
+        .join(
+            Assignment,
+            (Assignment.candidate_id == PoolCandidate.id) & (Assignment.user_id == user.id),
+            isouter=True,
         )
-    )
-    return session.exec(statement.limit(1)).first()
+        .where(GoldItem.pool_id == pool.id)
+        .order_by(GoldItem.id)
+    ).all()
+    if not rows:
+        return []
+    ordinary = max(rows[0][-1] - len(rows), 0)
+    # About one in ``rate`` of an annotator's items: ordinary / (rate - 1) gold items.
+    share = min(1.0, ordinary / (max(rate, 2) - 1) / len(rows))
+    found = []
+    for gold, candidate, query, chunk, held_row, done_at, slot, skipped_at, counted, _ in rows:
+        drawn = shuffle_key(f"gold:{pool.id}:{user.id}", str(gold), "") % SCALE < share * SCALE
+        if drawn or held_row is not None:
+            found.append(
+                OwnGold(
+                    candidate,
+                    query,
+                    chunk,
+                    done=done_at is not None,
+                    held=done_at is None and slot is not None,
+                    skipped=skipped_at is not None,
+                    counted=bool(counted) or held_row is not None,
+                )
+            )
+    return found
 
 
 @dataclass(frozen=True)
@@ -221,19 +267,46 @@ def _on_gold(pool: Pool):
 
 
 def checks(pool: Pool, *, session: Session) -> list[tuple]:
-    """Each human's current judgment of each gold item, among those made after it became
-    gold (an earlier one was not a check: nobody knew): ``(annotator, query id, chunk id,
-    grade, gold grade)``; unsure judgments have grade None."""
-    latest = latest_judgments(
-        User.kind == "human", Judgment.created_at >= GoldItem.created_at, join=_on_gold(pool)
+    """Each human's first judgment of each gold item, among those made after it became gold
+    (an earlier one was not a check: nobody knew; a later change, made perhaps after seeing
+    the answer on My progress, does not count), and each gold item they were handed and gave
+    back unjudged (skipped, or let its hold lapse): ``(annotator, query id, chunk id, grade,
+    gold grade, skipped)``; unsure judgments and skipped items have grade None."""
+    first = latest_judgments(
+        User.kind == "human",
+        Judgment.created_at >= GoldItem.created_at,
+        join=_on_gold(pool),
+        first=True,
     )
     rows = session.exec(
         select(User.name, Query.query_id, Chunk.chunk_id, Judgment.grade, GoldItem.grade)
-        .join(latest, latest.c.id == Judgment.id)
+        .join(first, first.c.id == Judgment.id)
         .join(User, User.id == Judgment.user_id)
         .join(Query, Query.id == Judgment.query_id)
         .join(Chunk, Chunk.id == Judgment.chunk_id)
         .join(*_on_gold(pool))
-        .order_by(User.name, Query.query_id, Chunk.chunk_id)
     )
-    return [tuple(row) for row in rows]
+    found = [(*row, False) for row in rows]
+    skipped = session.exec(
+        select(User.name, Query.query_id, Chunk.chunk_id, GoldItem.grade)
+        .select_from(Assignment)
+        .join(PoolCandidate, PoolCandidate.id == Assignment.candidate_id)
+        .join(
+            GoldItem,
+            (GoldItem.pool_id == PoolCandidate.pool_id)
+            & (GoldItem.query_id == PoolCandidate.query_id)
+            & (GoldItem.chunk_id == PoolCandidate.chunk_id),
+        )
+        .join(User, User.id == Assignment.user_id)
+        .join(Query, Query.id == PoolCandidate.query_id)
+        .join(Chunk, Chunk.id == PoolCandidate.chunk_id)
+        .where(
+            Assignment.pool_id == pool.id,
+            Assignment.taken_at >= GoldItem.created_at,
+            Assignment.done_at.is_(None),
+            Assignment.slot.is_(None),  # given back: skipped, or its hold lapsed
+            User.kind == "human",
+        )
+    )
+    found += [(name, q, c, None, grade, True) for name, q, c, grade in skipped]
+    return sorted(found, key=lambda row: row[:3])

@@ -110,15 +110,17 @@ def append_judgments(
 # counts. ``latest_judgments`` and ``newest_first`` are this rule for SQL; a release's
 # ``pooling.release_folder.Tally`` reads it in judgments.jsonl's order, and
 # ``storage.counts`` finds an app judgment by its assignment's revision. A test pins them
-# equal (tests/storage/test_current_grade.py).
+# equal (tests/storage/test_current_grade.py). A gold check is the exception: there the
+# first judgment counts (``first``), so a change after seeing the answer does not.
 PERSON_CANDIDATE = (Judgment.user_id, Judgment.query_id, Judgment.chunk_id)
 
 
-def latest_judgments(*where: Any, join: tuple = ()) -> Subquery:
+def latest_judgments(*where: Any, join: tuple = (), first: bool = False) -> Subquery:
     """The ids (column ``id``) of each person's current judgment per (query, chunk), among
     the judgments matching ``where``, which may name ``User`` columns and ``join``'s (a table
-    and its on-clause)."""
-    latest = select(func.max(Judgment.id).label("id")).join(User, User.id == Judgment.user_id)
+    and its on-clause); with ``first``, their first judgment instead (a gold check)."""
+    pick = func.min if first else func.max
+    latest = select(pick(Judgment.id).label("id")).join(User, User.id == Judgment.user_id)
     if join:
         latest = latest.join(*join)
     return latest.where(*where).group_by(*PERSON_CANDIDATE).subquery()

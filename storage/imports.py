@@ -31,6 +31,7 @@ from pooling.readers import (
     fingerprint,
     read_documents,
     read_run,
+    typed_name,
 )
 from pooling.spans import content_span, locate
 from storage import chunk_spans
@@ -221,7 +222,10 @@ def import_corpus(
         return ImportResult(version, created=False, counts=counts, notes=notes)
 
     corpus_version = CorpusVersion(
-        name=version, chunking=chunking, content_hash=digest, source=Path(path).name
+        name=typed_name(version, "what_corpus_version_name"),
+        chunking=chunking,
+        content_hash=digest,
+        source=Path(path).name,
     )
     session.add(corpus_version)
     session.flush()
@@ -291,7 +295,9 @@ def import_queries(
             raise _refuse_changed(path, "kind_query_set", name)
         return ImportResult(name, created=False, counts=counts)
 
-    query_set = QuerySet(name=name, content_hash=digest, source=Path(path).name)
+    query_set = QuerySet(
+        name=typed_name(name, "what_query_set_name"), content_hash=digest, source=Path(path).name
+    )
     session.add(query_set)
     session.flush()
     session.execute(
@@ -368,7 +374,7 @@ def import_run(
 
     tags = sorted({line.tag for line in lines})
     record = System(
-        name=system,
+        name=typed_name(system, "what_system_name"),
         kind="external_run",
         query_set_id=qs.id,
         corpus_version_id=cv.id,
@@ -391,7 +397,7 @@ def annotator_account(name: str, kind: str, *, session: Session) -> tuple[User, 
         if user.kind != kind:
             raise LocalizedError("user_kind_conflict", name=name, kind=user.kind)
         return user, False
-    user = User(name=name, role="annotator", kind=kind)
+    user = User(name=typed_name(name, "what_account_name"), role="annotator", kind=kind)
     session.add(user)
     session.flush()
     return user, True

@@ -359,6 +359,11 @@ class Assignment(SQLModel, table=True):
     skipped_at: datetime | None = Field(
         default=None, sa_column=Column(DateTime(timezone=True), nullable=True)
     )
+    # The finder's row of a candidate their search added (never a hold): not offered to
+    # them, not in their progress (pool_records.add_manual_candidate).
+    found_at: datetime | None = Field(
+        default=None, sa_column=Column(DateTime(timezone=True), nullable=True)
+    )
 
 
 class QueryTally(SQLModel, table=True):
@@ -396,7 +401,8 @@ class AnnotatorTally(SQLModel, table=True):
     done: int = 0
     waiting: int = 0
     last_query_id: int | None = Field(default=None, foreign_key="query.id")
-    # Gold items judged (storage.gold_records): one more is due every ``rate`` items.
+    # No longer kept: gold checks are part of an annotator's work from the start
+    # (storage.gold_records.own_gold), not due by a count. Left for old databases.
     gold_seen: int = Field(default=0, sa_column=Column(Integer, nullable=False, server_default="0"))
 
 

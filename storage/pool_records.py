@@ -17,6 +17,7 @@ from sqlmodel import Session, select
 
 from pooling.i18n import LocalizedError, NotFound
 from pooling.pool import Candidate, Source, shuffle_key
+from pooling.readers import typed_name
 from pooling.retrievers import Corpus, indexed_text
 from pooling.run import Run
 from storage import tallies
@@ -24,6 +25,7 @@ from storage.catalog import chunk_keys, query_keys
 from storage.counts import query_sizes, system_combinations
 from storage.models import (
     NOT_ASKED,
+    Assignment,
     CandidateSource,
     Chunk,
     CorpusVersion,
@@ -217,6 +219,7 @@ def create_pool(
 ) -> PoolResult:
     """Store a new pool with its candidates, their provenance and its config.
     Raises ``ValueError`` when the name is taken or ``overlap`` is below 1."""
+    typed_name(name, "what_pool_name")
     if overlap < 1:
         raise LocalizedError("overlap_positive", value=overlap)
     if find_pool(name, session=session) is not None:
@@ -320,18 +323,42 @@ def ensure_candidates(
 
 
 def add_manual_candidate(
-    pool: Pool, query_id: str, chunk_id: str, user: str, *, session: Session
+    pool: Pool,
+    query_id: str,
+    chunk_id: str,
+    user: str,
+    *,
+    session: Session,
+    finder: int | None = None,
 ) -> bool:
     """Add a chunk an annotator found by searching to a query's pool, with provenance
     ``manual:<user>``. Returns False when it was in the pool already (the provenance is
-    still recorded). Raises ``NotFound`` for an id the pool's versions do not know."""
+    still recorded). A new candidate is not offered to its ``finder`` (a user id) nor
+    counted in their progress: what is open to them changes the same whether or not the
+    chunk was in the pool, so the finder cannot tell (issue 21, item 5). Raises
+    ``NotFound`` for an id the pool's versions do not know."""
     query_set, corpus_version, queries, chunks = _versions_and_keys(pool, session=session)
     if query_id not in queries:
         raise NotFound("unknown_query", value=query_id, query_set=query_set.name)
     if chunk_id not in chunks:
         raise NotFound("unknown_chunk", value=chunk_id, corpus_version=corpus_version.name)
     candidate = Candidate(query_id, chunk_id, [Source(f"{MANUAL_PREFIX}{user}", None, None)])
-    _, new = ensure_candidates(pool, [candidate], session=session)
+    ids, new = ensure_candidates(pool, [candidate], session=session)
+    if new and finder is not None:
+        (candidate_id,) = ids.values()
+        now = utcnow()
+        session.add(
+            Assignment(
+                pool_id=pool.id,
+                candidate_id=candidate_id,
+                user_id=finder,
+                taken_at=now,
+                expires_at=now,
+                found_at=now,
+            )
+        )
+        session.flush()
+        tallies.found(pool, finder, session=session)
     return bool(new)
 
 

@@ -8,9 +8,18 @@ annotators do meanwhile.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from sqlmodel import Session, select
 
+from pooling.i18n import LocalizedError, t
+from pooling.release_folder import (
+    MANIFEST,
+    read_manifest,
+    sha256_of,
+    valid_version,
+    verify_release,
+)
 from storage import gold_records
 from storage.active_records import not_chosen
 from storage.gold_records import Gold
@@ -29,6 +38,42 @@ from storage.models import (
 
 def find_release(version: str, *, session: Session) -> Release | None:
     return session.exec(select(Release).where(Release.version == version)).first()
+
+
+def recorded_problems(folder: Path | str, *, session: Session) -> list[str]:
+    """Why ``folder`` is not a release this database recorded: a manifest that does not
+    name a release version (``pooling.release_folder.RELEASE_VERSION``), no release of its
+    version here, or a manifest whose sha256 is not the one stored when that release was
+    created (a folder whose files were changed and whose manifest was made to agree with
+    them passes ``verify_release`` but not this). Empty when it is that release."""
+    folder = Path(folder)
+    try:
+        version = read_manifest(folder)["release"]
+        digest = sha256_of(folder / MANIFEST)
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        return [t("verify_manifest_unreadable", detail=error)]
+    if not valid_version(version):
+        # Never looked up nor repeated whole: it may be long, or hold control characters.
+        return [t("verify_not_a_version", version=ascii(str(version)[:40]))]
+    record = find_release(version, session=session)
+    if record is None:
+        return [t("verify_not_recorded", version=version)]
+    if record.manifest_sha256 != digest:
+        return [t("verify_not_as_recorded", version=version)]
+    return []
+
+
+def recorded_release(folder: Path | str, *, session: Session) -> dict:
+    """The manifest of the release in ``folder`` when it is intact (``verify_release``) and
+    is the very release this database recorded (``recorded_problems``): the one check every
+    use of a release folder goes through before building on it (``qrels carry``, gold from
+    a release, the Evaluate page). Raises ``LocalizedError`` naming the problems otherwise."""
+    folder = Path(folder)
+    problems = verify_release(folder)
+    problems += [p for p in recorded_problems(folder, session=session) if p not in problems]
+    if problems:
+        raise LocalizedError("release_not_recorded", folder=folder, problems="; ".join(problems))
+    return read_manifest(folder)
 
 
 def record_release(

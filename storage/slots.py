@@ -24,7 +24,7 @@ from sqlmodel import Session, select
 
 from pooling.i18n import LocalizedError, NotFound
 from pooling.readers import refuse_control
-from storage import gold_records, tallies
+from storage import tallies
 from storage.models import (
     Assignment,
     Chunk,
@@ -116,6 +116,7 @@ class OpenCandidate:
     query_key: int
     chunk_key: int
     skipped: bool  # they skipped it before: offered after the others
+    gold: bool = False  # a gold item: claimed on a slot beyond its own (``claim``)
 
 
 def _mine(user: User):
@@ -140,6 +141,7 @@ def open_candidates(
             PoolCandidate.held < _needed(),
             Assignment.done_at.is_(None),
             Assignment.slot.is_(None),
+            Assignment.found_at.is_(None),  # never what their own search added
         )
     )
     return [OpenCandidate(c, query_key, k, skipped is not None) for c, k, skipped in rows]
@@ -217,7 +219,11 @@ def _count(condition):
 
 def query_standing(pool: Pool, user: User, query_key: int, *, session: Session) -> Standing:
     """What ``user`` judged, holds and may still take in one query."""
-    untaken = Assignment.slot.is_(None) & Assignment.done_at.is_(None)  # or no row of theirs
+    # No row of theirs, or one neither held, judged nor found by them (what their search
+    # added to the pool is never offered to them).
+    untaken = (
+        Assignment.slot.is_(None) & Assignment.done_at.is_(None) & Assignment.found_at.is_(None)
+    )
     done, held, available = session.exec(
         select(
             _count(Assignment.done_at.is_not(None)),
@@ -287,11 +293,15 @@ def claim(
                 session.add(existing)
                 session.flush()
             else:
-                if existing.done_at is not None or existing.slot is not None:
-                    return None
+                if existing.done_at is not None or existing.slot is not None or existing.found_at:
+                    return None  # judged, held, or found by them
                 taken = session.execute(
                     update(Assignment)
-                    .where(Assignment.id == existing.id, Assignment.slot.is_(None))
+                    .where(
+                        Assignment.id == existing.id,
+                        Assignment.slot.is_(None),
+                        Assignment.found_at.is_(None),
+                    )
                     .values(slot=free, taken_at=now, expires_at=now + hold, skipped_at=None),
                     execution_options=NO_SYNC,
                 )
@@ -387,10 +397,6 @@ def record_judgment(
     session.flush()
     if expected_revision == 0:
         tallies.judged_first_time(assignment.pool_id, user.id, session=session)
-        if gold_records.is_gold(
-            assignment.pool_id, candidate.query_id, candidate.chunk_id, session=session
-        ):
-            gold_records.judged_first_time(assignment.pool_id, user.id, session=session)
     return judgment
 
 

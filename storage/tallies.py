@@ -6,8 +6,8 @@ rows instead of counting the pool or the annotator's history.
   every candidate of a fixed pool), slots needed, slots held, and ``open`` candidates (a
   free slot);
 - ``annotator_tally`` per pool and annotator: ``done`` (items judged), ``waiting`` (items
-  they hold or judged whose candidate still has a free slot: open to others, not to them)
-  and the query of the item they took last.
+  they hold, judged or found, whose candidate still has a free slot: open to others, not to
+  them) and the query of the item they took last.
 
 A candidate needs ``required`` judgments, else the pool's overlap; it is open while it
 holds fewer slots than that. So what is open to an annotator in a pool is
@@ -29,7 +29,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from sqlalchemy import delete, func, insert, update
+from sqlalchemy import case, delete, func, insert, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, select
 
@@ -102,11 +102,11 @@ def apply(pool: Pool, changes: Iterable[SlotChange], *, session: Session) -> Non
         if is_open != was_open:
             flipped[row.id] = is_open - was_open
     if flipped:
-        # Everyone else who holds or judged a candidate that filled up (or opened again).
+        # Everyone else who holds, judged or found a candidate that filled up (or opened).
         movers = {c.candidate_id: {*c.takers, *c.givers} for c in changes}
         for candidate, user in session.execute(
             select(Assignment.candidate_id, Assignment.user_id).where(
-                Assignment.candidate_id.in_(flipped), Assignment.slot.is_not(None)
+                Assignment.candidate_id.in_(flipped), _counted_for_waiting()
             )
         ):
             if user not in movers[candidate]:
@@ -127,6 +127,23 @@ def apply(pool: Pool, changes: Iterable[SlotChange], *, session: Session) -> Non
                 .values(waiting=AnnotatorTally.waiting + waiting[user]),
                 execution_options=NO_SYNC,
             )
+
+
+def _counted_for_waiting():
+    """An annotator's rows that take a candidate out of what is open to them."""
+    return Assignment.slot.is_not(None) | Assignment.found_at.is_not(None)
+
+
+def found(pool: Pool, user_id: int, *, session: Session) -> None:
+    """``user_id`` found a new candidate (open, none of its slots held): it is not open to
+    them."""
+    _ensure(session, AnnotatorTally, [{"pool_id": pool.id, "user_id": user_id}])
+    session.execute(
+        update(AnnotatorTally)
+        .where(AnnotatorTally.pool_id == pool.id, AnnotatorTally.user_id == user_id)
+        .values(waiting=AnnotatorTally.waiting + 1),
+        execution_options=NO_SYNC,
+    )
 
 
 def candidates_added(pool: Pool, added: Iterable[tuple[int, int | None]], *, session: Session):
@@ -230,7 +247,7 @@ def recount(pool: Pool, *, session: Session) -> tuple[dict, dict, dict]:
         select(
             Assignment.user_id,
             Assignment.done_at.is_not(None),
-            Assignment.slot,
+            func.coalesce(Assignment.slot, case((Assignment.found_at.is_not(None), -1))),
             Assignment.candidate_id,
             needed,
         )

@@ -302,6 +302,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     "col_flagged": {"en": "below the floor", "zh": "低于下限"},
     "unsure_button": {"en": "Unsure (u)", "zh": "不确定 (u)"},
     "skip_button": {"en": "Skip (s)", "zh": "跳过 (s)"},
+    "gold_skipped": {"en": "skipped", "zh": "已跳过"},
     "previous_button": {"en": "← Back", "zh": "← 上一条"},
     "next_button": {"en": "Forward →", "zh": "下一条 →"},
     "back_to_current": {"en": "Back to the current item", "zh": "回到当前条目"},

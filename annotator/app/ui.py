@@ -109,11 +109,8 @@ def count_afresh(*names: str) -> None:
 
 def counted_at(counted: Counted) -> None:
     """Say when the figures on the page were counted, and whether they are the latest."""
-    time = f"{counted.moment:%H:%M:%S}"
-    if counted.current:
-        st.caption(t("counted_at", time=time))
-    else:
-        st.caption(t("counted_before_changes", time=time, seconds=FIGURES_KEPT))
+    key = "counted_at" if counted.current else "counted_before_changes"
+    st.caption(t(key, time=f"{counted.moment:%H:%M:%S}", seconds=FIGURES_KEPT))
 
 
 def lang() -> str:
@@ -137,21 +134,27 @@ def message_of(message: object) -> str:
     return message.message(lang())
 
 
+def as_text(message: object) -> str:
+    """Markdown that shows ``message`` (or an error's message) verbatim, for the elements
+    that render Markdown: alerts, headers, widget labels, a progress bar's text. It is one
+    code span, the Markdown construct that shows its content as it is (no link, image,
+    colour, LaTeX or HTML takes effect), delimited by more backticks than the text holds in
+    a row, on one line (a blank line would end the span early)."""
+    line = " ".join(message_of(message).splitlines())
+    longest = max((len(run) for run in re.findall(r"`+", line)), default=0)
+    ticks = "`" * (longest + 1)
+    return f"{ticks} {line} {ticks}"  # one space each side is not shown
+
+
 def plain(message: object, kind: str = "text") -> None:
     """Show ``message`` as text, never as Markdown: a title, an id, a slice, a note, a
     rationale, a name, a file name, or a message (or error) that quotes one. ``kind`` is
     ``"text"``, or ``"success"``, ``"info"``, ``"warning"``, ``"error"`` for that alert's
-    colours. An alert renders Markdown, so it holds the text as one code span, the Markdown
-    construct that shows its content verbatim (and wraps): delimited by more backticks
-    than the text holds in a row, on one line (a blank line would end the span early)."""
-    text = message_of(message)
+    colours, or ``"subheader"`` for a heading (both hold ``as_text``)."""
     if kind == "text":
-        st.text(text)
+        st.text(message_of(message))
         return
-    line = " ".join(text.splitlines())
-    longest = max((len(run) for run in re.findall(r"`+", line)), default=0)
-    ticks = "`" * (longest + 1)
-    getattr(st, kind)(f"{ticks} {line} {ticks}")  # one space each side is not shown
+    getattr(st, kind)(as_text(message))
 
 
 def guarded(function: Callable) -> Callable:
@@ -169,7 +172,7 @@ def guarded(function: Callable) -> Callable:
         except Exception:
             incident = secrets.token_hex(4)
             logger.exception("incident %s", incident)
-            st.error(t("internal_error", incident=incident))
+            plain(t("internal_error", incident=incident), "error")
 
     return run
 
@@ -280,8 +283,8 @@ def pool_changed(result, overlap: int | None = None) -> None:
 
 def show_context(before: str | None, after: str | None) -> None:
     """The passages before and after the one being judged, as plain text."""
-    for label, text in ((t("context_before"), before), (t("context_after"), after)):
-        st.caption(label)
+    for key, text in (("context_before", before), ("context_after", after)):
+        st.caption(t(key))
         st.text(text if text is not None else t("context_none"))
 
 

@@ -79,6 +79,12 @@ def _serve(url: str, port: int, host: str, **settings: str) -> None:
         # The browser refuses a larger file before sending it (uploads.saved checks too).
         "--server.maxUploadSize",
         str(current().upload_limit_mb),
+        # Off whatever a config file says: the agent API drives the app without a browser,
+        # static serving publishes a folder; the app uses neither.
+        "--server.enableAgentApi",
+        "false",
+        "--server.enableStaticServing",
+        "false",
     ]
     say("serving", url=f"http://{host}:{port}")
     # The app reads its settings as this command has them (--lang too), with this database.

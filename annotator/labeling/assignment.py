@@ -19,12 +19,12 @@ from sqlalchemy.exc import DBAPIError
 from sqlmodel import Session
 
 from annotator.labeling.active_pooling import choose_next, is_active, stopping_rule
-from annotator.labeling.gold_draw import GoldSettings, due
+from annotator.labeling.gold_draw import GoldSettings
 from annotator.rubric import current_version
 from pooling.grades import check_grade, check_unsure_note
 from pooling.i18n import Refused
 from pooling.pool import shuffle_key
-from storage import active_records, gold_records, history, sample_records, slots, tallies
+from storage import active_records, gold_records, history, sample_records, slots
 from storage.accounts import acting
 from storage.catalog import query_key_of
 from storage.db import lost_a_race, referenced, session_scope
@@ -85,19 +85,26 @@ def _order_key(pool: Pool, user: User, query_key: int, chunk_key: int) -> int:
     )
 
 
-def _gold_check(pool: Pool, user: User, session: Session) -> Assignment | None:
-    """A gold item the annotator has not seen, when one is due (``annotator.quality.gold``):
-    given like any other item, on a slot beyond the candidate's own."""
+def _own_gold(pool: Pool, user: User, session: Session) -> list[gold_records.OwnGold]:
+    """The gold items that are part of ``user``'s work (none in a pool without gold)."""
     settings = GoldSettings.of(pool.config)
-    if settings is None:  # no gold items in this pool
-        return None
-    tally = tallies.annotator(pool, user.id, session=session)
-    if not due(tally.done, tally.gold_seen, settings.rate):
-        return None
-    candidate = gold_records.next_gold(pool, user, tally.last_query_id, session=session)
-    if candidate is None:
-        return None
-    return slots.claim(pool, candidate, user, session=session, unbounded=True)
+    if settings is None:
+        return []
+    return gold_records.own_gold(pool, user, settings.rate, session=session)
+
+
+def _with_gold(
+    here: list[slots.OpenCandidate], gold: list[gold_records.OwnGold], query_key: int | None
+) -> list[slots.OpenCandidate]:
+    """One query's open candidates (every query's skipped ones for None) with the gold items
+    of that query still to come: a gold item is offered as one more candidate of its query,
+    in the annotator's own order, so that nothing tells it apart."""
+    extra = [
+        slots.OpenCandidate(g.candidate_id, g.query_key, g.chunk_key, g.skipped, gold=True)
+        for g in gold
+        if g.pending and (g.query_key == query_key if query_key is not None else g.skipped)
+    ]
+    return here + extra
 
 
 def _choose(pool: Pool, user: User, session: Session) -> list[slots.OpenCandidate]:
@@ -107,14 +114,17 @@ def _choose(pool: Pool, user: User, session: Session) -> list[slots.OpenCandidat
     rule stops it; skipped ones last. Reads one query's candidates at a time and the
     tallies, never the whole pool."""
     current = slots.last_query_key(pool, user, session=session)
+    gold = _own_gold(pool, user, session)
     if current is not None:
-        here = slots.open_candidates(pool, user, current, session=session)
+        here = _with_gold(
+            slots.open_candidates(pool, user, current, session=session), gold, current
+        )
         if any(not c.skipped for c in here):
             return _ordered(pool, user, here)
         if is_active(pool.config) and (chosen := _choose_active(pool, user, current, session)):
             return chosen
-    skipped = slots.skipped_candidates(pool, user, session=session)
-    if slots.pool_standing(pool, user, session=session).open > len(skipped):
+    skipped = _with_gold(slots.skipped_candidates(pool, user, session=session), gold, None)
+    if slots.pool_standing(pool, user, session=session).open > sum(not c.gold for c in skipped):
         budget = stopping_rule(pool).budget * pool.overlap if is_active(pool.config) else None
         for query in chain(
             sample_records.sampled_queries_by_coverage(pool, session=session, exclude=current),
@@ -122,7 +132,9 @@ def _choose(pool: Pool, user: User, session: Session) -> list[slots.OpenCandidat
                 pool, user, session=session, exclude=current, per_query_slots=budget
             ),
         ):
-            here = slots.open_candidates(pool, user, query, session=session)
+            here = _with_gold(
+                slots.open_candidates(pool, user, query, session=session), gold, query
+            )
             if unskipped := [c for c in here if not c.skipped]:
                 return _ordered(pool, user, unskipped)
     if is_active(pool.config):
@@ -192,13 +204,13 @@ def _next(pool_name: str, user_id: int, session: Session):
     if held is not None:
         slots.renew(held, session=session)
         return _item(held, session)
-    if (checked := _gold_check(pool, user, session)) is not None:
-        return _item(checked, session)
     candidates = _choose(pool, user, session)
     if not candidates:
         return None
     for candidate in candidates[:ATTEMPTS]:
-        claimed = slots.claim(pool, candidate.candidate_id, user, session=session)
+        claimed = slots.claim(
+            pool, candidate.candidate_id, user, session=session, unbounded=candidate.gold
+        )
         if claimed is not None:
             return _item(claimed, session)
     return TRY_AGAIN
@@ -307,9 +319,14 @@ def progress(engine: Engine, pool_name: str, user_id: int, query_id: str | None)
         if query_key is not None:
             here = slots.query_standing(pool, user, query_key, session=session)
         whole = slots.pool_standing(pool, user, session=session)
+        # Gold items still to come count as open work from the start, as they will be
+        # offered: the totals do not grow when one comes up.
+        gold = [g for g in _own_gold(pool, user, session) if g.pending]
+    in_query = sum(g.query_key == query_key for g in gold)
+    in_pool = sum(g.counted for g in gold)
     return Progress(
         query_done=here.done,
-        query_total=here.done + here.held + here.open,
+        query_total=here.done + here.held + here.open + in_query,
         pool_done=whole.done,
-        pool_total=whole.done + whole.held + whole.open,
+        pool_total=whole.done + whole.held + whole.open + in_pool,
     )

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from sqlalchemy.engine import Engine
 
+from pooling.readers import MAX_SEARCH, refuse_control
 from pooling.retrievers import BM25Retriever
 from pooling.tokenize import TokenizerConfig
 from storage import pool_records
@@ -42,7 +43,11 @@ class ManualSearch:
         self._retriever = BM25Retriever(corpus, TokenizerConfig(**tokenizer), name="manual")
 
     def search(self, text: str, k: int = 10) -> list[Hit]:
-        """The best ``k`` chunks for ``text``, best first; none for an empty search."""
+        """The best ``k`` chunks for ``text``, best first; none for an empty search.
+        Raises ``LocalizedError`` for a search longer than ``MAX_SEARCH`` characters (each
+        word costs a look-up: a megabyte took a second of the server's time) or holding a
+        control character."""
+        refuse_control(text, "what_search", limit=MAX_SEARCH)
         if not text.strip():
             return []
         ranking = self._retriever.search({"search": text}, k).ranking("search")
@@ -52,9 +57,13 @@ class ManualSearch:
         """Add ``chunk_id`` to the pool for ``query_id`` with provenance ``manual:<name>``.
         Answers nothing: whether a system had found the chunk already is what an annotator
         must not learn (it would tell them what the systems think), so the app says the
-        same either way. Raises ``NotFound`` for an id the pool's versions do not know,
-        ``Refused`` unless ``user_id`` may act."""
+        same either way, and their progress does not move either way: a chunk their search
+        puts in the pool is judged by others, never offered to them. Raises ``NotFound``
+        for an id the pool's versions do not know, ``Refused`` unless ``user_id`` may
+        act."""
         with session_scope(self.engine) as session:
             user = acting(user_id, session=session)
             pool = pool_records.get_pool(self.pool_name, session=session)
-            pool_records.add_manual_candidate(pool, query_id, chunk_id, user.name, session=session)
+            pool_records.add_manual_candidate(
+                pool, query_id, chunk_id, user.name, session=session, finder=user.id
+            )

@@ -52,6 +52,19 @@ class Figure:
         return f"{self.value:.3f} [{self.low:.3f}, {self.high:.3f}]"
 
 
+def without_gold(frame: pd.DataFrame, gold: set[tuple[str, str]]) -> pd.DataFrame:
+    """The judgments ``frame`` without those of the gold items ``gold`` ((query id, chunk
+    id) keys): checks of annotators against a settled grade, not grades to agree on or to
+    adjudicate, so they take no part in agreement (a release's alpha included) nor in the
+    adjudication queue."""
+    if not gold or frame.empty:
+        return frame
+    keys = pd.Series(
+        list(zip(frame["query_id"], frame["chunk_id"], strict=True)), index=frame.index
+    )
+    return frame[~keys.isin(gold)]
+
+
 def _undefined(reason: str) -> Figure:
     """A figure that cannot be computed, for the reason with message key ``reason``."""
     return Figure(None, t(reason, "en"))

@@ -2,15 +2,19 @@
 into each annotator's work to see how well they grade, long before adjudication.
 
 A lead makes adjudicated candidates gold (the Adjudication page), or a whole earlier
-release of the same query set and corpus version (``qrels gold add``). Then, every
-``rate``-th item an annotator is given is a gold item they have not seen, one of their
-current query's if it has one: it looks like any other item and is judged like one, on a
-slot beyond the candidate's own, so it never takes a place in anyone's overlap, and it never
-changes the gold grade, which is the item's grade in every release. How each annotator does
-on gold (exact, within one, relevant or not at grade 1 and at grade 2, quadratic kappa with
-a bootstrap interval) is for the lead, who sets a floor below which an annotator is flagged
-(their judgments stay: the lead decides); and, once they have seen enough, for the annotator
-too, with the gold items they missed and the lead's rationale: how the rubric is learnt.
+release of the same query set and corpus version (``qrels gold add``). Then about one
+item in ``rate`` an annotator is given is a gold item: a share of the gold items drawn for
+each annotator is part of their work from the start, offered as one more candidate of its
+query in their own order and counted in their progress like any other, so nothing tells it
+apart (``storage.gold_records.own_gold``). It is judged on a slot beyond the candidate's
+own, so it never takes a place in anyone's overlap, and it never changes the gold grade,
+which is the item's grade in every release. Only an annotator's first judgment of a gold
+item counts (a change after seeing the answer does not), and one given back unjudged
+(skipped) counts as missed. How each annotator does on gold (exact, within one, relevant or
+not at grade 1 and at grade 2, quadratic kappa with a bootstrap interval) is for the lead,
+who sets a floor below which an annotator is flagged (their judgments stay: the lead
+decides); and, once they have seen enough, for the annotator too, with the gold items they
+missed and the lead's rationale: how the rubric is learnt.
 """
 
 from __future__ import annotations
@@ -72,19 +76,21 @@ def add_from_release(
 ) -> gold_records.GoldAdded:
     """Make the graded candidates of an earlier release gold items of pool ``pool_name``
     (all, or a seeded random ``sample`` of them), each with the rationale of its last
-    adjudication in the release. Raises ``LocalizedError`` for a release that is not intact,
-    or of another query set or corpus version."""
-    from pooling.release_folder import intact, read_manifest, read_qrels, release_rationales
+    adjudication in the release. Raises ``LocalizedError`` for a release that is not intact
+    or not one this database recorded (``storage.release_records.recorded_release``), or
+    of another query set or corpus version."""
+    from pooling.release_folder import read_qrels, release_rationales
+    from storage.release_records import recorded_release
 
-    manifest = read_manifest(intact(release))
-    grades = dict(
-        ((q, c), g) for q, judged in read_qrels(release).items() for c, g in judged.items()
-    )
-    if sample is not None and sample < len(grades):
-        grades = dict(random.Random(seed).sample(sorted(grades.items()), sample))
-    rationales = release_rationales(release)
     with session_scope(engine) as session:
         acting(by, "lead", session=session)
+        manifest = recorded_release(release, session=session)
+        grades = dict(
+            ((q, c), g) for q, judged in read_qrels(release).items() for c, g in judged.items()
+        )
+        if sample is not None and sample < len(grades):
+            grades = dict(random.Random(seed).sample(sorted(grades.items()), sample))
+        rationales = release_rationales(release)
         pool = get_pool(pool_name, session=session)
         _same_versions(pool, manifest, session)
         chosen = {key: (g, rationales.get(key, "")) for key, g in grades.items()}
@@ -140,23 +146,41 @@ def gold_items(engine: Engine, pool_name: str) -> list[gold_records.Gold]:
 
 # -- how annotators do on gold ------------------------------------------------------------
 
-CHECK_COLUMNS = ["annotator", "query_id", "chunk_id", "grade", "gold"]
+CHECK_COLUMNS = ["annotator", "query_id", "chunk_id", "grade", "gold", "skipped"]
 FIGURES = ["seen", "exact", "within_one", "binary_ge1", "binary_ge2", "kappa", "flagged"]
 
 
 def gold_checks(engine: Engine, pool_name: str) -> pd.DataFrame:
-    """Every annotator's current judgment of each gold item they were checked on, beside
-    the gold grade (``CHECK_COLUMNS``; an unsure judgment has no grade)."""
+    """Every annotator's first judgment of each gold item they were checked on, beside the
+    gold grade, and the gold items they skipped (``CHECK_COLUMNS``; an unsure judgment and
+    a skipped item have no grade)."""
     with session_scope(engine) as session:
         rows = gold_records.checks(get_pool(pool_name, session=session), session=session)
     frame = pd.DataFrame(rows, columns=CHECK_COLUMNS)
     frame["grade"] = frame["grade"].astype("Int64")
+    frame["skipped"] = frame["skipped"].astype(bool)
     return frame
+
+
+def missed_grade(gold: int) -> int:
+    """The grade a skipped gold item counts as: the one farthest from gold, so that skipping
+    never helps an annotator's figures."""
+    return 0 if gold >= 2 else 3
+
+
+def _counted(checks: pd.DataFrame) -> pd.DataFrame:
+    """The checks that count: graded ones, and skipped ones at ``missed_grade``."""
+    checks = checks.copy()
+    if "skipped" in checks:
+        skipped = checks["skipped"].astype(bool)
+        checks.loc[skipped, "grade"] = checks.loc[skipped, "gold"].map(missed_grade)
+    return checks.dropna(subset=["grade"])
 
 
 @dataclass(frozen=True)
 class Standing:
-    """One annotator on gold: items seen (graded ones; unsure ones take no part), shares
+    """One annotator on gold: items seen (graded and skipped ones, a skipped one as missed
+    by the farthest grade; unsure ones take no part), shares
     exact, within one grade, and on the right side of grade 1 and of grade 2; quadratic
     kappa against gold with its bootstrap interval; flagged when below the floor."""
 
@@ -173,7 +197,7 @@ class Standing:
 def standings(checks: pd.DataFrame, floor: float, rounds: int = 500) -> list[Standing]:
     """How each annotator in ``checks`` (``gold_checks``) does on gold, by name."""
     result = []
-    for annotator, mine in checks.dropna(subset=["grade"]).groupby("annotator", sort=True):
+    for annotator, mine in _counted(checks).groupby("annotator", sort=True):
         given, gold = mine["grade"].astype(int).to_numpy(), mine["gold"].astype(int).to_numpy()
         kappa = _gold_kappa(given, gold, rounds)
         result.append(
@@ -237,7 +261,8 @@ def team_gold(engine: Engine, pool_name: str, rounds: int = 500) -> TeamGold | N
 
 
 def missed(checks: pd.DataFrame, annotator: str) -> pd.DataFrame:
-    """The gold items ``annotator`` graded otherwise than gold (or marked unsure)."""
+    """The gold items ``annotator`` graded otherwise than gold (or marked unsure, or
+    skipped)."""
     mine = checks[checks["annotator"] == annotator]
     return mine[mine["grade"].isna() | (mine["grade"] != mine["gold"])]
 
@@ -259,7 +284,7 @@ def own_figures(engine: Engine, pool_name: str, user_name: str) -> OwnFigures:
     chosen = settings(engine, pool_name)
     checks = gold_checks(engine, pool_name)
     mine = checks[checks["annotator"] == user_name]
-    if not chosen.show or mine["grade"].notna().sum() < chosen.min_seen:
+    if not chosen.show or len(_counted(mine)) < chosen.min_seen:
         return OwnFigures(False, chosen.min_seen, None, [])
     from storage.pool_records import candidate_view
 
@@ -277,6 +302,7 @@ def own_figures(engine: Engine, pool_name: str, user_name: str) -> OwnFigures:
                     "query_text": view.query_text,
                     "text": view.text,
                     "grade": None if pd.isna(row.grade) else int(row.grade),
+                    "skipped": bool(row.skipped),
                     "gold": int(row.gold),
                     "rationale": rationale.get((row.query_id, row.chunk_id), ""),
                 }

@@ -11,9 +11,10 @@ from dataclasses import dataclass
 import pandas as pd
 
 from annotator.quality.adjudication import Queue, candidates, versus_final
-from annotator.quality.agreement import PAGE_ROUNDS, AgreementReport, report
+from annotator.quality.agreement import PAGE_ROUNDS, AgreementReport, report, without_gold
 from pooling.grouping import groups
 from pooling.resolution import frame_of
+from storage import gold_records
 from storage.accounts import acting
 from storage.db import session_scope
 from storage.history import JUDGMENT_COLUMNS, adjudicate, candidate_judgments, latest_adjudications
@@ -23,12 +24,20 @@ from storage.pool_records import get_pool
 # -- agreement ---------------------------------------------------------------------------------
 
 
-def judgments_frame(engine, pool_name: str) -> pd.DataFrame:
-    """The current human judgments on a pool's candidates, as the judgments frame
-    (``annotator.quality.agreement``)."""
+def _judgments(engine, pool_name: str) -> tuple[pd.DataFrame, set[tuple[str, str]]]:
+    """The current human judgments on a pool's candidates, gold items' too, and the gold
+    items' keys."""
     with session_scope(engine) as session:
-        rows = candidate_judgments(get_pool(pool_name, session=session), session=session)
-        return frame_of(rows, JUDGMENT_COLUMNS)
+        pool = get_pool(pool_name, session=session)
+        rows = candidate_judgments(pool, session=session)
+        gold = {(g.query_id, g.chunk_id) for g in gold_records.items(pool, session=session)}
+    return frame_of(rows, JUDGMENT_COLUMNS), gold
+
+
+def judgments_frame(engine, pool_name: str) -> pd.DataFrame:
+    """The current human judgments on a pool's candidates but its gold items
+    (``agreement.without_gold``), as the judgments frame (``annotator.quality.agreement``)."""
+    return without_gold(*_judgments(engine, pool_name))
 
 
 @dataclass(frozen=True)
@@ -56,18 +65,18 @@ def pool_agreement(
 
 
 def pool_table(engine, pool_name: str, policy: str) -> tuple[pd.DataFrame, dict, pd.DataFrame]:
-    """For a pool: the candidates table (status ``adjudicated`` where a lead decided), the
-    leads' latest decisions, and the judgments frame."""
-    frame = judgments_frame(engine, pool_name)
+    """For a pool: the candidates table (status ``gold`` for a gold item, whose grade is
+    settled and needs no decision, ``adjudicated`` where a lead decided), the leads' latest
+    decisions, and the judgments frame without the gold items' (``judgments_frame``)."""
+    frame, gold = _judgments(engine, pool_name)
     with session_scope(engine) as session:
         pool = get_pool(pool_name, session=session)
         decisions, overlap = latest_adjudications(pool, session=session), pool.overlap
     table = candidates(frame, policy, overlap)
-    decided = [
-        (q, c) in decisions for q, c in zip(table["query_id"], table["chunk_id"], strict=True)
-    ]
-    table.loc[decided, "status"] = "adjudicated"
-    return table, decisions, frame
+    keys = list(zip(table["query_id"], table["chunk_id"], strict=True))
+    table.loc[[key in gold for key in keys], "status"] = "gold"
+    table.loc[[key in decisions for key in keys], "status"] = "adjudicated"
+    return table, decisions, without_gold(frame, gold)
 
 
 def pool_queue(engine, pool_name: str, policy: str) -> Queue:

@@ -12,8 +12,9 @@ says how far the mechanical mapping would have been wrong, per mapping class.
 A document is carried when the new version holds it under the same id with the same text
 (sha256). One that changed or vanished, or whose text or chunk spans are not known, is
 reported and never mapped. Within a carried document each judged chunk maps onto the new
-chunks that overlap it (``pooling.spans``). A new chunk that several judged ones map onto
-carries the highest of their grades, and the mapping class of the one that gave it.
+chunks that overlap it (``pooling.spans``). A new chunk carries the grade of the judged
+chunk whose span it has (``same_text``), else the highest grade of those mapping onto it,
+with the class of that pair: only a same-text pair may ever be published unreviewed.
 """
 
 from __future__ import annotations
@@ -30,13 +31,22 @@ from annotator.quality.adjudication import Resolution
 from pooling.i18n import LocalizedError, NotFound
 from pooling.pool import Candidate, Source
 from pooling.qrels import Qrels
-from pooling.release_folder import MANIFEST, intact, read_manifest, read_qrels, sha256_of
+from pooling.release_folder import MANIFEST, read_qrels, sha256_of
 from pooling.resolution import merged
-from pooling.spans import DEFAULT_MIN_OVERLAP, LOST, MAPPED, Overlap, check_min_overlap, map_span
+from pooling.spans import (
+    DEFAULT_MIN_OVERLAP,
+    LOST,
+    MAPPED,
+    Overlap,
+    check_min_overlap,
+    classify,
+    map_span,
+)
 from storage import carry_records
 from storage.carry_records import MappingRow
 from storage.chunk_spans import ChunkPlace, chunk_places, document_hashes
 from storage.db import referenced, session_scope
+from storage.release_records import recorded_release
 
 if TYPE_CHECKING:  # the retrievers behind pool_records load only when a pool is built
     from storage.pool_records import PoolResult
@@ -117,22 +127,31 @@ def _map(
 
 
 def carried_grades(chunks: Iterable[CarriedChunk]) -> dict[tuple[str, str], tuple[int, str]]:
-    """(query id, new chunk id) -> the grade carried onto it and its mapping class: the
-    highest grade of the judged chunks mapping onto it, and among those the most faithful
-    class (``pooling.spans.MAPPED`` order)."""
+    """(query id, new chunk id) -> the grade carried onto it and its mapping class. The
+    class is that of the pair (old chunk, new chunk), not of the old chunk: a new chunk is
+    ``same_text`` only when its span is the judged chunk's, in a document whose text hash
+    is the same (``plan`` maps nothing else), so a neighbour that merely overlaps a
+    same-text chunk is not "same text". A new chunk with a same-text judged chunk carries
+    that chunk's grade; else the highest grade of the judged chunks mapping onto it, and
+    among those the most faithful class (``pooling.spans.MAPPED`` order)."""
     best: dict[tuple[str, str], tuple[int, str]] = {}
     for chunk in chunks:
         for shared in chunk.overlaps:
             key = (chunk.query_id, shared.chunk_id)
-            offer = (chunk.grade, chunk.mapping)
+            offer = (chunk.grade, pair_class(chunk, shared))
             if key not in best or _rank(offer) > _rank(best[key]):
                 best[key] = offer
     return best
 
 
-def _rank(offer: tuple[int, str]) -> tuple[int, int]:
+def pair_class(chunk: CarriedChunk, shared: Overlap) -> str:
+    """The mapping class of one judged chunk and one new chunk it maps onto."""
+    return classify([shared]) if chunk.mapping in MAPPED else chunk.mapping
+
+
+def _rank(offer: tuple[int, str]) -> tuple[bool, int, int]:
     grade, mapping = offer
-    return grade, -MAPPED.index(mapping)
+    return mapping == ACCEPTED_CLASS, grade, -MAPPED.index(mapping)
 
 
 def class_counts(chunks: Iterable[CarriedChunk]) -> dict[str, int]:
@@ -207,7 +226,8 @@ def carry(
     pool ``pool_name`` (``overlap`` judgments per candidate) of the new chunks that overlap
     a judged one by at least ``min_overlap`` of either, and record the mapped grades as the
     judgments of ``carried:<release>`` and the mapping itself, in one transaction.
-    Raises ``LocalizedError`` for a release that fails verification, versions that differ
+    Raises ``LocalizedError`` for a release that is not intact or not one this database
+    recorded (``storage.release_records.recorded_release``), versions that differ
     from the ones the release names, the release's own corpus version, a release carried to
     this version before, or a pool name taken; ``NotFound`` for unknown versions."""
     from annotator.rubric import current_version
@@ -221,10 +241,10 @@ def carry(
     check_min_overlap(min_overlap)
     if overlap < 1:
         raise LocalizedError("overlap_positive", value=overlap)
-    intact(release_dir)
-    manifest, qrels = read_manifest(release_dir), read_qrels(release_dir)
-    release, judge = manifest["release"], JUDGE_PREFIX + manifest["release"]
     with session_scope(engine) as session:
+        manifest = recorded_release(release_dir, session=session)
+        qrels = read_qrels(release_dir)
+        release, judge = manifest["release"], JUDGE_PREFIX + manifest["release"]
         query_set, old_version = _release_versions(manifest, session)
         new_version = _target(corpus_version, old_version, release, session)
         old = {place.chunk_id: place for place in chunk_places(old_version, session=session)}
@@ -423,14 +443,15 @@ def accept_carried(
     status = carry_status(engine, pool_name)
     if status is None:
         raise LocalizedError("carry_accept_not_carried", pool=pool_name)
-    sources: dict[tuple[str, str], list[str]] = defaultdict(list)
+    sources: dict[tuple[str, str], list[str]] = defaultdict(list)  # the same-text chunks
     for chunk in status.chunks:
         for shared in chunk.overlaps:
-            sources[(chunk.query_id, shared.chunk_id)].append(chunk.chunk_id)
+            if pair_class(chunk, shared) == ACCEPTED_CLASS:
+                sources[(chunk.query_id, shared.chunk_id)].append(chunk.chunk_id)
     waiting = set(resolution.unresolved) - judged
     accepted, refused = {}, 0
     for key, (grade, mapping) in sorted(carried_grades(status.chunks).items()):
-        if mapping != ACCEPTED_CLASS or key not in waiting:
+        if mapping != ACCEPTED_CLASS or not sources[key] or key not in waiting:
             continue
         if splits.get(key[0]) == "dev":
             accepted[key] = grade

@@ -140,7 +140,8 @@ def write_release(
     _write_jsonl(folder / "queries.jsonl", queries)
     _write_chunk_map(folder / CHUNK_MAP, parents)
     pooled_unjudged = _write_pool_unjudged(folder / POOL_UNJUDGED, snapshot, resolution)
-    graded = frame.dropna(subset=["grade"])
+    gold = {(g.query_id, g.chunk_id) for g in snapshot.gold}
+    graded = agreement.without_gold(frame, gold).dropna(subset=["grade"])
     alpha = agreement.krippendorff_alpha(graded) if len(graded) else None
     manifest = {
         "release": version,

@@ -21,7 +21,6 @@ release, so a failed or racing create leaves neither a folder nor a record behin
 from __future__ import annotations
 
 import contextlib
-import re
 import shutil
 import uuid
 from collections.abc import Callable
@@ -43,8 +42,8 @@ from annotator.releases.release_files import (
     write_sample,
 )
 from pooling.grades import DEFAULT_POLICY, GRADES, check_policy
-from pooling.i18n import LocalizedError, t
-from pooling.release_folder import MANIFEST, read_manifest, read_qrels, sha256_of
+from pooling.i18n import LocalizedError
+from pooling.release_folder import MANIFEST, read_manifest, read_qrels, valid_version
 from pooling.settings import current
 from storage import history, release_records, sample_records
 from storage.accounts import acting
@@ -57,14 +56,10 @@ class ReleaseError(LocalizedError):
     is not a safe name, or a folder that exists."""
 
 
-# A release version: a folder name on every system, never a path, never "." or "..".
-VERSION = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
-
-
 def check_version(version: str) -> str:
     """``version`` as given when it is a safe release name (see the module's docstring);
     raises ``ReleaseError`` otherwise."""
-    if not VERSION.fullmatch(version):
+    if not valid_version(version):
         raise ReleaseError("release_version_invalid", version=version)
     return version
 
@@ -317,24 +312,10 @@ def comparison_level(a: Path | str, b: Path | str) -> tuple[str, tuple[str, str]
 
 
 def recorded_problems(engine: Engine, folder: Path | str) -> list[str]:
-    """Why ``folder`` is not the release the database recorded: no release of its
-    manifest's version there, or a manifest whose sha256 is not the one stored when that
-    release was created (a folder whose files were changed and whose manifest was made to
-    agree with them passes ``verify_release`` but not this). Empty when it is that release."""
-    folder = Path(folder)
-    try:
-        version = str(read_manifest(folder)["release"])
-        digest = sha256_of(folder / MANIFEST)
-    except (OSError, ValueError, KeyError, TypeError) as error:
-        return [t("verify_manifest_unreadable", detail=error)]
+    """Why ``folder`` is not the release the database recorded
+    (``storage.release_records.recorded_problems``); empty when it is that release."""
     with session_scope(engine) as session:
-        record = release_records.find_release(version, session=session)
-        recorded = None if record is None else record.manifest_sha256
-    if recorded is None:
-        return [t("verify_not_recorded", version=version)]
-    if recorded != digest:
-        return [t("verify_not_as_recorded", version=version)]
-    return []
+        return release_records.recorded_problems(folder, session=session)
 
 
 @dataclass(frozen=True)
@@ -395,6 +376,17 @@ def release_dir() -> Path:
     """Where the app writes releases: ``$QRELS_RELEASE_DIR``, else ``releases/``
     (``pooling.settings``)."""
     return current().release_dir
+
+
+def recorded_folder(engine: Engine, version: str) -> Path:
+    """The folder of release ``version`` in ``release_dir()`` once it passed the one check
+    of a release folder (``storage.release_records.recorded_release``): what the app reads
+    a release from. Raises ``LocalizedError`` for a folder that is not the release the
+    database recorded, or a version that is not one."""
+    folder = release_dir() / check_version(version)
+    with session_scope(engine) as session:
+        release_records.recorded_release(folder, session=session)
+    return folder
 
 
 def app_releases(engine: Engine) -> list[str]:

@@ -1,5 +1,5 @@
--- What the app's database role may do: read, add and update rows; delete only login
--- throttling rows; no TRUNCATE, no DDL, and it owns nothing, so it cannot drop the triggers
+-- What the app's database role may do: read, add and update rows (alembic_version only
+-- read); delete only login throttling rows; no TRUNCATE, no DDL, and it owns nothing, so it cannot drop the triggers
 -- that keep judgments, adjudications and releases append-only (README, "Security model").
 --
 -- Run by the owner of the tables (the role that ran `qrels init`), after `qrels init`:
@@ -12,6 +12,10 @@ GRANT USAGE ON SCHEMA :"schema" TO :"app_role";
 GRANT SELECT, INSERT, UPDATE ON ALL TABLES IN SCHEMA :"schema" TO :"app_role";
 GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA :"schema" TO :"app_role";
 GRANT DELETE ON TABLE :"schema".login_throttle TO :"app_role";
+-- The schema's revision is the owner's alone (`qrels init`): the app only reads it to check
+-- that the schema is up to date. A role that could change it could make every command and
+-- app process refuse the database, or let an old schema pass for a new one.
+REVOKE INSERT, UPDATE, DELETE, TRUNCATE ON TABLE :"schema".alembic_version FROM :"app_role";
 
 ALTER DEFAULT PRIVILEGES IN SCHEMA :"schema"
     GRANT SELECT, INSERT, UPDATE ON TABLES TO :"app_role";

@@ -62,7 +62,7 @@ def test_disabled_and_passwordless_accounts_cannot_log_in(engine, tmp_path):
     [
         ("ann", "annotator", "short", "the password must have at least 8 characters"),
         ("ann", "boss", "password-1", "'boss' is not one of: annotator, lead"),
-        (" ", "lead", "password-1", "the user name must not be empty"),
+        (" ", "lead", "password-1", "the account name must not be empty"),
     ],
 )
 def test_bad_accounts_are_refused(engine, name, role, password, message, monkeypatch):

@@ -12,6 +12,7 @@ from storage.db import session_scope
 from storage.history import adjudicate
 from storage.imports import import_judgments
 from storage.pool_records import get_pool
+from tests.annotator.quality.test_gold import gold_pool  # noqa: F401  (a fixture, issue 21)
 from tests.annotator.releases.test_releases import GRADES, pooled  # noqa: F401  (a fixture)
 from tests.conftest import write
 from tests.storage.test_bad_input import seeded  # noqa: F401  (a fixture, for item 10)

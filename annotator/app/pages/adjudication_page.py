@@ -10,6 +10,7 @@ from annotator.quality import adjudication, gold, pool_quality
 from annotator.releases import releases
 from pooling.grades import GRADES
 from pooling.i18n import LocalizedError
+from pooling.readers import MAX_TEXT
 
 # The decisions this lead made since the queue was counted: (what was counted, decisions).
 SINCE_KEY = "decided_since"
@@ -179,9 +180,9 @@ st.radio(
     GRADES,
     horizontal=True,
     key="final_grade",
-    format_func=lambda g: f"{g}",
+    format_func=lambda g: f"{g:d}",
 )
-st.text_input(ui.t("rationale"), key="rationale")
+st.text_input(ui.t("rationale"), key="rationale", max_chars=MAX_TEXT)
 st.button(
     ui.t("decide_button"),
     key="decide",

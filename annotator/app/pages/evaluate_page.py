@@ -78,7 +78,7 @@ def behind_toggle(chart: alt.Chart, frame: pd.DataFrame, key: str) -> None:
 
 user = ui.require("lead")
 ui.sidebar(user)
-written = sorted(path.parent.name for path in releases.release_dir().glob("*/manifest.json"))
+written = releases.app_releases(ui.engine())  # recorded ones only: no hidden or forged folder
 if not written:
     st.info(ui.t("eval_no_releases"))
     st.stop()
@@ -100,8 +100,9 @@ if not uploads:
     st.info(ui.t("eval_upload_hint"))
     st.stop()
 try:
+    folder = str(releases.recorded_folder(ui.engine(), chosen))  # checked on every use
     result, data = evaluated(
-        str(releases.release_dir() / chosen),
+        folder,
         tuple((u.name, u.getvalue()) for u in uploads),
         (metrics, level, split, by, int(context_k), condensed),
     )
@@ -122,7 +123,7 @@ if data["comparisons"]:
 
 names = [m.name for m in result.settings.metrics]
 metric = st.selectbox(ui.t("eval_chart_metric"), names, key="eval_chart_metric")
-st.subheader(ui.t("eval_chart_title", metric=metric))
+ui.plain(ui.t("eval_chart_title", metric=metric), "subheader")
 per_group = result.summary[result.summary["metric"] == metric][
     ["run", "group", "queries", "value", "low", "high"]
 ]
@@ -147,7 +148,8 @@ behind_toggle(bars + errors, per_group, "eval_group_table")
 if len(result.runs) > 1:
     candidates = [info.name for info in result.runs[1:]]
     run = st.selectbox(ui.t("eval_candidate"), candidates, key="eval_candidate")
-    st.subheader(ui.t("eval_scatter_title", metric=metric, baseline=result.baseline, run=run))
+    title = ui.t("eval_scatter_title", metric=metric, baseline=result.baseline, run=run)
+    ui.plain(title, "subheader")  # run names come from the uploaded files
     pairs = comparison.paired(result, run, metric, result.groups["all"])
     points = (
         alt.Chart(pairs)
@@ -164,7 +166,7 @@ if len(result.runs) > 1:
         .encode(x="x:Q", y="y:Q")
     )
     behind_toggle(points + diagonal, pairs, "eval_scatter_table")
-    st.subheader(ui.t("eval_regressions", metric=metric))
+    ui.plain(ui.t("eval_regressions", metric=metric), "subheader")
     movers = frame_of("movers", data)
     regressed = [
         m["run"] == run and m["metric"] == metric and m["change"] == "regressed"
@@ -172,7 +174,7 @@ if len(result.runs) > 1:
     ]
     st.dataframe(movers[regressed], hide_index=True)
 
-models = release_models(str(releases.release_dir() / chosen))
+models = release_models(folder)
 if models:
     st.subheader(ui.t("estimate_section"))
     model = st.selectbox(
@@ -184,7 +186,7 @@ if models:
     if model:
         try:
             found = estimated(
-                str(releases.release_dir() / chosen),
+                folder,
                 tuple((u.name, u.getvalue()) for u in uploads),
                 (metrics, level, split, by, int(context_k), condensed),
                 model,

@@ -64,10 +64,10 @@ def follow() -> None:
         done = run.done / run.todo if run.todo else 1.0
         text = ui.t("judge_progress", run=run.run, model=run.model, done=run.done,
                     todo=run.todo, failed=run.failed)  # fmt: skip
-        st.progress(min(1.0, done), text=text.replace("`", "'"))
+        st.progress(min(1.0, done), text=ui.as_text(text))  # the model's name is typed
         if run.silent:
             ui.plain(ui.t("judge_silent", run=run.run, time=f"{run.heard:%H:%M:%S}"), "warning")
-        if st.button(ui.t("judge_stop", run=run.run), key=f"judge_stop_{run.run}"):
+        if st.button(ui.t("judge_stop", run=int(run.run)), key=f"judge_stop_{run.run}"):
             if ui.as_user(runner.request_stop, ui.engine(), run.run, user.id) is ui.REFUSED:
                 st.rerun()
             ui.plain(ui.t("judge_stop_asked", run=run.run), "info")

@@ -16,6 +16,7 @@ from annotator.labeling.search import ManualSearch
 from annotator.rubric import load_rubric
 from pooling.grades import GRADES
 from pooling.i18n import LocalizedError
+from pooling.readers import MAX_SEARCH, MAX_TEXT
 
 POSITION, SHOWN, FLASH = "label_position", "label_shown", "label_flash"
 SEARCH_FLASH = "label_search_flash"  # said inside the search box, where the click was
@@ -94,7 +95,7 @@ def progress_bars(done: assignment.Progress) -> None:
         ("progress_query", done.query_done, done.query_total),
         ("progress_pool", done.pool_done, done.pool_total),
     ):
-        st.progress(part / max(whole, 1), text=ui.t(key, done=part, total=whole))
+        st.progress(part / max(whole, 1), text=ui.t(key, done=int(part), total=int(whole)))
 
 
 def back_button(view: page_position.View, **style) -> None:
@@ -112,7 +113,7 @@ def back_button(view: page_position.View, **style) -> None:
 def grade_buttons(item: assignment.Item, user_id: int) -> None:
     labels = load_rubric(ui.lang()).labels
     for value, column in zip(GRADES, st.columns(len(GRADES)), strict=True):
-        column.button(
+        column.button(  # markdown: the app's own (the rubric's labels, rubrics/)
             ui.t("grade_button", grade=value, label=labels.get(value, "")),
             key=f"grade_{value}",
             shortcut=str(value),
@@ -165,11 +166,15 @@ def search_box(pool_name: str, item: assignment.Item, user_id: int) -> None:
         if added:
             st.success(ui.t(added))
         st.caption(ui.t("search_help"))
-        words = st.text_input(ui.t("search_box"), key="search_text")
+        words = st.text_input(ui.t("search_box"), key="search_text", max_chars=MAX_SEARCH)
         if not words.strip():
             return
         search = manual_search(pool_name)
-        hits = search.search(words, k=5)
+        try:
+            hits = search.search(words, k=5)
+        except LocalizedError as error:  # too long: said here, the panel stays
+            ui.plain(error, "error")
+            return
         if not hits:
             st.caption(ui.t("search_none"))
         for number, hit in enumerate(hits):
@@ -194,7 +199,7 @@ def labeling_panel(pool_name: str, user_id: int) -> None:
     st.session_state[POSITION] = view.position
     item = view.item
     if view.reviewing and view.position is not None:
-        st.info(ui.t("reviewing", index=view.position + 1, total=view.judged))
+        st.info(ui.t("reviewing", index=view.position + 1, total=int(view.judged)))
     message = st.session_state.pop(FLASH, None)
     if isinstance(message, LocalizedError):
         ui.plain(message, "error")
@@ -212,9 +217,13 @@ def labeling_panel(pool_name: str, user_id: int) -> None:
     if st.toggle(ui.t("show_context"), key=f"context_{item.assignment_id}"):
         ui.show_context(*assignment.neighbours(engine, item))
     if item.judged:
-        st.caption(ui.t("saved_unsure") if item.unsure else ui.t("saved_grade", grade=item.grade))
+        st.caption(
+            ui.t("saved_unsure") if item.unsure else ui.t("saved_grade", grade=f"{item.grade:d}")
+        )
     with st.container(key="note"):
-        st.text_area(ui.t("note"), value=item.note, key=note_key(item), height=68)
+        st.text_area(
+            ui.t("note"), value=item.note, key=note_key(item), height=68, max_chars=MAX_TEXT
+        )
     grade_buttons(item, user_id)
     other_buttons(view, item, user_id)
     st.caption(ui.t("keys_help"))
@@ -228,5 +237,5 @@ work, rubric = st.columns([3, 2], gap="large")
 with work:
     labeling_panel(pool_name, user.id)
 with rubric, st.container(height=720, border=False):
-    st.markdown(load_rubric(ui.lang()).compact)
+    st.markdown(load_rubric(ui.lang()).compact)  # markdown: the app's own (rubrics/)
 ui.note_key()

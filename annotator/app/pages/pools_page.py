@@ -13,12 +13,13 @@ from annotator.pools import pool_building
 from annotator.releases.carry import CarryStatus, carry_status
 from pooling.chunking import describe
 from pooling.i18n import LocalizedError
+from pooling.readers import MAX_NAME
 
 
 def build_form(lead_id: int) -> None:
     query_sets, corpora = pool_building.version_names(ui.engine())
     with st.expander(ui.t("build_pool_title")), st.form("build_pool"):
-        name = st.text_input(ui.t("field_pool_name"))
+        name = st.text_input(ui.t("field_pool_name"), max_chars=MAX_NAME)
         query_set = st.selectbox(ui.t("kind_query_set"), query_sets)
         corpus_version = st.selectbox(ui.t("kind_corpus_version"), corpora)
         systems = st.text_input(ui.t("field_systems"), value="bm25,vector")

@@ -52,7 +52,7 @@ ready = st.session_state.get("release_ready")
 if ready:
     name = ready.rsplit("/", 1)[-1]
     st.download_button(
-        ui.t("download_release", version=name),
+        ui.as_text(ui.t("download_release", version=name)),
         zip_bytes(ready),
         file_name=f"{name}.zip",
         mime="application/zip",

@@ -25,9 +25,9 @@ st.progress(
     summary.complete / max(summary.candidates, 1),
     text=ui.t(
         "pool_complete",
-        complete=summary.complete,
-        candidates=summary.candidates,
-        overlap=summary.overlap,
+        complete=int(summary.complete),
+        candidates=int(summary.candidates),
+        overlap=int(summary.overlap),
     ),
 )
 if summary.candidates and summary.complete >= summary.candidates:

@@ -47,7 +47,7 @@ def lead_server(worked, demo_url, tmp_path, clock):
         item = assignment.next_item(worked, "active", uid)
         assignment.submit(worked, item, uid, grade=grade)
     # Gold: four candidates nobody judged, decided 0-3 by the lead; one item in two is gold
-    # for annotator3, who grades everything 1.
+    # for annotator3, who grades everything 1 (eight items at least, the four gold among them).
     table, _, _ = pool_quality.pool_table(worked, "demo-pool", "threshold")
     judged = set(zip(table["query_id"], table["chunk_id"], strict=True))
     with session_scope(worked) as session:
@@ -66,9 +66,11 @@ def lead_server(worked, demo_url, tmp_path, clock):
     with session_scope(worked) as session:
         uid = get_user("annotator3", session=session).id
     clock.now = datetime.now(UTC)  # checks are judgments made after the item became gold
-    for _ in range(8):
+    checks = judged = 0  # gold items come in their query as any other item: work to all four
+    while checks < 4 or judged < 8:
         item = assignment.next_item(worked, "demo-pool", uid)
         assignment.submit(worked, item, uid, grade=1)
+        checks, judged = checks + ((item.query_id, item.chunk_id) in unjudged), judged + 1
     with serving(demo_url, tmp_path) as address:
         yield address, worked
 
@@ -171,7 +173,8 @@ def test_every_lead_chart_is_drawn_and_its_table_shows_what_the_module_computes(
 
     page.get_by_role("link", name="Team progress").click()
     figures = team_figures(engine, "demo-pool")
-    assert figures.summary.complete == 5 and figures.table["judged"].tolist() == [5, 5, 8]
+    judged = figures.table["judged"].tolist()
+    assert figures.summary.complete == 5 and judged[:2] == [5, 5] and judged[2] >= 8
     done = figures.completion[~figures.completion["projected"]]  # the projection moves on
     check(page, "timeline", figures.timeline, {"judged": ["judged"]})
     check(page, "throughput", figures.table, {"items per hour worked": ["per_hour"]})

@@ -397,9 +397,11 @@ def test_the_evaluate_page_shows_the_estimates_with_the_human_share(
     from annotator.evaluation.estimation_text import estimate_part
     from pooling.metrics import DEFAULT_METRICS
     from tests.annotator.app.test_app import PAGES, user_id
+    from tests.annotator.evaluation.test_evaluation import record
 
     monkeypatch.setenv("QRELS_RELEASE_DIR", str(tmp_path / "releases"))
     folder, _ = make_release(tmp_path / "releases" / "v1")
+    record(demo_url, folder)
     at = AppTest.from_file(str(PAGES / "evaluate_page.py"), default_timeout=60)
     at.session_state["user_id"] = user_id(demo_url, "lead")
     at.run()

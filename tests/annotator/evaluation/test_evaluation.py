@@ -91,6 +91,25 @@ def make_release(folder: Path, grades=GRADES, queries=QUERIES, parents=PARENTS) 
     return folder
 
 
+def record(url: str, folder: Path) -> Path:
+    """Record the release in ``folder`` in the database at ``url`` (as a release of its first
+    pool), as creating it would have: the app offers recorded releases only."""
+    from sqlmodel import select
+
+    from pooling.release_folder import MANIFEST, read_manifest
+    from storage.db import make_engine, session_scope
+    from storage.models import Pool
+    from storage.release_records import record_release
+
+    manifest = read_manifest(folder)
+    with session_scope(make_engine(url)) as session:
+        pool = session.exec(select(Pool).order_by(Pool.id)).first()
+        record_release(
+            manifest["release"], pool, manifest, sha256_of(folder / MANIFEST), session=session
+        )
+    return folder
+
+
 @pytest.fixture
 def release(tmp_path) -> evaluation.ReleaseData:
     return evaluation.load_release(make_release(tmp_path / "v1"))
@@ -458,7 +477,7 @@ def test_the_evaluate_page_shows_what_the_modules_compute(demo_url, tmp_path, mo
     assert [i.value for i in at.info] == [
         "No release has been written yet: create one on the Releases page."
     ]
-    folder = make_release(tmp_path / "releases" / "v1")
+    folder = record(demo_url, make_release(tmp_path / "releases" / "v1"))
     at.run()
     runs = [(f"{n}.trec", _trec(r, n), "text/plain") for r, n in ((BASE, "b"), (BETTER, "c"))]
     at.file_uploader(key="eval_runs").set_value(runs)

@@ -78,7 +78,8 @@ def test_plan_maps_every_judgment_and_reports_what_it_cannot_map():
     }
     # a#0 holds a0 (3, merged) and part of a1 (0, partial): it carries the higher grade.
     grades = carry.carried_grades(chunks)
-    assert grades[("q1", "a#0")] == (3, "merged") and grades[("q1", "a#1")] == (0, "partial")
+    # a#1 lies inside a1: the pair's class is "split" (a1 itself is "partial").
+    assert grades[("q1", "a#0")] == (3, "merged") and grades[("q1", "a#1")] == (0, "split")
     assert set(grades) == {
         ("q1", "a#0"), ("q1", "a#1"), ("q1", "b#0"), ("q2", "f#0"), ("q2", "f#1"), ("q2", "f#2")
     }  # fmt: skip
@@ -195,7 +196,9 @@ def test_carrying_again_or_to_the_same_version_is_refused_and_writes_nothing(
     with pytest.raises(LocalizedError, match="above 0 and at most 1"):
         carry.carry(engine, released, "c30", "other", min_overlap=1.5)
     (released / "qrels.trec").write_text("q1 0 a 0\n")
-    with pytest.raises(LocalizedError, match="does not match its manifest: qrels.trec: sha256"):
+    with pytest.raises(
+        LocalizedError, match="is not the release this database recorded.*qrels.trec: sha256"
+    ):
         carry.carry(engine, released, "c30", "other")
     assert snapshot(engine) == before
 
