@@ -598,6 +598,20 @@ MESSAGES: dict[str, dict[str, str]] = {
         "of its accounts: {accounts}",
         "zh": "模型“{model}”曾以不止一个提示词为该发布的池评分；请指明其中一个账号：{accounts}",
     },
+    "estimate_predictor_unknown": {
+        "en": "unknown predictor '{predictor}': choose one of {known}",
+        "zh": "未知的预测方式“{predictor}”：请从以下选择：{known}",
+    },
+    "estimate_predictor_calibrated": {
+        "en": "  predictor: the model's grades calibrated on people's (P(human grade | model "
+        "grade) on the sampled queries, cross-fitted over {folds} folds, mean of {draws} draws)",
+        "zh": "  预测量：按人工评分校准的模型评分（在抽样查询上拟合 P(人工评分 | 模型评分)，"
+        "{folds} 折交叉拟合，取 {draws} 次抽取的均值）",
+    },
+    "estimate_predictor_raw": {
+        "en": "  predictor: the model's grades as they are (--raw-grades)",
+        "zh": "  预测量：模型的原始评分（--raw-grades）",
+    },
     "estimate_sample_out_of_scope": {
         "en": "none of the sampled queries of release {release} is in scope",
         "zh": "发布 {release} 的抽样查询均不在评估范围内",

@@ -28,6 +28,13 @@ percentile, the SQL statements per keypress, and the ratio of each p95 to S's.
 
 ``qrels release create`` runs in a fresh process (time and peak memory); each lead page is
 rendered with Streamlit's AppTest twice, the second time from the cache.
+
+The working team: annotators press keys in another process (``--press``: the label page's
+functions, a key every ``PRESS_EVERY`` seconds in turn from ``PRESSERS`` annotators, each
+revising an earlier item when nothing is left to judge) while each lead page is rendered
+after a restart (the app's caches and kept figures dropped: what a new process has) and
+again a second later, when more judgments have arrived. The keys' times during that phase
+are reported beside the quiet ones.
 """
 
 from __future__ import annotations
@@ -58,6 +65,8 @@ PAGES = [
     "releases_page.py",
 ]
 KEYPRESSES = 40
+PRESSERS = [f"a{i:02d}" for i in range(1, 5)]
+PRESS_EVERY = 0.25  # seconds between keys, the pressers taking turns
 ANNOTATORS = 12
 OPEN_AT_LEAST = 50  # queries with candidates left to judge: each keeps its last two open
 
@@ -319,29 +328,93 @@ def release(url: str, folder: Path) -> tuple[float, float]:
     return measured(command)
 
 
-def pages(url: str, lead: int) -> dict[str, tuple[float, float]]:
-    """Each lead page's render time with AppTest, the first view and the next one."""
-    os.environ["QRELS_DATABASE_URL"] = url
-    import streamlit as st
+def render(name: str, lead: int) -> float:
+    """Seconds to render page ``name`` for ``lead`` with AppTest."""
     from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(ROOT / "annotator" / "app" / "pages" / name), default_timeout=900)
+    at.session_state["user_id"] = lead
+    started = time.perf_counter()
+    at.run()
+    elapsed = time.perf_counter() - started
+    if at.exception:
+        raise RuntimeError(f"{name}: {at.exception}")
+    return elapsed
+
+
+def restart() -> None:
+    """Drop what an app process keeps (as a new process would start)."""
+    import streamlit as st
+
+    from annotator.quality import maintained
 
     st.cache_resource.clear()
     st.cache_data.clear()
-    times = {}
-    for name in PAGES:
-        runs = []
-        for _ in range(2):
-            at = AppTest.from_file(
-                str(ROOT / "annotator" / "app" / "pages" / name), default_timeout=600
-            )
-            at.session_state["user_id"] = lead
-            started = time.perf_counter()
-            at.run()
-            runs.append(time.perf_counter() - started)
-            if at.exception:
-                raise RuntimeError(f"{name}: {at.exception}")
-        times[name.removesuffix("_page.py")] = (runs[0], runs[1])
-    return times
+    maintained.forget()
+
+
+def pages(url: str, lead: int) -> dict[str, tuple[float, float]]:
+    """Each lead page's render time with AppTest, the first view and the next one."""
+    os.environ["QRELS_DATABASE_URL"] = url
+    restart()
+    return {
+        name.removesuffix("_page.py"): (render(name, lead), render(name, lead)) for name in PAGES
+    }
+
+
+def working_pages(
+    url: str, lead: int, folder: Path
+) -> tuple[dict[str, tuple[float, float]], list[float]]:
+    """Each lead page while annotators press keys in another process: the first view after
+    a restart and the next one a second later; and the keys' milliseconds meanwhile."""
+    os.environ["QRELS_DATABASE_URL"] = url
+    stop, times = folder / "stop", folder / "keys.json"
+    command = [sys.executable, __file__, "--press", url, str(stop), str(times)]
+    presser = subprocess.Popen(command)
+    try:
+        time.sleep(3)  # the keys under way
+        shown = {}
+        for name in PAGES:
+            restart()
+            first = render(name, lead)
+            time.sleep(1)
+            shown[name.removesuffix("_page.py")] = (first, render(name, lead))
+    finally:
+        stop.touch()
+        presser.wait(timeout=120)
+    if presser.returncode:
+        raise RuntimeError("the keys pressed meanwhile failed")
+    return shown, json.loads(times.read_text())
+
+
+def press(url: str, stop: Path, out: Path) -> None:
+    """Press keys as ``PRESSERS`` until ``stop`` exists; write their milliseconds to
+    ``out``. Each presser judges their next item, or revises an earlier one."""
+    from sqlalchemy import select
+
+    from annotator.labeling import page_position
+    from storage.db import make_engine, session_scope
+    from storage.models import User
+
+    engine = make_engine(url)
+    with session_scope(engine) as session:
+        users = dict(session.exec(select(User.name, User.id)).all())
+    rng = random.Random(7)
+    views = {name: page_position.view(engine, "p", users[name], None) for name in PRESSERS}
+    times: list[float] = []
+    turn = 0
+    while not stop.exists():
+        name = PRESSERS[turn % len(PRESSERS)]
+        turn += 1
+        user, view = users[name], views[name]
+        if view.item is None:  # nothing left: an earlier item, graded again
+            view = page_position.view(engine, "p", user, rng.randrange(max(view.judged, 1)))
+        started = time.perf_counter()
+        views[name] = keypress(engine, user, view.item)
+        times.append((time.perf_counter() - started) * 1000)
+        time.sleep(PRESS_EVERY)
+    out.write_text(json.dumps(times))
+    engine.dispose()
 
 
 def database(backend: str, folder: Path):
@@ -381,7 +454,11 @@ def main() -> None:
     parser.add_argument(
         "--report", nargs="+", metavar="FILE", help="print the tables of earlier --json files"
     )
+    parser.add_argument("--press", nargs=3, metavar=("URL", "STOP", "OUT"), help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.press:
+        press(args.press[0], Path(args.press[1]), Path(args.press[2]))
+        return
     if args.report:
         report([r for file in args.report for r in json.loads(Path(file).read_text())])
         return
@@ -398,6 +475,7 @@ def main() -> None:
                     cases = keypress_cases(url, users)
                     seconds, peak = release(url, folder)
                     shown = pages(url, users["lead"])
+                    working, keys = working_pages(url, users["lead"], folder)
                 finally:
                     drop()
             for case, (times, counts) in cases.items():
@@ -420,14 +498,27 @@ def main() -> None:
                     "peak_mib": peak,
                 }
             )
+            results.append(
+                {
+                    "size": name,
+                    "backend": backend,
+                    "case": "keys while lead pages render",
+                    "keys": len(keys),
+                    "working_p50_ms": statistics.median(keys),
+                    "working_p95_ms": p95(keys),
+                }
+            )
             for page, (first, again) in shown.items():
                 results.append(
                     {
                         "size": name,
                         "backend": backend,
                         "case": f"page {page}",
+                        "page": page,
                         "first_s": first,
-                        "cached_s": again,
+                        "next_s": again,
+                        "working_first_s": working[page][0],
+                        "working_next_s": working[page][1],
                     }
                 )
             print(f"{backend} {name} done", file=sys.stderr)
@@ -454,13 +545,30 @@ def report(results: list[dict]) -> None:
         if "release_s" in r:
             print(f"| {r['size']} | {r['backend']} | {r['release_s']:.1f} | {r['peak_mib']:.0f} |")
     print()
-    print("| size | backend | page | first view s | next view s |")
-    print("|---|---|---|---:|---:|")
+    quiet = {(r["size"], r["backend"]): r["p95_ms"] for r in keypresses if r["case"] == "mid-query"}
+    print()
+    print("| size | backend | keys | p50 ms | p95 ms | quiet mid-query p95 ms |")
+    print("|---|---|---:|---:|---:|---:|")
+    for r in results:
+        if "working_p95_ms" in r:
+            before = quiet.get((r["size"], r["backend"]), float("nan"))
+            print(
+                f"| {r['size']} | {r['backend']} | {r['keys']} | {r['working_p50_ms']:.0f} | "
+                f"{r['working_p95_ms']:.0f} | {before:.0f} |"
+            )
+    print()
+    print(
+        "| size | backend | page | first view s | next view s | working: first view after "
+        "a restart s | working: next view s |"
+    )
+    print("|---|---|---|---:|---:|---:|---:|")
     for r in results:
         if "first_s" in r:
+            working = [r.get("working_first_s"), r.get("working_next_s")]
+            shown = " | ".join("" if w is None else f"{w:.2f}" for w in working)
             print(
-                f"| {r['size']} | {r['backend']} | {r['case'][5:]} | {r['first_s']:.2f} | "
-                f"{r['cached_s']:.2f} |"
+                f"| {r['size']} | {r['backend']} | {r.get('page', r['case'][5:])} | "
+                f"{r['first_s']:.2f} | {r.get('next_s', r.get('cached_s')):.2f} | {shown} |"
             )
 
 

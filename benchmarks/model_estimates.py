@@ -21,8 +21,12 @@ that the quadratic weighted kappa between model and truth over the pool reaches 
 Cranfield, 1 on CMRC, whose grades are binary).
 
 Each repetition draws a new judge at each kappa and, for each share (10%, 20%, 30% of the
-queries), a uniform random sample of queries that people judge completely (the truth). Per
-system, metric (nDCG@10, Recall@100) and setting it reports over the repetitions:
+queries), a uniform random sample of queries that people judge completely (the truth). The
+estimate's predictor is what ``qrels evaluate --estimate`` uses by default: the metric
+under the judge's grades calibrated on people's (``pooling.grade_calibration``: P(human grade |
+model grade) on the sampled queries, cross-fitted over 5 folds, mean of 10 drawn grade
+sets); the ``raw_`` figures beside it use the judge's grades as they are (``--raw-grades``).
+Per system, metric (nDCG@10, Recall@100) and setting it reports over the repetitions:
 
 - ``coverage``: how often the 95% interval holds the true figure (all systems pooled); the
   default interval is for the query population's mean and wider than one for these exact
@@ -31,6 +35,7 @@ system, metric (nDCG@10, Recall@100) and setting it reports over the repetitions
   share of system-samples so; CMRC's Recall@100 is 1 on all but a few queries);
 - ``width_ratio``: the mean interval width over the human-only interval's (people's grades
   on the same sample, no model), at the same human budget;
+- ``raw_coverage``, ``raw_width_ratio``, ``raw_tau``: the same with the raw grades;
 - ``tau``, ``human_only_tau``, ``model_only_tau``: Kendall's τ-b of the systems ranked by the
   estimate, by the human-only mean on the sample and by the model's mean over every query,
   against the ranking by the truth (mean over repetitions).
@@ -59,7 +64,7 @@ from scipy import stats
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from annotator.quality.agreement import kappa_of  # noqa: E402
-from pooling import estimates  # noqa: E402
+from pooling import estimates, grade_calibration  # noqa: E402
 from pooling.collection import read_collection  # noqa: E402
 from pooling.fusion import fuse  # noqa: E402
 from pooling.qrels import Qrels  # noqa: E402
@@ -215,14 +220,33 @@ def prepare(name: str, runs: dict[str, Run], qrels: Qrels) -> Bench:
 
 
 def model_figures(bench: Bench, grades: np.ndarray) -> dict[str, np.ndarray]:
-    """Per-query metrics ``[S, Q]`` under a judge's ``grades`` of the pool's pairs (the
-    model's qrels hold the pool only)."""
+    """Per-query metrics ``[..., S, Q]`` under a judge's ``grades[..., pairs]`` of the
+    pool's pairs (the model's qrels hold the pool only)."""
     queries = len(bench.query_ids)
+    flat = grades.reshape(-1, grades.shape[-1])
+    offsets = np.arange(len(flat))[:, None] * queries + bench.pair_query[None, :]
     counts = np.stack(
-        [np.bincount(bench.pair_query, weights=grades == g, minlength=queries) for g in range(4)],
+        [
+            np.bincount(offsets.ravel(), weights=(flat == g).ravel(), minlength=len(flat) * queries)
+            for g in range(4)
+        ],
         axis=-1,
+    ).reshape(*grades.shape[:-1], queries, 4)
+    padded = np.concatenate([grades, np.zeros((*grades.shape[:-1], 1), grades.dtype)], -1)
+    ranked = padded[..., bench.ranked]  # -1 (nothing ranked) reads the appended 0
+    return per_query(ranked, counts, counts[..., 1:].sum(-1))
+
+
+def calibrated_figures(
+    bench: Bench, grades: np.ndarray, sampled: np.ndarray, rng: np.random.Generator
+) -> dict[str, np.ndarray]:
+    """Per-query metrics ``[S, Q]`` under the judge's grades calibrated on people's on the
+    ``sampled`` queries (``pooling.grade_calibration``, cross-fitted): the mean over the draws."""
+    drawn = grade_calibration.calibrated_grades(
+        bench.pair_query, grades, bench.truth_pair, sampled, rng
     )
-    return per_query(np.append(grades, 0)[bench.ranked], counts, counts[:, 1:].sum(-1))
+    # int8: the draws x systems x queries x 100 grades fit in memory on CMRC too
+    return {m: v.mean(0) for m, v in model_figures(bench, drawn.astype(np.int8)).items()}
 
 
 # -- the simulated judge ----------------------------------------------------------------------
@@ -289,23 +313,36 @@ def experiment(bench: Bench, reps: int) -> list[dict]:
             grades = judge(bench, sigmas[kappa], rng)
             measured[kappa].append(quadratic_kappa(bench.truth_pair, grades))
             model = model_figures(bench, grades)
+            calibrated = {
+                share: calibrated_figures(bench, grades, sampled, rng)
+                for share, sampled in samples.items()
+            }
             for metric in METRICS:
                 truth, human = truth_mean[metric], bench.truth[metric]
                 model_only = model[metric].mean(-1)
                 for share, sampled in samples.items():
                     key = (kappa, share, metric)
-                    tuned = estimates.uniform(model[metric], human, sampled)
+                    tuned = estimates.uniform(calibrated[share][metric], human, sampled)
+                    raw = estimates.uniform(model[metric], human, sampled)
                     alone = estimates.uniform(model[metric], human, sampled, weight=0.0)
-                    exact = estimates.uniform(model[metric], human, sampled, population=False)
+                    exact = estimates.uniform(
+                        calibrated[share][metric], human, sampled, population=False
+                    )
                     given = tuned.varies  # where people's values vary on the sample
                     add(key, "given", given.mean())
-                    for name, parts in (("ppi", tuned), ("human", alone), ("exact", exact)):
+                    for name, parts in (
+                        ("ppi", tuned),
+                        ("raw", raw),
+                        ("human", alone),
+                        ("exact", exact),
+                    ):
                         low, high = parts.interval()
                         covered = (low <= truth) & (truth <= high)
                         add(key, f"{name}_covered", covered[given].sum())
                         add(key, f"{name}_width", (high - low)[given].sum())
                     add(key, "intervals", given.sum())
                     add(key, "tau", kendall(tuned.value, truth))
+                    add(key, "raw_tau", kendall(raw.value, truth))
                     add(key, "human_only_tau", kendall(alone.value, truth))
                     add(key, "model_only_tau", kendall(model_only, truth))
                     add(key, "weight", tuned.weight.mean())
@@ -330,6 +367,9 @@ def experiment(bench: Bench, reps: int) -> list[dict]:
                 "coverage": counted["ppi_covered"] / intervals,
                 "coverage_queries": counted["exact_covered"] / intervals,
                 "human_only_coverage": counted["human_covered"] / intervals,
+                "raw_coverage": counted["raw_covered"] / intervals,
+                "raw_width_ratio": counted["raw_width"] / counted["human_width"],
+                "raw_tau": t["raw_tau"],
                 "no_interval": 1 - t["given"],
                 "width_ratio": counted["ppi_width"] / counted["human_width"],
                 "width_ratio_queries": counted["exact_width"] / counted["human_width"],
@@ -386,16 +426,17 @@ def print_table(rows: list[dict]) -> None:
     print(
         "\n| κ target | κ measured | human share (n) | metric | coverage | coverage, these "
         "queries | no interval | width ratio | τ estimate | τ human-only | τ model-only "
-        "| mean λ |"
+        "| mean λ | raw grades: coverage | width ratio | τ |"
     )
-    print("|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in rows:
         print(
             f"| {r['kappa']} | {r['kappa_measured']:.3f} | {r['share']:.0%} "
             f"({r['human_queries']}) | {r['metric']} | {r['coverage']:.3f} "
             f"| {r['coverage_queries']:.3f} | {r['no_interval']:.1%} | {r['width_ratio']:.2f} "
             f"| {r['tau']:.3f} "
-            f"| {r['human_only_tau']:.3f} | {r['model_only_tau']:.3f} | {r['mean_weight']:.2f} |"
+            f"| {r['human_only_tau']:.3f} | {r['model_only_tau']:.3f} | {r['mean_weight']:.2f} "
+            f"| {r['raw_coverage']:.3f} | {r['raw_width_ratio']:.2f} | {r['raw_tau']:.3f} |"
         )
 
 

@@ -57,7 +57,6 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 import numpy as np
-from scipy import stats
 
 from pooling.i18n import LocalizedError
 
@@ -87,6 +86,8 @@ class Parts:
         """``(low, high)``: value ± t quantile × standard error; NaN where undefined."""
         with np.errstate(invalid="ignore"):
             dof = np.where(self.dof >= 1, self.dof, np.nan)
+            from scipy import stats  # when needed: importing it takes a second
+
             half = stats.t.ppf(0.5 + confidence / 2, dof) * np.sqrt(self.variance)
         return self.value - half, self.value + half
 

@@ -7,23 +7,24 @@ is the multi-user deployment. Schema changes only ever go through Alembic migrat
 
 from __future__ import annotations
 
+import functools
 import logging
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
-from alembic import command
-from alembic.config import Config
-from alembic.runtime.migration import MigrationContext
-from alembic.script import ScriptDirectory
-from sqlalchemy import event
-from sqlalchemy.engine import Engine, make_url
+from sqlalchemy import create_engine, event, text
+from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.exc import DBAPIError, OperationalError
-from sqlmodel import Session, create_engine
 
 from pooling.i18n import LocalizedError
 from pooling.settings import current
+
+if TYPE_CHECKING:
+    from alembic.config import Config
+    from sqlmodel import Session
 
 logger = logging.getLogger(__name__)
 
@@ -91,7 +92,11 @@ def referenced(model: type[Row], key: object, *, session: Session) -> Row:
 
 @contextmanager
 def session_scope(engine: Engine) -> Iterator[Session]:
-    """A session whose work is one transaction: committed on success, rolled back on error."""
+    """A session whose work is one transaction: committed on success, rolled back on error.
+    On SQLite it holds the write lock from its start (``BEGIN IMMEDIATE``): what only reads
+    uses ``snapshot_scope``."""
+    from sqlmodel import Session
+
     with Session(engine, expire_on_commit=False) as session:
         try:
             yield session
@@ -102,22 +107,31 @@ def session_scope(engine: Engine) -> Iterator[Session]:
 
 
 @contextmanager
-def snapshot_scope(engine: Engine) -> Iterator[Session]:
-    """A session that only reads, all of it from one consistent state of the database
+def snapshot_connection(engine: Engine) -> Iterator[Connection]:
+    """A connection that only reads, all of it from one consistent state of the database
     however long it takes, while others go on writing: on SQLite a deferred transaction (in
     WAL mode a reader keeps the state it started with), on PostgreSQL a read-only
-    REPEATABLE READ one. Nothing it does is committed."""
+    REPEATABLE READ one. Nothing it does is committed. Core only (``snapshot_scope`` for
+    a session), for a command that must start at once."""
     options = {SNAPSHOT: True}
     if engine.dialect.name == "postgresql":
         options.update(isolation_level="REPEATABLE READ", postgresql_readonly=True)
+    with engine.connect() as connection:
+        yield connection.execution_options(**options)
+
+
+@contextmanager
+def snapshot_scope(engine: Engine) -> Iterator[Session]:
+    """A session that only reads, in a snapshot (``snapshot_connection``)."""
+    from sqlmodel import Session
+
+    # Closed, not rolled back, at the end: closing ends the transaction too, and leaves the
+    # rows read usable afterwards (a rollback would expire them).
     with (
-        engine.connect() as connection,
-        Session(bind=connection.execution_options(**options), expire_on_commit=False) as session,
+        snapshot_connection(engine) as connection,
+        Session(bind=connection, expire_on_commit=False) as session,
     ):
-        try:
-            yield session
-        finally:
-            session.rollback()
+        yield session
 
 
 # PostgreSQL's deadlock_detected and serialization_failure: the transaction lost a race and
@@ -132,14 +146,42 @@ def lost_a_race(error: BaseException) -> bool:
 
 
 def _alembic_config(engine: Engine) -> Config:
+    from alembic.config import Config
+
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
     config.attributes["engine"] = engine
     return config
 
 
+# A migration script's own revision and the one it revises, as Alembic's template writes them.
+_REVISION = re.compile(r'^(down_revision|revision)\b[^=]*=\s*(?:"([^"]+)"|None)', re.MULTILINE)
+
+
+@functools.cache
 def head_revision() -> str:
-    """The schema revision this release of the tool expects."""
+    """The schema revision this release of the tool expects: the one migration in
+    ``storage/migrations/versions`` that no other revises. Read from the scripts' text, so
+    that a command's schema check imports neither Alembic (a third of a second) nor the
+    scripts, and needs no constant kept in step as migrations are merged (a test pins it to
+    Alembic's own ``migrations_head``)."""
+    revisions, revised = set(), set()
+    for script in (MIGRATIONS / "versions").glob("*.py"):
+        found = dict((name, value) for name, value in _REVISION.findall(script.read_text()))
+        revisions.add(found["revision"])
+        revised.add(found.get("down_revision") or None)
+    heads = revisions - revised
+    if len(heads) != 1:  # a bug of this package's, not the user's: Alembic would refuse too
+        raise RuntimeError(f"the migrations have {len(heads)} heads: {sorted(heads)}")
+    return heads.pop()
+
+
+def migrations_head() -> str:
+    """The newest revision as Alembic reads it from the migration scripts (slow: imports
+    Alembic and every script); ``head_revision`` must equal it."""
+    from alembic.config import Config
+    from alembic.script import ScriptDirectory
+
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
     head = ScriptDirectory.from_config(config).get_current_head()
@@ -149,16 +191,25 @@ def head_revision() -> str:
 
 
 def current_revision(engine: Engine) -> str | None:
-    """The schema revision the database is at, or None when it has no schema yet."""
+    """The schema revision the database is at, or None when it has no schema yet: one
+    SELECT of Alembic's version table (a missing table means no schema)."""
     try:
         with engine.connect() as connection:
-            return MigrationContext.configure(connection).get_current_revision()
+            try:
+                return connection.execute(text("SELECT version_num FROM alembic_version")).scalar()
+            except DBAPIError:
+                connection.rollback()
+                if engine.dialect.has_table(connection, "alembic_version"):
+                    raise
+                return None
     except OperationalError as exc:
         raise DatabaseError("db_unreachable", url=_safe(engine), detail=exc.orig) from exc
 
 
 def upgrade(engine: Engine) -> str:
     """Create the schema or bring it up to date; returns the revision reached."""
+    from alembic import command
+
     current_revision(engine)  # a clear error when the database cannot be reached
     command.upgrade(_alembic_config(engine), "head")
     return head_revision()

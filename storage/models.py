@@ -484,4 +484,5 @@ class Release(SQLModel, table=True):
 
 # The model judge's tables live in a module of their own; imported here so that this module
 # still names the whole schema (``SQLModel.metadata``) for the migrations and the tests.
+import storage.figure_tables  # noqa: E402, F401  (the lead's maintained figures)
 import storage.judge_tables  # noqa: E402, F401  (a plain import: that module imports this one)

@@ -235,3 +235,17 @@ def judgments(url: str, name: str) -> list[tuple[str, int | None, str, int]]:
             .order_by(Judgment.id)
         ).all()
     return [tuple(r) for r in rows]
+
+
+def recorded_release(url: str, tmp_path: Path) -> Path:
+    """A release folder recorded in the database at ``url`` against a pool built there: the
+    Evaluate page offers recorded releases only."""
+    from tests.annotator.evaluation.test_evaluation import make_release, record
+
+    qrels = functools.partial(run_qrels, url)
+    qrels("import", "corpus", write(tmp_path, "c.jsonl", jsonl(CORPUS)), "--corpus-version", "c")
+    queries = write(tmp_path, "q.jsonl", jsonl([{"_id": "q1", "text": "brakes"}]))
+    qrels("import", "queries", queries, "--query-set", "q")
+    qrels("import", "run", write(tmp_path, "r.trec", RUN), "--system", "r")
+    qrels("pool", "build", "p", "--systems", "run:r", "--depth", "4")
+    return record(url, make_release(tmp_path / "releases" / "v1"))

@@ -1,6 +1,7 @@
 """benchmarks/model_estimates.py scores runs in numpy; its per-query nDCG@10 and Recall@100
 equal the project's metrics (pooling.metrics through ir_measures, i.e. trec_eval), on a
-random case and on Cranfield with the collection's grades and with a simulated judge's."""
+random case (one set of grades or several at once) and on Cranfield with the collection's
+grades and with a simulated judge's."""
 
 from __future__ import annotations
 
@@ -69,6 +70,13 @@ def test_the_numpy_metrics_equal_ir_measures_on_a_random_case(bench_module):
     expected = measured(runs, grades, bench.query_ids)
     for name in METRICS:
         np.testing.assert_allclose(bench.truth[name], expected[name], atol=1e-9)
+    # Several sets of grades at once (the calibrated draws) score as each set alone.
+    drawn = rng.integers(0, 4, (3, len(bench.truth_pair))).astype(np.int8)
+    together = bench_module.model_figures(bench, drawn)
+    for d in range(3):
+        alone = bench_module.model_figures(bench, drawn[d].astype(np.int64))
+        for name in METRICS:
+            np.testing.assert_allclose(together[name][d], alone[name], atol=1e-12)
 
 
 @pytest.mark.datasets

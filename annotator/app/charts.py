@@ -320,7 +320,7 @@ def gold_standings(frame: pd.DataFrame, floor: float) -> alt.LayerChart | alt.Fa
 def statuses(frame: pd.DataFrame) -> alt.Chart:
     """Per query, its judged candidates stacked by status, those needing a lead first."""
     order = [ui.t(f"candidate_status_{s}") for s in STATUS_ORDER]
-    colors = ["#e6550d", "#fdae6b", "#31a354", "#9ecae1", "#d9d9d9"]
+    colors = ["#e6550d", "#fdae6b", "#31a354", "#ffd92f", "#9ecae1", "#d9d9d9"]
     return (
         alt.Chart(frame)
         .mark_bar()

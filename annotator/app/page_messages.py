@@ -61,6 +61,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "decided by a lead",
         "zh": "组长已裁决",
     },
+    "candidate_status_gold": {"en": "gold item", "zh": "金标准"},
     "candidate_status_agreed": {
         "en": "agreed",
         "zh": "一致",

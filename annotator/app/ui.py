@@ -30,7 +30,7 @@ from annotator.judge.judge_report import judge_report
 from annotator.pools.pool_building import pool_names
 from annotator.pools.pool_figures import active_queries, pool_figures
 from annotator.quality.gold import team_gold
-from annotator.quality.pool_quality import pool_agreement, pool_queue
+from annotator.quality.maintained import pool_agreement, pool_queue
 from annotator.quality.progress import data_version, team_figures
 from pooling.grades import DEFAULT_POLICY, POLICIES
 from pooling.i18n import MESSAGES, LocalizedError, Refused, current_language
@@ -63,6 +63,9 @@ FIGURES: dict[str, Callable[..., Any]] = {
     "judge": judge_report,
 }
 FIGURES_KEPT = 60
+# Figures kept up to date as judgments arrive (``annotator.quality.maintained``): counting
+# them again costs what changed, so they are never shown older than the data.
+MAINTAINED = {"agreement", "adjudication"}
 FIGURES_HELD = 64  # sets of figures kept, the least recently counted dropped first
 
 
@@ -83,7 +86,8 @@ def figures(name: str, *args: object) -> tuple[Counted, Any]:
     counted, value = kept.get(key, (None, None))
     now = datetime.now(UTC)
     if counted is None or (
-        counted.version != version and (now - counted.moment).total_seconds() > FIGURES_KEPT
+        counted.version != version
+        and (name in MAINTAINED or (now - counted.moment).total_seconds() > FIGURES_KEPT)
     ):
         counted, value = Counted(now, version), FIGURES[name](engine(), *args)
         kept.pop(key, None)

@@ -82,10 +82,10 @@ def only_pool(ctx: click.Context, name: str | None) -> str:
     """``name``, or the only pool there is."""
     if name is not None:
         return name
-    from storage.db import session_scope
+    from storage.db import snapshot_scope
     from storage.pool_records import pool_names
 
-    with session_scope(engine(ctx)) as session:
+    with snapshot_scope(engine(ctx)) as session:
         names = pool_names(session=session)
     if len(names) != 1:
         raise LocalizedError(

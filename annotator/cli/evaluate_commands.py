@@ -93,6 +93,12 @@ run_file = click.Path(dir_okay=False, path_type=Path)
     "people's on the release's sample (qrels sample); a --gate then applies to the estimated "
     "differences (a group without an estimate is reported, not gated).",
 )
+@click.option(
+    "--raw-grades",
+    is_flag=True,
+    help="With --estimate: predict from the model's grades as they are, not calibrated on "
+    "people's grades of the sample (the default).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.option("--out", type=folder, help="Write report.json, per_query.csv and report.md here.")
 def evaluate(
@@ -112,6 +118,7 @@ def evaluate(
     gate_small: bool,
     rounds: int,
     estimate_model: str | None,
+    raw_grades: bool,
     as_json: bool,
     out: Path | None,
 ) -> None:
@@ -146,7 +153,14 @@ def evaluate(
         from annotator.evaluation.estimation_text import estimate_lines, estimate_part
 
         data["estimates"] = estimate_part(
-            result, runs, estimate_model, checks, gate_on_dev, min_queries, gate_small
+            result,
+            runs,
+            estimate_model,
+            checks,
+            gate_on_dev,
+            min_queries,
+            gate_small,
+            predictor="raw" if raw_grades else "calibrated",
         )
     if as_json:
         click.echo(json.dumps(data, ensure_ascii=False, indent=2))

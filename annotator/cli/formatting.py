@@ -14,13 +14,23 @@ def number(value: int) -> str:
     return f"{value:,}"
 
 
+def part_of(part: int, whole: int) -> str:
+    """``part`` of ``whole`` as a whole percentage rounded down, so that 100% means all of
+    it and 0% none: 498,000 of 500,000 is 99%, not 100%; "<1%" for a part under one."""
+    if not whole:
+        return "-"
+    if 0 < part < whole / 100:
+        return "<1%"
+    return f"{part * 100 // whole}%"
+
+
 def _section(title_key: str, lines: list[str]) -> list[str]:
     """A blank line, a heading, and its lines indented (or "(none)")."""
     return ["", t(title_key), *(f"  {line}" for line in lines or [t("status_none")])]
 
 
 def status_lines(summary, url: str, schema: str | None) -> list[str]:
-    """``qrels status``: ``summary`` is ``storage.catalog.Status``."""
+    """``qrels status``: ``summary`` is ``storage.status.Status``."""
     lines = [t("status_database", url=url, schema=schema)]
     if not summary.corpus_versions and not summary.query_sets:
         return [*lines, t("status_empty")]
@@ -68,7 +78,7 @@ def status_lines(summary, url: str, schema: str | None) -> list[str]:
             complete=number(pool.complete),
             overlap=pool.overlap,
             systems=pool.systems or "-",
-            percent=f"{pool.complete / pool.candidates:.0%}" if pool.candidates else "-",
+            percent=part_of(pool.complete, pool.candidates),
         )
         for pool in summary.pools
     ]

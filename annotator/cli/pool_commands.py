@@ -150,11 +150,11 @@ def pool_show(ctx: click.Context, name: str, per_query: bool) -> None:
     """Report size per query, and each system's unique contribution and overlap."""
     from annotator.labeling.active_pooling import is_active, pool_status
     from annotator.releases.carry import carry_status
-    from storage.db import session_scope
+    from storage.db import snapshot_scope
     from storage.pool_records import get_pool, pool_report
 
     made = engine(ctx)
-    with session_scope(made) as session:
+    with snapshot_scope(made) as session:
         report = pool_report(get_pool(name, session=session), session=session)
     lines = pool_report_lines(report, per_query)
     if is_active(report.config):
@@ -171,10 +171,10 @@ def pool_show(ctx: click.Context, name: str, per_query: bool) -> None:
 @click.pass_context
 def pool_export(ctx: click.Context, name: str, file: Path) -> None:
     """Write the pool's candidates with provenance as JSONL."""
-    from storage.db import session_scope
+    from storage.db import snapshot_scope
     from storage.pool_records import export_pool, get_pool
 
-    with session_scope(engine(ctx)) as session:
+    with snapshot_scope(engine(ctx)) as session:
         count = export_pool(get_pool(name, session=session), file, session=session)
     click.echo(t("pool_exported", count=number(count), name=name, path=file))
 

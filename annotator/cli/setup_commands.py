@@ -32,11 +32,11 @@ def init(ctx: click.Context) -> None:
 
 
 def _status(made) -> list[str]:
-    from storage.catalog import status as summarise
-    from storage.db import current_revision, session_scope
+    from storage.db import current_revision, snapshot_connection
+    from storage.status import status as summarise
 
-    with session_scope(made) as session:
-        summary = summarise(session=session)
+    with snapshot_connection(made) as connection:
+        summary = summarise(connection)
     url = made.url.render_as_string(hide_password=True)
     return status_lines(summary, url, current_revision(made))
 
@@ -234,9 +234,9 @@ def user_add(ctx: click.Context, name: str, role: str, password_file: Path | Non
 def user_list(ctx: click.Context) -> None:
     """List accounts: name, role, kind, and whether they can log in."""
     from storage.accounts import list_users
-    from storage.db import session_scope
+    from storage.db import snapshot_scope
 
-    with session_scope(engine(ctx)) as session:
+    with snapshot_scope(engine(ctx)) as session:
         users = list_users(session=session)
     for account in users:
         state = "disabled" if account.disabled else "active"

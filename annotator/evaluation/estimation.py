@@ -15,6 +15,13 @@ has anything relevant is not known). Per query, the human value reads the releas
 much of the model-graded candidates of the sampled queries people graded) and the model
 value the model's grades in ``model_judgments.jsonl``; both are scored exactly as
 ``annotator.evaluation.evaluation`` scores a run.
+
+The estimate's predictor (``PREDICTORS``) is by default not the model's value but the
+metric under the model's grades calibrated on people's (``pooling.grade_calibration``:
+P(human grade | model grade) fitted on the sampled queries, cross-fitted so that no sampled
+query's predictor was fitted on it), the mean over ``grade_calibration.DRAWS`` drawn sets of
+grades; ``raw`` uses the model's grades as they are. The model-only figure is always the
+raw grades'.
 """
 
 from __future__ import annotations
@@ -29,7 +36,7 @@ import pandas as pd
 from annotator.evaluation.comparison import GATE_SPLIT, MIN_QUERIES, OPERATORS, Check
 from annotator.evaluation.evaluation import Evaluation, query_groups, query_scope, score_run
 from annotator.evaluation.run_files import RunFile
-from pooling import estimates
+from pooling import estimates, grade_calibration
 from pooling.estimates import MIN_HUMAN_QUERIES
 from pooling.i18n import LocalizedError
 from pooling.qrels import Qrels
@@ -42,6 +49,9 @@ from pooling.run import Run
 JUDGE_ACCOUNT = re.compile(r"^judge:(?P<model>.+)@[0-9a-f]{12}$")
 # What a gate check compares on an estimated difference (``comparison.ENDS`` for a measured one).
 ESTIMATE_ENDS = {"mean": "value", "low": "low", "high": "high"}
+# The estimate's predictor: the model's grades calibrated on people's (cross-fitted), or raw.
+PREDICTORS = ("calibrated", "raw")
+CALIBRATION_SEED = 24  # with the sample's seed: the same release draws the same grades
 FIGURE_COLUMNS = [
     "run",
     "group",
@@ -70,8 +80,9 @@ class EstimateReport:
     ``sample`` (its design, size, seed, as ``sample.json`` holds it), ``population``
     (queries estimated over) and ``sample_judged`` (the share of the sampled queries'
     model-graded candidates people graded). ``per_query``: run, query_id, sampled, and each
-    metric's ``<metric>:human`` and ``<metric>:model``; ``scope``: the queries estimated
-    over (``annotator.evaluation.evaluation.query_scope``)."""
+    metric's ``<metric>:human``, ``<metric>:model`` (under the raw grades) and
+    ``<metric>:predictor`` (what the estimate reads: ``predictor``, one of ``PREDICTORS``);
+    ``scope``: the queries estimated over (``annotator.evaluation.evaluation.query_scope``)."""
 
     model: str
     sample: dict
@@ -82,13 +93,18 @@ class EstimateReport:
     groups: dict[str, set[str]]
     figures: pd.DataFrame = dataclasses.field(default_factory=pd.DataFrame)
     differences: pd.DataFrame = dataclasses.field(default_factory=pd.DataFrame)
+    predictor: str = PREDICTORS[0]
 
     @property
     def population(self) -> int:
         return len(self.scope)
 
-    def estimate(self, model, human, sampled, members: list[str]) -> estimates.Estimate:
-        """``pooling.estimates.estimate`` over ``members`` under the sample's design."""
+    def estimate(
+        self, predicted, human, sampled, members: list[str], model=None
+    ) -> estimates.Estimate:
+        """``pooling.estimates.estimate`` over ``members`` under the sample's design, from
+        the ``predicted`` values; its model-only figure the mean of ``model`` (the raw
+        grades' values) when given."""
         design, extra = self.sample["design"], dict[str, list]()
         if design == "stratified":
             slices = dict(zip(self.scope["query_id"], self.scope["slices"], strict=True))
@@ -97,7 +113,12 @@ class EstimateReport:
             drawn = {m["query_id"]: float(m["probability"]) for m in self.sample["queries"]}
             extra["probabilities"] = [drawn.get(q, 1.0) for q in members]  # unsampled: unused
         strata, probabilities = extra.get("strata"), extra.get("probabilities")
-        return estimates.estimate(model, human, sampled, strata=strata, probabilities=probabilities)
+        found = estimates.estimate(
+            predicted, human, sampled, strata=strata, probabilities=probabilities
+        )
+        if model is None or not len(model):
+            return found
+        return dataclasses.replace(found, model_only=float(np.mean(model)))
 
 
 def _with_every_query(qrels: Qrels, queries: list[str]) -> Qrels:
@@ -140,10 +161,18 @@ def _row(estimate: estimates.Estimate) -> dict:
     }
 
 
-def estimate_runs(evaluation: Evaluation, runs: list[RunFile], model: str) -> EstimateReport:
+def estimate_runs(
+    evaluation: Evaluation, runs: list[RunFile], model: str, predictor: str = PREDICTORS[0]
+) -> EstimateReport:
     """The estimates of ``evaluation``'s runs (``runs``: the same files, in its order) from
-    the release's grades by ``model`` and its sample. Raises ``LocalizedError`` when the
-    release holds no sample, no grades by ``model``, or no sampled query in scope."""
+    the release's grades by ``model`` and its sample, with ``predictor`` (``PREDICTORS``:
+    the model's grades calibrated on people's, or ``raw``). Raises ``LocalizedError`` when
+    the release holds no sample, no grades by ``model``, or no sampled query in scope, or
+    for an unknown ``predictor``."""
+    if predictor not in PREDICTORS:
+        raise LocalizedError(
+            "estimate_predictor_unknown", predictor=predictor, known=", ".join(PREDICTORS)
+        )
     release, settings = evaluation.release, evaluation.settings
     sample = read_sample(release.folder)
     if sample is None:
@@ -157,15 +186,29 @@ def estimate_runs(evaluation: Evaluation, runs: list[RunFile], model: str) -> Es
     if not sampled:
         raise LocalizedError("estimate_sample_out_of_scope", release=release.version)
     names = [info.name for info in evaluation.runs]
+    drawn = []
+    if predictor == "calibrated":
+        seed = [CALIBRATION_SEED, abs(int(sample.get("seed") or 0))]
+        drawn = grade_calibration.calibrated_qrels(
+            models[model], release.qrels, members, sampled, seed
+        )
     parts = []
     for name, source in zip(names, runs, strict=True):
         human = _values(evaluation, source, name, release.qrels, scope)
         machine = _values(evaluation, source, name, models[model], scope)
+        # every run meets the same drawn grades, so paired differences stay paired
+        calibrated = [_values(evaluation, source, name, qrels, scope) for qrels in drawn]
         frame = pd.DataFrame({"run": name, "query_id": members})
         frame["sampled"] = frame["query_id"].isin(sampled)
         for metric in settings.metrics:
             frame[f"{metric.name}:human"] = human.loc[members, metric.name].to_numpy(float)
-            frame[f"{metric.name}:model"] = machine.loc[members, metric.name].to_numpy(float)
+            raw = machine.loc[members, metric.name].to_numpy(float)
+            frame[f"{metric.name}:model"] = raw
+            frame[f"{metric.name}:predictor"] = (
+                np.mean([c.loc[members, metric.name].to_numpy(float) for c in calibrated], 0)
+                if calibrated
+                else raw
+            )
         parts.append(frame)
     report = EstimateReport(
         model=model,
@@ -175,6 +218,7 @@ def estimate_runs(evaluation: Evaluation, runs: list[RunFile], model: str) -> Es
         per_query=pd.concat(parts, ignore_index=True),
         scope=scope.reset_index(drop=True),
         groups={g: q for g, q in query_groups(scope, settings.by).items() if q},
+        predictor=predictor,
     )
     report.figures = _figures(report, settings.metrics)
     report.differences = differences(report, settings.metrics, report.groups)
@@ -214,10 +258,11 @@ def _figures(report: EstimateReport, metrics) -> pd.DataFrame:
             part = frame[frame["query_id"].isin(members)]
             for metric in metrics:
                 found = report.estimate(
-                    part[f"{metric.name}:model"].to_numpy(),
+                    part[f"{metric.name}:predictor"].to_numpy(),
                     part[f"{metric.name}:human"].to_numpy(),
                     part["sampled"].to_numpy(),
                     list(part["query_id"]),
+                    part[f"{metric.name}:model"].to_numpy(),
                 )
                 rows.append({"run": run, "group": group, "metric": metric.name, **_row(found)})
     return pd.DataFrame(rows, columns=FIGURE_COLUMNS)
@@ -226,7 +271,8 @@ def _figures(report: EstimateReport, metrics) -> pd.DataFrame:
 def differences(report: EstimateReport, metrics, query_sets: dict[str, set[str]]) -> pd.DataFrame:
     """Per candidate run, group of ``query_sets`` and metric: the estimate of the mean
     paired difference (candidate minus baseline), the same estimator over the per-query
-    differences of the model's values and of people's."""
+    differences of the predictor's values and of people's (model-only: of the raw
+    grades')."""
     frame = report.per_query
     base = frame[frame["run"] == report.baseline].set_index("query_id")
     rows = []
@@ -235,11 +281,16 @@ def differences(report: EstimateReport, metrics, query_sets: dict[str, set[str]]
         for group, members in query_sets.items():
             ids = [q for q in part.index if q in members]
             for metric in metrics:
-                model, human = (
+                predicted, human, model = (
                     (part.loc[ids, column] - base.loc[ids, column]).to_numpy()
-                    for column in (f"{metric.name}:model", f"{metric.name}:human")
+                    for column in (
+                        f"{metric.name}:predictor",
+                        f"{metric.name}:human",
+                        f"{metric.name}:model",
+                    )
                 )
-                found = report.estimate(model, human, part.loc[ids, "sampled"].to_numpy(), ids)
+                sampled = part.loc[ids, "sampled"].to_numpy()
+                found = report.estimate(predicted, human, sampled, ids, model)
                 row = {"run": run, "group": group, "metric": metric.name, **_row(found)}
                 rows.append({"baseline": report.baseline, **row})
     return pd.DataFrame(rows, columns=["baseline", *FIGURE_COLUMNS])

@@ -10,15 +10,23 @@ import math
 import pandas as pd
 
 from annotator.evaluation.comparison import MIN_QUERIES
-from annotator.evaluation.estimation import EstimateReport, estimate_gate, estimate_runs
+from annotator.evaluation.estimation import (
+    PREDICTORS,
+    EstimateReport,
+    estimate_gate,
+    estimate_runs,
+)
 from annotator.evaluation.evaluation_text import group_name, interval, num, signed
 from pooling.estimates import CONFIDENCE, MIN_HUMAN_QUERIES
+from pooling.grade_calibration import DRAWS, FOLDS
 from pooling.i18n import t
 
 METHOD = (
     "PPI++ (power-tuned λ, Angelopoulos, Duchi & Zrnic 2023); per stratum for a stratified "
     "sample; inverse probability weights for unequal probabilities (Zrnic & Candès 2024); "
-    "95% t interval for the query population's mean"
+    "95% t interval for the query population's mean; predictor: the metric under the model's "
+    "grades calibrated on people's, cross-fitted (Zrnic & Candès 2024, cross-prediction), "
+    "or under its raw grades"
 )
 
 
@@ -41,6 +49,7 @@ def estimate_data(report: EstimateReport, gate: dict | None = None) -> dict:
     return {
         "model": report.model,
         "method": METHOD,
+        "predictor": report.predictor,
         "confidence": CONFIDENCE,
         "min_human_queries": MIN_HUMAN_QUERIES,
         "sample": {
@@ -65,11 +74,12 @@ def estimate_part(
     allow_dev: bool = False,
     min_queries: int = MIN_QUERIES,
     gate_small: bool = False,
+    predictor: str = PREDICTORS[0],
 ) -> dict:
     """``estimate_data`` of ``estimation.estimate_runs`` (with the gate on the estimated
     differences when ``checks`` are given, ``estimation.estimate_gate``'s rules): the
     ``estimates`` of an evaluation's report."""
-    report = estimate_runs(evaluation, runs, model)
+    report = estimate_runs(evaluation, runs, model, predictor)
     split = evaluation.settings.split
     gate = None
     if checks:
@@ -118,6 +128,8 @@ def estimate_head_lines(data: dict, lang: str | None = None) -> list[str]:
             seed=sample["seed"],
         )
     ]
+    predictor = data.get("predictor", PREDICTORS[0])
+    lines.append(t(f"estimate_predictor_{predictor}", lang, folds=FOLDS, draws=DRAWS))
     if data["sample_judged"] is not None:
         lines.append(t("estimate_judged", lang, share=data["sample_judged"]))
     return lines

@@ -99,10 +99,10 @@ def judge_labels(engine: Engine, judge: str, corpus_version: str, query_set: str
     calibrate``) or a pool (``annotator.judge.judge_report``). Raises ``NotFound`` for a
     judge the database does not know."""
     from storage.accounts import get_user
-    from storage.db import session_scope
+    from storage.db import snapshot_scope
     from storage.history import labels_of
 
-    with session_scope(engine) as session:
+    with snapshot_scope(engine) as session:
         get_user(judge, session=session)
         rows = labels_of(judge, session=session, corpus_version=corpus_version, query_set=query_set)
     return pd.DataFrame(rows, columns=["query_id", "chunk_id", "grade"])

@@ -22,7 +22,7 @@ from annotator.judge.runner import STALE_SECONDS, judge_name
 from pooling.grades import DEFAULT_POLICY, GRADES
 from pooling.i18n import NotFound
 from storage import judge_records
-from storage.db import referenced, session_scope
+from storage.db import referenced, snapshot_scope
 from storage.judge_records import ANSWER_COLUMNS
 from storage.models import utcnow
 from storage.pool_records import get_pool
@@ -79,7 +79,7 @@ def judge_report(
     """The report of ``model`` on pool ``pool_name`` under ``prompt_hash`` (default: the
     prompt of the model's newest run there), calibrated against the pool's final grades
     under ``policy``. Raises ``NotFound`` for an unknown pool or a model never run on it."""
-    with session_scope(engine) as session:
+    with snapshot_scope(engine) as session:
         pool = get_pool(pool_name, session=session)
         runs = judge_records.runs_of(pool, session=session, model=model, prompt_hash=prompt_hash)
         if not runs:
@@ -212,7 +212,7 @@ def pool_grades(
     from storage.release_records import queries_of
 
     frame = judgments_frame(engine, pool_name)
-    with session_scope(engine) as session:
+    with snapshot_scope(engine) as session:
         pool = get_pool(pool_name, session=session)
         decisions = latest_adjudications(pool, session=session)
         gold = {
@@ -294,7 +294,7 @@ class RunView:
 def pool_runs(engine: Engine, pool_name: str) -> list[RunView]:
     """The runs of the judge on pool ``pool_name``, newest first: two indexed reads, so
     that the page can follow a run every few seconds."""
-    with session_scope(engine) as session:
+    with snapshot_scope(engine) as session:
         runs = judge_records.runs_of(get_pool(pool_name, session=session), session=session)
     quiet = utcnow() - timedelta(seconds=STALE_SECONDS)
     return [

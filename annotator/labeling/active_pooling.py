@@ -21,7 +21,7 @@ from pooling.learner import QueryLearner, StoppingRule, estimate_remaining
 from pooling.tokenize import Tokenizer, TokenizerConfig
 from storage import active_records
 from storage.catalog import query_keys
-from storage.db import referenced, session_scope
+from storage.db import referenced, snapshot_scope
 from storage.models import Pool, Query, QuerySet
 from storage.pool_records import get_pool
 
@@ -155,7 +155,7 @@ def choose_next(pool: Pool, query_key: int, *, session: Session) -> int | None:
 
 def pool_status(engine: Engine, pool_name: str) -> list[QueryStatus]:
     """Every query of an active pool against its stopping rule, by query id."""
-    with session_scope(engine) as session:
+    with snapshot_scope(engine) as session:
         pool = get_pool(pool_name, session=session)
         keys = query_keys(referenced(QuerySet, pool.query_set_id, session=session), session=session)
         return [

@@ -21,7 +21,7 @@ from pooling import query_sampling
 from pooling.i18n import LocalizedError, check_name
 from storage import history, sample_records
 from storage.accounts import acting, get_user
-from storage.db import referenced, session_scope
+from storage.db import referenced, session_scope, snapshot_scope
 from storage.models import QuerySet
 from storage.pool_records import get_pool
 from storage.release_records import queries_of
@@ -112,5 +112,5 @@ def draw_sample(
 
 def current(engine: Engine, pool_name: str) -> sample_records.SampleRecord | None:
     """The pool's sample in force, or None."""
-    with session_scope(engine) as session:
+    with snapshot_scope(engine) as session:
         return sample_records.current_sample(get_pool(pool_name, session=session), session=session)

@@ -13,7 +13,7 @@ from sqlalchemy.engine import Engine
 from annotator.labeling.active_pooling import QueryStatus, pool_status, stopping_rule
 from storage import pool_records
 from storage.counts import combination_relevance
-from storage.db import session_scope
+from storage.db import snapshot_scope
 
 MANUAL = f"{pool_records.MANUAL_PREFIX}*"  # every annotator's finds, as one set in a chart
 JOINER = " + "
@@ -41,7 +41,7 @@ class PoolFigures:
 def pool_figures(engine: Engine, pool_name: str) -> PoolFigures:
     """How pool ``pool_name`` is made up and what its systems found. Raises ``NotFound``
     for an unknown pool."""
-    with session_scope(engine) as session:
+    with snapshot_scope(engine) as session:
         pool = pool_records.get_pool(pool_name, session=session)
         report = pool_records.pool_report(pool, session=session)
         relevance = combination_relevance(pool, session=session)
@@ -85,7 +85,7 @@ def _set_name(system: str) -> str:
 
 def active_queries(engine: Engine, pool_name: str) -> pd.DataFrame:
     """Where each query of active pool ``pool_name`` stands: ``active_frame``."""
-    with session_scope(engine) as session:
+    with snapshot_scope(engine) as session:
         budget = stopping_rule(pool_records.get_pool(pool_name, session=session)).budget
     return active_frame(pool_status(engine, pool_name), budget)
 

@@ -8,6 +8,7 @@ marking unsure always needs a decision, and a lead can still override any candid
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import pandas as pd
@@ -84,13 +85,14 @@ def proposed_grade(row: pd.Series, decision: tuple | None) -> int:
     its grades (0 when nobody graded it)."""
     if decision is not None:
         return int(decision[0])
-    if row["auto_grade"] is not None and not pd.isna(row["auto_grade"]):
-        return int(row["auto_grade"])
+    agreed = row.get("auto_grade")
+    if agreed is not None and not pd.isna(agreed):
+        return int(agreed)
     grades = sorted(row["grades"].values())
     return int(grades[(len(grades) - 1) // 2]) if grades else 0
 
 
-STATUS_ORDER = ("disagree", "unsure", "adjudicated", "agreed", "incomplete")
+STATUS_ORDER = ("disagree", "unsure", "adjudicated", "gold", "agreed", "incomplete")
 
 
 def status_counts(table: pd.DataFrame) -> pd.DataFrame:
@@ -147,6 +149,32 @@ class Queue:
     annotators: list[str]
     slice_tags: list[str]
     query_ids: list[str]
+    # A kept queue (``annotator.quality.maintained``) has no columns of who said what but a
+    # bit per annotator in ``people``, and gives ``grades``, ``notes``, ``unsure`` of the
+    # candidates asked for here.
+    details: Callable[[list[tuple[str, str]]], list[tuple[dict, dict, list]]] | None = None
+
+
+def queue_of(found: Queue, *, annotator: str | None = None, **filters) -> pd.DataFrame:
+    """``queue`` of a counted ``Queue``'s table, whether it names who said what or holds a
+    bit per annotator (``people``)."""
+    if "people" not in found.table or annotator is None:
+        return queue(found.table, annotator=annotator, **filters)
+    wanted = queue(found.table, **filters)
+    if annotator not in found.annotators:
+        return wanted.iloc[0:0]
+    bit = 1 << found.annotators.index(annotator)
+    return wanted[(wanted["people"] & bit) != 0]
+
+
+def with_details(found: Queue, rows: pd.DataFrame) -> pd.DataFrame:
+    """``rows`` of ``found``'s table with ``grades``, ``notes`` and ``unsure`` (as
+    ``candidates`` has them), asked of the kept queue for these rows alone."""
+    if found.details is None or "grades" in rows:
+        return rows
+    keys = list(zip(rows["query_id"], rows["chunk_id"], strict=True))
+    grades, notes, unsure = zip(*found.details(keys), strict=True) if keys else ((), (), ())
+    return rows.assign(grades=list(grades), notes=list(notes), unsure=list(unsure))
 
 
 def decided_since(

@@ -297,14 +297,29 @@ def pair_agreement(frame: pd.DataFrame, first: str, second: str, rounds: int = 0
     """Two annotators on the items both graded; with ``rounds``, each figure carries its
     bootstrap interval over queries."""
     both = _shared(frame, first, second)
-    a, b = both["grade_a"].astype(int).tolist(), both["grade_b"].astype(int).tolist()
-    figures = {k: bootstrap(both, pair_statistic(k), rounds) for k in ("percent", *KAPPAS)}
+    return pair_of_shares((first, second), _pair_parts(both)[1], rounds)
+
+
+def pair_of_shares(annotators: tuple[str, str], shares: np.ndarray, rounds: int) -> PairAgreement:
+    """Two annotators' ``PairAgreement`` from their per-query confusion counts (one row of
+    16 per query where they share an item, queries in id order): every figure resampled
+    from the same draws of queries, as ``bootstrap`` draws them."""
+    statistics = {k: pair_statistic(k) for k in ("percent", *KAPPAS)}
+    drawn: list[np.ndarray] = []  # the resampled totals, drawn once for all the figures
+
+    def totals() -> np.ndarray:
+        if not drawn:
+            drawn.append(resampled(shares, rounds))
+        return drawn[0]
+
+    figures = {k: bootstrap_shares(s, shares, rounds, totals=totals) for k, s in statistics.items()}
+    matrix = shares.sum(axis=0).reshape(len(GRADES), len(GRADES))
     return PairAgreement(
-        annotators=(first, second),
-        shared=len(a),
+        annotators=annotators,
+        shared=int(matrix.sum()),
         percent=figures.pop("percent"),
         kappas=figures,
-        confusion=confusion(a, b),
+        confusion=matrix.astype(int).tolist(),
     )
 
 
@@ -330,31 +345,73 @@ def bootstrap(
     """``statistic`` on ``frame`` with a 95% percentile interval from resampling queries
     (with replacement; a query drawn twice counts twice). An ``Additive`` statistic is
     resampled by re-weighting its per-query shares."""
+    if isinstance(statistic, Additive):
+        return bootstrap_shares(statistic, statistic.parts(frame)[1], rounds, seed)
     point = statistic(frame)
     if point.value is None or rounds == 0:
         return point
     rng = np.random.default_rng(seed)
-    if isinstance(statistic, Additive):
-        _, shares = statistic.parts(frame)
-        drawn = rng.integers(0, len(shares), size=(rounds, len(shares)))
-        weights = np.stack([np.bincount(row, minlength=len(shares)) for row in drawn])
-        values = statistic.values(weights @ shares)
-        values = values[~np.isnan(values)].tolist()
-    else:
-        queries = frame["query_id"].unique()
-        groups = {q: g for q, g in frame.groupby("query_id")}
-        samples = (
-            pd.concat(
-                [groups[q].assign(query_id=f"{q}#{i}") for i, q in enumerate(drawn)],
-                ignore_index=True,
-            )
-            for drawn in (rng.choice(queries, size=len(queries)) for _ in range(rounds))
+    # A statistic that does not add up over queries: frames rebuilt per round.
+    queries = frame["query_id"].unique()
+    groups = {q: g for q, g in frame.groupby("query_id")}
+    samples = (
+        pd.concat(
+            [groups[q].assign(query_id=f"{q}#{i}") for i, q in enumerate(drawn)],
+            ignore_index=True,
         )
-        values = [v for v in (statistic(sample).value for sample in samples) if v is not None]
-    if not values:
+        for drawn in (rng.choice(queries, size=len(queries)) for _ in range(rounds))
+    )
+    values = [v for v in (statistic(sample).value for sample in samples) if v is not None]
+    return _with_interval(point, values)
+
+
+def _with_interval(point: Figure, values) -> Figure:
+    """``point`` with the 95% percentile interval of ``values`` (itself when none)."""
+    if not len(values):
         return point
     low, high = np.percentile(values, [2.5, 97.5])
     return Figure(point.value, None, float(low), float(high))
+
+
+def resampled(shares: np.ndarray, rounds: int, seed: int = 0) -> np.ndarray:
+    """``rounds`` bootstrap totals of ``shares`` (one row per query): queries drawn with
+    replacement, a query drawn twice counting twice. Where many queries share a row (one
+    shared item graded 0 by both), drawn as how many of the ``n`` draws fall on each
+    distinct row (a multinomial over the rows' multiplicities: the same distribution), so
+    that a round costs the distinct rows, not the queries."""
+    rng = np.random.default_rng(seed)
+    n = len(shares)
+    if not n:
+        return np.zeros((rounds, shares.shape[1]))
+    # The distinct rows by a sort on every column (np.unique on rows is far slower).
+    ordered = shares[np.lexsort(shares.T)]
+    first = np.r_[True, np.any(ordered[1:] != ordered[:-1], axis=1)]
+    rows = ordered[first]
+    if len(rows) * 4 < n:
+        weights = np.diff(np.r_[np.flatnonzero(first), n]) / n
+        return rng.multinomial(n, weights, size=rounds).astype(float) @ rows
+    drawn = rng.integers(0, n, size=(rounds, n))
+    # Each round's count of every query, in one bincount over the rounds laid end to end.
+    offsets = (drawn + np.arange(rounds)[:, None] * n).ravel()
+    return np.bincount(offsets, minlength=rounds * n).reshape(rounds, n).astype(float) @ ordered
+
+
+def bootstrap_shares(
+    statistic: Additive,
+    shares: np.ndarray,
+    rounds: int = 500,
+    seed: int = 0,
+    totals: Callable[[], np.ndarray] | None = None,
+) -> Figure:
+    """An ``Additive`` statistic from its per-query ``shares`` (a small count table, not
+    judgments) with its 95% interval from ``rounds`` resamplings of the queries;
+    ``totals`` gives the resampled totals when several statistics share the draws."""
+    point = statistic.finish(shares.sum(axis=0))
+    if point.value is None or rounds == 0:
+        return point
+    drawn = totals() if totals is not None else resampled(shares, rounds, seed)
+    values = statistic.values(drawn)
+    return _with_interval(point, values[~np.isnan(values)])
 
 
 @dataclass

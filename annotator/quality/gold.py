@@ -32,7 +32,7 @@ from annotator.quality.agreement import Figure, bootstrap, pair_statistic
 from pooling.i18n import LocalizedError
 from storage import gold_records
 from storage.accounts import acting
-from storage.db import session_scope
+from storage.db import session_scope, snapshot_scope
 from storage.pool_records import get_pool
 
 SOURCE_ADJUDICATION = "adjudication"
@@ -40,7 +40,7 @@ SOURCE_ADJUDICATION = "adjudication"
 
 def settings(engine: Engine, pool_name: str) -> GoldSettings:
     """How pool ``pool_name`` mixes in gold (the defaults before it has any)."""
-    with session_scope(engine) as session:
+    with snapshot_scope(engine) as session:
         return GoldSettings.of(get_pool(pool_name, session=session).config) or GoldSettings()
 
 
@@ -140,7 +140,7 @@ def add_from_adjudications(
 
 
 def gold_items(engine: Engine, pool_name: str) -> list[gold_records.Gold]:
-    with session_scope(engine) as session:
+    with snapshot_scope(engine) as session:
         return gold_records.items(get_pool(pool_name, session=session), session=session)
 
 
@@ -154,7 +154,7 @@ def gold_checks(engine: Engine, pool_name: str) -> pd.DataFrame:
     """Every annotator's first judgment of each gold item they were checked on, beside the
     gold grade, and the gold items they skipped (``CHECK_COLUMNS``; an unsure judgment and
     a skipped item have no grade)."""
-    with session_scope(engine) as session:
+    with snapshot_scope(engine) as session:
         rows = gold_records.checks(get_pool(pool_name, session=session), session=session)
     frame = pd.DataFrame(rows, columns=CHECK_COLUMNS)
     frame["grade"] = frame["grade"].astype("Int64")
@@ -251,7 +251,7 @@ class TeamGold:
 
 def team_gold(engine: Engine, pool_name: str, rounds: int = 500) -> TeamGold | None:
     """What the lead's page shows of a pool's gold; None while the pool has none."""
-    with session_scope(engine) as session:
+    with snapshot_scope(engine) as session:
         pool = get_pool(pool_name, session=session)
         chosen, count = GoldSettings.of(pool.config), gold_records.count(pool, session=session)
     if chosen is None or not count:
@@ -291,7 +291,7 @@ def own_figures(engine: Engine, pool_name: str, user_name: str) -> OwnFigures:
     standing = standings(mine, chosen.floor)[0]
     rationale = {(g.query_id, g.chunk_id): g.rationale for g in gold_items(engine, pool_name)}
     wrong = []
-    with session_scope(engine) as session:
+    with snapshot_scope(engine) as session:
         pool = get_pool(pool_name, session=session)
         for row in missed(checks, user_name).itertuples():  # a few: read one by one
             view = candidate_view(pool, row.query_id, row.chunk_id, session=session)

@@ -16,7 +16,7 @@ from pooling.grouping import groups
 from pooling.resolution import frame_of
 from storage import gold_records
 from storage.accounts import acting
-from storage.db import session_scope
+from storage.db import session_scope, snapshot_scope
 from storage.history import JUDGMENT_COLUMNS, adjudicate, candidate_judgments, latest_adjudications
 from storage.pool_records import candidate_view as view
 from storage.pool_records import get_pool
@@ -27,7 +27,7 @@ from storage.pool_records import get_pool
 def _judgments(engine, pool_name: str) -> tuple[pd.DataFrame, set[tuple[str, str]]]:
     """The current human judgments on a pool's candidates, gold items' too, and the gold
     items' keys."""
-    with session_scope(engine) as session:
+    with snapshot_scope(engine) as session:
         pool = get_pool(pool_name, session=session)
         rows = candidate_judgments(pool, session=session)
         gold = {(g.query_id, g.chunk_id) for g in gold_records.items(pool, session=session)}
@@ -69,7 +69,7 @@ def pool_table(engine, pool_name: str, policy: str) -> tuple[pd.DataFrame, dict,
     settled and needs no decision, ``adjudicated`` where a lead decided), the leads' latest
     decisions, and the judgments frame without the gold items' (``judgments_frame``)."""
     frame, gold = _judgments(engine, pool_name)
-    with session_scope(engine) as session:
+    with snapshot_scope(engine) as session:
         pool = get_pool(pool_name, session=session)
         decisions, overlap = latest_adjudications(pool, session=session), pool.overlap
     table = candidates(frame, policy, overlap)
@@ -111,5 +111,5 @@ def record_decision(
 
 def candidate_view(engine, pool_name: str, key: tuple[str, str]):
     """What a lead sees of the candidate ``key``: ``storage.pool_records.CandidateView``."""
-    with session_scope(engine) as session:
+    with snapshot_scope(engine) as session:
         return view(get_pool(pool_name, session=session), *key, session=session)

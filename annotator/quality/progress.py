@@ -12,7 +12,7 @@ accuracy on gold items) join it on that column.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 
 import pandas as pd
@@ -23,7 +23,7 @@ from pooling.grades import GRADES
 from pooling.i18n import check_name
 from storage import catalog, counts
 from storage.counts import completions_by_hour, current_counts, median_seconds
-from storage.db import referenced, session_scope
+from storage.db import referenced, snapshot_scope
 from storage.models import QuerySet
 from storage.pool_records import get_pool, query_texts
 
@@ -70,7 +70,7 @@ def team_figures(
     for an unknown pool and ``LocalizedError`` for an unknown ``per``."""
     check_name(per, PERIODS, "what_period")
     now = now or datetime.now(UTC)
-    with session_scope(engine) as session:
+    with snapshot_scope(engine) as session:
         pool = get_pool(pool_name, session=session)
         counts = _counts(current_counts(pool, tuple(COUNT_COLUMNS[:3]), session=session))
         seconds = median_seconds(pool, session=session)
@@ -89,6 +89,43 @@ def team_figures(
         finish=finish,
         pace=pace,
         active=active,
+    )
+
+
+def by_period(figures: TeamFigures, per: str) -> TeamFigures:
+    """``figures`` counted per hour, their timelines grouped ``per`` hour or day without
+    counting again: a display choice on the Team progress page. Raises
+    ``LocalizedError`` for an unknown ``per``."""
+    check_name(per, PERIODS, "what_period")
+    if per == "hour":
+        return figures
+    timeline = figures.timeline.assign(time=figures.timeline["time"].dt.floor(PERIODS[per]))
+    drift = figures.drift.assign(
+        time=figures.drift["time"].dt.floor(PERIODS[per]),
+        points=figures.drift["mean_grade"] * figures.drift["graded"],
+    )
+    drift = drift.groupby(["annotator", "time"], dropna=False, as_index=False).agg(
+        graded=("graded", "sum"), points=("points", "sum")
+    )
+    drift["mean_grade"] = drift["points"] / drift["graded"]
+    done = figures.completion[~figures.completion["projected"]]
+    done = (
+        done.assign(time=done["time"].dt.floor(PERIODS[per]))
+        .groupby("time", as_index=False)
+        .agg(completed=("completed", "sum"))
+    )
+    done["complete"] = done["completed"].cumsum()
+    done["projected"] = False
+    completion = pd.concat(
+        [done, figures.completion[figures.completion["projected"]]], ignore_index=True
+    )
+    return replace(
+        figures,
+        timeline=timeline.groupby(["annotator", "time"], as_index=False).agg(
+            judged=("judged", "sum")
+        ),
+        drift=drift[["annotator", "time", "graded", "mean_grade"]].astype({"graded": int}),
+        completion=completion.astype({"completed": "Int64", "complete": int}),
     )
 
 
@@ -232,7 +269,7 @@ class MyFigures:
 def my_progress(engine: Engine, pool_name: str, user_name: str) -> MyFigures:
     """What ``user_name`` judged in pool ``pool_name``, per query (its id and its text: an
     annotator knows a query by what it asks) and per grade."""
-    with session_scope(engine) as session:
+    with snapshot_scope(engine) as session:
         pool = get_pool(pool_name, session=session)
         rows = current_counts(pool, ("query", "grade"), session=session, annotator=user_name)
         texts = query_texts(
@@ -252,5 +289,5 @@ def my_progress(engine: Engine, pool_name: str, user_name: str) -> MyFigures:
 def data_version(engine: Engine) -> tuple[int, ...]:
     """What the lead's figures are counted from, as it stands (``storage.counts``): the
     same tuple until a judgment, decision, candidate, gold item or release is added."""
-    with session_scope(engine) as session:
+    with snapshot_scope(engine) as session:
         return counts.data_version(session=session)

@@ -45,7 +45,7 @@ from pooling.spans import (
 from storage import carry_records
 from storage.carry_records import MappingRow
 from storage.chunk_spans import ChunkPlace, chunk_places, document_hashes
-from storage.db import referenced, session_scope
+from storage.db import referenced, session_scope, snapshot_scope
 from storage.release_records import recorded_release
 
 if TYPE_CHECKING:  # the retrievers behind pool_records load only when a pool is built
@@ -380,7 +380,7 @@ def carry_status(engine: Engine, pool_name: str) -> CarryStatus | None:
     from storage.history import candidate_judgments
     from storage.pool_records import get_pool
 
-    with session_scope(engine) as session:
+    with snapshot_scope(engine) as session:
         pool = get_pool(pool_name, session=session)
         if "carried" not in pool.config:
             return None
@@ -400,7 +400,7 @@ def judge_classes(engine: Engine, judge: str, corpus_version: str) -> dict[tuple
     from storage.models import CorpusVersion
 
     classes: dict[tuple[str, str], str] = {}
-    with session_scope(engine) as session:
+    with snapshot_scope(engine) as session:
         for pool in carry_records.carried_pools(session=session):
             version = referenced(CorpusVersion, pool.corpus_version_id, session=session)
             if pool.config["carried"]["judge"] == judge and version.name == corpus_version:

@@ -314,7 +314,7 @@ def comparison_level(a: Path | str, b: Path | str) -> tuple[str, tuple[str, str]
 def recorded_problems(engine: Engine, folder: Path | str) -> list[str]:
     """Why ``folder`` is not the release the database recorded
     (``storage.release_records.recorded_problems``); empty when it is that release."""
-    with session_scope(engine) as session:
+    with snapshot_scope(engine) as session:
         return release_records.recorded_problems(folder, session=session)
 
 
@@ -332,7 +332,7 @@ class ReleaseRecord:
 
 def list_releases(engine: Engine) -> list[ReleaseRecord]:
     """Every recorded release, oldest first."""
-    with session_scope(engine) as session:
+    with snapshot_scope(engine) as session:
         return [
             ReleaseRecord(
                 r.version,
@@ -384,7 +384,7 @@ def recorded_folder(engine: Engine, version: str) -> Path:
     a release from. Raises ``LocalizedError`` for a folder that is not the release the
     database recorded, or a version that is not one."""
     folder = release_dir() / check_version(version)
-    with session_scope(engine) as session:
+    with snapshot_scope(engine) as session:
         release_records.recorded_release(folder, session=session)
     return folder
 

@@ -14,8 +14,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from pooling.run import Run
-from tests.annotator.evaluation.test_evaluation import BASE, BETTER, make_release
-from tests.browser_support import serving
+from tests.annotator.evaluation.test_evaluation import BASE, BETTER
+from tests.browser_support import recorded_release, serving
 
 pytestmark = pytest.mark.browser
 
@@ -47,7 +47,7 @@ def listener() -> Iterator[tuple[int, list[str]]]:
 def test_markdown_in_uploaded_runs_is_shown_as_text(database, browser, tmp_path):
     url, add_user = database
     add_user("boss", "lead")
-    make_release(tmp_path / "releases" / "v1")
+    recorded_release(url, tmp_path)
     base, better = tmp_path / "base.trec", tmp_path / "better.trec"
     Run(BASE, "base").save(base)
     Run(BETTER, "better").save(better)

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from sqlmodel import select
 
-from storage.catalog import status
-from storage.db import session_scope
+from storage.db import session_scope, snapshot_connection
 from storage.imports import annotator_account, import_corpus, import_judgments, import_queries
 from storage.models import Chunk, Pool, PoolCandidate, Query
+from storage.status import status
 from tests.conftest import write
 from tests.storage.test_imports import CORPUS, QUERIES, jsonl
 
@@ -47,6 +47,29 @@ def test_pool_progress_counts_distinct_human_judges(engine, tmp_path):
     judge("bob", "q1 0 tea 3\n")
     judge("judge", "q1 0 bike 1\nq1 0 bike-2 1\n", kind="model")  # a model does not count
     judge("ann2", "q1 0 tea 3\n")
-    with session_scope(engine) as session:
-        (summary,) = status(session=session).pools
+    with snapshot_connection(engine) as connection:
+        (summary,) = status(connection).pools
     assert (summary.name, summary.candidates, summary.overlap, summary.complete) == ("p", 3, 2, 1)
+
+
+def test_status_counts_each_query_sets_judgments_apart(engine, tmp_path):
+    with session_scope(engine) as session:
+        import_corpus(write(tmp_path, "c.jsonl", jsonl(CORPUS)), session=session, version="c")
+        for name in ("one", "two"):
+            queries = write(tmp_path, f"{name}.jsonl", jsonl(QUERIES))
+            import_queries(queries, session=session, name=name)
+    for name, lines in (("one", "q1 0 tea 2\nq2 0 bike 1\n"), ("two", "q1 0 tea 3\n")):
+        with session_scope(engine) as session:
+            path = write(tmp_path, f"{name}.trec", lines)
+            import_judgments(
+                path, session=session, annotator="ann", rubric_version="v1", query_set=name
+            )
+    with snapshot_connection(engine) as connection:
+        one, two = status(connection).query_sets
+    assert (one.name, one.judgments, one.judged_queries, one.judgments_by_annotator) == (
+        "one",
+        2,
+        2,
+        {"ann": 2},
+    )
+    assert (two.name, two.judgments, two.judged_queries) == ("two", 1, 1)

@@ -8,10 +8,11 @@ import pytest
 from sqlmodel import select
 
 from pooling.readers import InputError
-from storage.catalog import NotFound, status
-from storage.db import session_scope
+from storage.catalog import NotFound
+from storage.db import session_scope, snapshot_connection
 from storage.imports import import_corpus, import_judgments, import_queries, import_run
 from storage.models import Chunk, CorpusVersion, Document, Judgment, Query, RunEntry, System, User
+from storage.status import status
 from tests.conftest import snapshot, write
 
 CORPUS = [
@@ -237,7 +238,8 @@ def test_status_counts(loaded, tmp_path):
             annotator="a",
             rubric_version="v1",
         )
-        summary = status(session=session)
+    with snapshot_connection(loaded) as connection:
+        summary = status(connection)
     (cv,), (qs,) = summary.corpus_versions, summary.query_sets
     assert (cv.documents, cv.chunks) == (3, 4)
     assert (qs.queries, qs.dev, qs.test, qs.unanswerable) == (3, 1, 2, 1)

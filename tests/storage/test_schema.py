@@ -18,6 +18,7 @@ from storage.db import (
     database_url,
     head_revision,
     make_engine,
+    migrations_head,
     session_scope,
     upgrade,
 )
@@ -52,6 +53,12 @@ def test_an_empty_database_must_be_initialised_first(db_url):
     assert upgrade(engine) == head_revision() == current_revision(engine)
     check_schema(engine)
     assert upgrade(engine) == head_revision()  # upgrading again is harmless
+
+
+def test_the_schema_head_is_the_newest_migration():
+    # Every command checks the database against head_revision, read from the scripts' text
+    # without Alembic: it must name the revision Alembic upgrades to.
+    assert head_revision() == migrations_head()
 
 
 def test_migrations_go_down_and_up_again(engine):

@@ -111,8 +111,8 @@ decided_here: dict = since[1]  # this lead's decisions since the queue was count
 
 def queued(everything: bool):
     """The queue under the page's filters: what needs a decision, or ``everything``."""
-    found = adjudication.queue(
-        counted_queue.table,
+    found = adjudication.queue_of(
+        counted_queue,
         everything=everything,
         query_id=None if query_filter == all_label else query_filter,
         slice_tag=None if slice_filter == all_label else slice_filter,
@@ -144,7 +144,7 @@ else:
     st.caption(ui.t("queue_count", count=len(needing)))
 if len(shown) > QUEUE_OFFERED:
     st.caption(ui.t("queue_first", shown=QUEUE_OFFERED))
-offered = shown.head(QUEUE_OFFERED)
+offered = adjudication.with_details(counted_queue, shown.head(QUEUE_OFFERED))
 keys = list(zip(offered["query_id"], offered["chunk_id"], strict=True))
 key = st.selectbox(
     ui.t("candidate"), keys, format_func=lambda k: f"{k[0]} / {k[1]}", key="candidate"

@@ -30,12 +30,18 @@ if own.shown and own.standing is not None:
     columns[3].metric(ui.t("col_kappa"), mine.kappa.text(ui.lang()))
     st.caption(ui.t("my_gold_missed", count=len(own.missed)))
     for i, item in enumerate(own.missed):
-        given = item["grade"]
-        if given is None:
-            given = ui.t("gold_skipped" if item["skipped"] else "unsure_button")
-        else:
-            given = int(given)
-        with st.expander(ui.t("my_gold_item", given=given, gold=int(item["gold"]), n=i + 1)):
+        unjudged = item["grade"] is None
+        with st.expander(
+            ui.t(
+                "my_gold_item",
+                # a grade, or the message saying why there is none
+                given=("@gold_skipped" if item["skipped"] else "@unsure_button")
+                if unjudged
+                else int(item["grade"]),
+                gold=int(item["gold"]),
+                n=i + 1,
+            )
+        ):
             ui.plain(item["query_text"])  # texts from files, a rationale a lead typed
             ui.plain(item["text"])
             if item["rationale"]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import streamlit as st
 
 from annotator.app import charts, ui
-from annotator.quality.progress import PERIODS
+from annotator.quality.progress import PERIODS, by_period
 
 user = ui.require("lead")
 ui.sidebar(user)
@@ -19,7 +19,9 @@ per = st.radio(
     horizontal=True,
     key="team_per",
 )
-moment, figures = ui.figures("team", pool_name, per)
+# Counted per hour once; a day's figures are the hours' grouped (no count again).
+moment, hourly = ui.figures("team", pool_name, "hour")
+figures = by_period(hourly, per)
 summary = figures.summary
 st.progress(
     summary.complete / max(summary.candidates, 1),

@@ -11,8 +11,8 @@ import pytest
 from annotator.evaluation import evaluation
 from pooling.metrics import DEFAULT_METRICS
 from pooling.run import Run
-from tests.annotator.evaluation.test_evaluation import BASE, BETTER, make_release, scored
-from tests.browser_support import serving
+from tests.annotator.evaluation.test_evaluation import BASE, BETTER, scored
+from tests.browser_support import recorded_release, serving
 
 pytestmark = pytest.mark.browser
 
@@ -20,7 +20,7 @@ pytestmark = pytest.mark.browser
 def test_a_lead_evaluates_two_runs_and_downloads_the_report(database, browser, tmp_path):  # noqa: F811
     url, add_user = database
     add_user("boss", "lead")
-    folder = make_release(tmp_path / "releases" / "v1")
+    folder = recorded_release(url, tmp_path)
     files = [tmp_path / "base.trec", tmp_path / "better.trec"]
     for scores, path in zip((BASE, BETTER), files, strict=True):
         Run(scores, path.stem).save(path)

@@ -32,8 +32,9 @@ from annotator.releases.release_files import (
     write_release,
     write_sample,
 )
-from pooling import estimates, query_sampling
+from pooling import estimates, grade_calibration, query_sampling
 from pooling.i18n import MESSAGES, LocalizedError
+from pooling.qrels import Qrels
 from pooling.release_folder import verify_release
 from pooling.run import Run
 
@@ -143,11 +144,13 @@ def run_files(seed: int = 0) -> list[RunFile]:
     return [RunFile(Run(scores, name), "memory") for name, scores in runs.items()]
 
 
-def estimated(folder: Path, metrics: str = "ndcg@5,recall@3", **options):
+def estimated(
+    folder: Path, metrics: str = "ndcg@5,recall@3", predictor: str = "calibrated", **options
+):
     settings = evaluation.Settings.parse(metrics, rounds=50, **options)
     runs = run_files()
     result = evaluation.evaluate(evaluation.load_release(folder), runs, settings)
-    return estimation.estimate_runs(result, runs, "judge-m")
+    return estimation.estimate_runs(result, runs, "judge-m", predictor)
 
 
 def pytrec_values(run: dict, grades: dict, measure: str) -> dict[str, float]:
@@ -170,7 +173,7 @@ def uniform_release(tmp_path):
 def test_the_estimate_is_the_estimator_on_per_query_values_trec_eval_gives(uniform_release):
     folder, members = uniform_release
     truth, model, runs, _ = world()
-    report = estimated(folder)
+    report = estimated(folder, predictor="raw")
     sampled = {m.query_id for m in members}
     ids = sorted(truth)
     for run in ("base", "better"):
@@ -189,6 +192,44 @@ def test_the_estimate_is_the_estimator_on_per_query_values_trec_eval_gives(unifo
         assert found["model_only"] == pytest.approx(np.mean(list(machine.values())))
         assert found["human_only"] == pytest.approx(np.mean([human[q] for q in sampled]))
     assert report.sample_judged == 1.0
+
+
+def test_by_default_the_predictor_is_the_metric_under_grades_calibrated_on_people(
+    uniform_release,
+):
+    """The predictor is the mean over the drawn, cross-fitted grades (pooling.grade_calibration)
+    of the metric trec_eval gives; the model-only figure stays the raw grades'."""
+    folder, members = uniform_release
+    truth, model, runs, _ = world()
+    report = estimated(folder)
+    assert report.predictor == "calibrated"
+    sampled = {m.query_id for m in members}
+    ids = sorted(truth)
+    people = Qrels({q: truth[q] for q in sampled})
+    drawn = grade_calibration.calibrated_qrels(
+        Qrels(model), people, ids, sampled, [estimation.CALIBRATION_SEED, 7]
+    )
+    for run in ("base", "better"):
+        human = pytrec_values(runs[run], {q: truth[q] for q in sampled}, "ndcg_cut.5")
+        machine = pytrec_values(runs[run], model, "ndcg_cut.5")
+        per_draw = [pytrec_values(runs[run], qrels.to_dict(), "ndcg_cut.5") for qrels in drawn]
+        predicted = [np.mean([values.get(q, 0.0) for values in per_draw]) for q in ids]
+        expected = estimates.estimate(
+            predicted, [human.get(q, np.nan) for q in ids], [q in sampled for q in ids]
+        )
+        found = figure(report, run, "ndcg@5")
+        assert found["value"] == pytest.approx(expected.value)
+        assert (found["low"], found["high"]) == pytest.approx((expected.low, expected.high))
+        assert found["model_only"] == pytest.approx(np.mean(list(machine.values())))
+        assert found["value"] != pytest.approx(
+            figure(estimated(folder, predictor="raw"), run, "ndcg@5")["value"]
+        )
+    data = estimate_data(report)
+    assert data["predictor"] == "calibrated"
+    assert any("calibrated on people's" in line for line in estimate_lines(data, "en"))
+    with pytest.raises(LocalizedError) as refused:
+        estimated(folder, predictor="guess")
+    assert "calibrated, raw" in str(refused.value)
 
 
 def test_at_document_level_chunks_are_graded_as_their_documents(tmp_path):
@@ -224,7 +265,8 @@ def test_paired_differences_estimate_the_mean_per_query_difference(uniform_relea
     ids = sorted(report.scope["query_id"])
     column = "recall@3"
     model = [
-        frame.loc[("better", q), f"{column}:model"] - frame.loc[("base", q), f"{column}:model"]
+        frame.loc[("better", q), f"{column}:predictor"]
+        - frame.loc[("base", q), f"{column}:predictor"]
         for q in ids
     ]
     human = [
@@ -255,13 +297,13 @@ def test_the_sample_design_decides_the_estimator(tmp_path, design):
         extra["probabilities"] = [drawn.get(q, 1.0) for q in ids]
         assert len(set(drawn.values())) > 1  # unequal
     expected = estimates.estimate(
-        frame["ndcg@5:model"].to_numpy(), frame["ndcg@5:human"].to_numpy(), sampled, **extra
+        frame["ndcg@5:predictor"].to_numpy(), frame["ndcg@5:human"].to_numpy(), sampled, **extra
     )
     found = figure(report, "base", "ndcg@5")
     assert found["value"] == pytest.approx(expected.value)
     assert found["low"] == pytest.approx(expected.low)
     assert estimates.estimate(
-        frame["ndcg@5:model"].to_numpy(), frame["ndcg@5:human"].to_numpy(), sampled
+        frame["ndcg@5:predictor"].to_numpy(), frame["ndcg@5:human"].to_numpy(), sampled
     ).value != pytest.approx(found["value"])  # the uniform estimator would differ
 
 
@@ -347,6 +389,20 @@ def test_the_command_prints_estimates_and_gates_on_them(uniform_release, tmp_pat
     )
     assert {f["run"] for f in data["estimates"]["figures"]} == {"base", "better"}
     assert data["estimates"]["sample"]["design"] == "uniform"
+    assert data["estimates"]["predictor"] == "calibrated"
+    raw = evaluate_cli(
+        "--release",
+        folder,
+        "--run",
+        base,
+        "--run",
+        better,
+        "--estimate",
+        "judge-m",
+        "--raw-grades",
+        "--json",
+    ).output
+    assert json.loads(raw)["estimates"]["predictor"] == "raw"
     args = ["--release", folder, "--run", base, "--run", better, "--estimate", "judge-m"]
     evaluate_cli(*args, "--gate", "ndcg@5>=-0.5")
     failed = evaluate_cli(*args, "--gate", "ndcg@5>=0.9", expect=1)

@@ -149,3 +149,17 @@ def test_my_progress_counts_only_mine(judged):
 def test_an_active_pool_says_so(engine, two_runs):
     build_pool(engine, "act", systems="run:a", budget=2, active=True)
     assert team_figures(engine, "act").active and not team_figures(engine, "p").active
+
+
+def test_a_day_grouped_from_the_hours_is_the_days_count(judged):
+    """The Team progress page counts per hour once and groups hours into days for the
+    choice of a day: the same figures as counting per day."""
+    from annotator.quality.progress import by_period
+
+    hourly = team_figures(judged, "p", "hour", now=NOW)
+    daily = team_figures(judged, "p", "day", now=NOW)
+    grouped = by_period(hourly, "day")
+    pd.testing.assert_frame_equal(grouped.timeline, daily.timeline)
+    pd.testing.assert_frame_equal(grouped.drift, daily.drift, check_exact=False, check_dtype=False)
+    pd.testing.assert_frame_equal(grouped.completion, daily.completion)
+    assert by_period(hourly, "hour") is hourly

@@ -1,0 +1,262 @@
+"""One pool's current human grades and the small count tables derived from them, kept by
+``annotator.quality.maintained``: the rows (a person's newest grade per candidate), per
+candidate its grades, per query alpha's coincidence shares, per pair of people and query
+their confusion counts. Plain numpy; no database, no Streamlit.
+"""
+
+from __future__ import annotations
+
+import io
+import threading
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from annotator.quality.agreement import PairAgreement
+from pooling.grades import GRADES
+
+SIZE = len(GRADES)
+UNSURE = SIZE  # the column of unsure judgments in a candidate's counts
+USER_BITS = 32  # a row's key: the candidate's position, then the user id in these bits
+USER_MASK = (1 << USER_BITS) - 1
+
+
+@dataclass
+class Kept:
+    """One pool's current human grades and the count tables derived from them. Candidates
+    are held by position, in query then chunk id order (the queue's order within a
+    severity), so that a query's candidates and their rows are each one range."""
+
+    pool_id: int
+    overlap: int
+    candidate_ids: np.ndarray  # database id of each position
+    chunk_ids: np.ndarray  # chunk id (text) of each position
+    candidate_query: np.ndarray  # query index of each position
+    query_ids: list[str]  # in id order
+    query_start: np.ndarray  # first position of each query, and the end
+    slices: list[list[str]]  # per query
+    splits: list[str | None]  # per query
+    position_of: dict[tuple[str, str], int]  # (query id, chunk id) -> position
+    id_order: np.ndarray  # positions in candidate id order
+    row_key: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))  # sorted
+    row_judgment: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    row_grade: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int8))  # UNSURE too
+    notes: dict[int, str] = field(default_factory=dict)  # row key -> note, when one was left
+    gold: np.ndarray = field(default_factory=lambda: np.zeros(0, bool))  # per position
+    counts: np.ndarray = field(default_factory=lambda: np.zeros((0, SIZE + 1), np.int32))
+    coincidence: np.ndarray = field(default_factory=lambda: np.zeros((0, SIZE * SIZE)))
+    pairs: dict[tuple[int, int], np.ndarray] = field(default_factory=dict)  # queries x 16
+    presence: dict[int, np.ndarray] = field(default_factory=dict)  # user -> rows per query
+    pair_version: dict[tuple[int, int], int] = field(default_factory=dict)
+    names: dict[int, str] = field(default_factory=dict)
+    decisions: dict[tuple[str, str], tuple] = field(default_factory=dict)
+    decision_ids: dict[tuple[str, str], int] = field(default_factory=dict)
+    judgment_mark: int = 0
+    seen: int = 0
+    adjudication_mark: int = 0
+    applied: int = 0  # since the grades were saved
+    saved: float = 0.0
+    kept_pairs: dict[tuple, tuple[int, PairAgreement]] = field(default_factory=dict)
+    lock: threading.RLock = field(default_factory=threading.RLock)
+
+    # -- rows ------------------------------------------------------------------------------
+
+    def positions(self, candidate_ids: np.ndarray) -> np.ndarray:
+        order = self.id_order
+        found = np.searchsorted(self.candidate_ids, candidate_ids, sorter=order)
+        return order[np.minimum(found, len(order) - 1)]
+
+    def apply(self, rows: list[tuple]) -> np.ndarray:
+        """Apply judgments ``(id, candidate id, user id, grade or None, note)``, each
+        standing where it is the person's newest on the candidate; returns the positions
+        whose grades changed."""
+        if not rows:
+            return np.zeros(0, np.int64)
+        judgment = np.fromiter((r[0] for r in rows), np.int64, len(rows))
+        candidate = np.fromiter((r[1] for r in rows), np.int64, len(rows))
+        user = np.fromiter((r[2] for r in rows), np.int64, len(rows))
+        grade = np.fromiter((UNSURE if r[3] is None else r[3] for r in rows), np.int8, len(rows))
+        key = (self.positions(candidate) << USER_BITS) | user
+        order = np.lexsort((judgment, key))  # by key, newest last
+        last = order[np.r_[key[order][1:] != key[order][:-1], True]]
+        key, judgment, grade = key[last], judgment[last], grade[last]
+        at = np.searchsorted(self.row_key, key)
+        found = at < len(self.row_key)
+        found[found] = self.row_key[at[found]] == key[found]
+        newer = found.copy()
+        newer[found] = judgment[found] > self.row_judgment[at[found]]
+        self.row_judgment[at[newer]] = judgment[newer]
+        self.row_grade[at[newer]] = grade[newer]
+        fresh = ~found
+        self.row_key = np.insert(self.row_key, at[fresh], key[fresh])
+        self.row_judgment = np.insert(self.row_judgment, at[fresh], judgment[fresh])
+        self.row_grade = np.insert(self.row_grade, at[fresh], grade[fresh])
+        changed = newer | fresh
+        notes = [rows[i][4] or "" for i in last[changed]]
+        for k, note in zip(key[changed].tolist(), notes, strict=True):
+            if note:
+                self.notes[k] = note
+            else:
+                self.notes.pop(k, None)
+        self.applied += int(changed.sum())
+        return np.unique(key[changed] >> USER_BITS)
+
+    def rows_of(self, queries: np.ndarray) -> np.ndarray:
+        """The row indexes of the candidates of ``queries`` (sorted query indexes)."""
+        starts = self.query_start[queries] << USER_BITS
+        ends = self.query_start[queries + 1] << USER_BITS
+        low = np.searchsorted(self.row_key, starts)
+        high = np.searchsorted(self.row_key, ends)
+        return _ranges(low, high)
+
+    # -- count tables ----------------------------------------------------------------------
+
+    def count(self, queries: np.ndarray | None = None) -> None:
+        """Count the tables again for ``queries`` (query indexes; every query when None)."""
+        every = queries is None
+        n_queries = len(self.query_ids)
+        if queries is None:
+            queries = np.arange(n_queries)
+            rows = np.arange(len(self.row_key))
+            self.counts = np.zeros((len(self.candidate_ids), SIZE + 1), np.int32)
+            self.coincidence = np.zeros((n_queries, SIZE * SIZE))
+            self.pairs, self.presence = {}, {}
+        else:
+            queries = np.unique(queries)
+            rows = self.rows_of(queries)
+            places = _ranges(self.query_start[queries], self.query_start[queries + 1])
+            self.counts[places] = 0
+            self.coincidence[queries] = 0
+            for table in self.presence.values():
+                table[queries] = 0
+        position = self.row_key[rows] >> USER_BITS
+        user = self.row_key[rows] & USER_MASK
+        grade = self.row_grade[rows].astype(np.int64)
+        # Counted with bincount, which is many times faster than np.unique or np.add.at.
+        self.counts += (
+            np.bincount(position * (SIZE + 1) + grade, minlength=self.counts.size)
+            .reshape(self.counts.shape)
+            .astype(np.int32)
+        )
+        # Gold items' judgments are checks against a settled grade: counted for the queue
+        # above, left out of agreement (``agreement.without_gold``).
+        agreeing = ~self.gold[position]
+        position, user, grade = position[agreeing], user[agreeing], grade[agreeing]
+        query = self.candidate_query[position]
+        for person in _present(user):
+            mine = user == person
+            table = self.presence.setdefault(person, np.zeros(n_queries, np.int32))
+            table += np.bincount(query[mine], minlength=n_queries).astype(np.int32)
+        self._coincidence(_present(position, as_list=False))
+        self._pairs(queries, position, user, grade, every)
+
+    def _coincidence(self, places: np.ndarray) -> None:
+        """Each query's share of alpha's coincidence matrix, from its candidates' counts,
+        as ``agreement._alpha_parts`` counts it."""
+        values = self.counts[places, :SIZE].astype(float)
+        m = values.sum(axis=1)
+        keep = m >= 2
+        values, m, places = values[keep], m[keep], places[keep]
+        pairs = values[:, :, None] * values[:, None, :]
+        pairs[:, np.arange(SIZE), np.arange(SIZE)] -= values
+        units = (pairs / (m - 1)[:, None, None]).reshape(len(values), SIZE * SIZE)
+        query, n_queries = self.candidate_query[places], len(self.query_ids)
+        for cell in range(SIZE * SIZE):  # summed in row order, as np.add.at sums
+            self.coincidence[:, cell] += np.bincount(
+                query, weights=units[:, cell], minlength=n_queries
+            )
+
+    def _pairs(self, queries, position, user, grade, every: bool) -> None:
+        """Each pair's confusion counts per query, for the rows of ``queries``: every two
+        people who graded one candidate, the first by name on the rows."""
+        people = sorted(self.names, key=lambda u: self.names[u])
+        rank = np.full(max([*people, int(user.max(initial=0))]) + 1, -1)
+        rank[people] = np.arange(len(people))
+        graded = grade < SIZE
+        position, user, grade = position[graded], user[graded], grade[graded]
+        before = {}
+        if not every:
+            for pair, table in self.pairs.items():
+                before[pair] = table[queries].copy()
+                table[queries] = 0
+        parts = []
+        for step in range(1, len(position)):
+            same = np.flatnonzero(position[:-step] == position[step:])
+            if not len(same):
+                break
+            a, b, ga, gb = user[same], user[same + step], grade[same], grade[same + step]
+            flip = rank[a] > rank[b]
+            a, b = np.where(flip, b, a), np.where(flip, a, b)
+            cell = np.where(flip, gb * SIZE + ga, ga * SIZE + gb)
+            parts.append((a, b, self.candidate_query[position[same]], cell))
+        if parts:
+            a, b, where, cell = (np.concatenate(column) for column in zip(*parts, strict=True))
+            code = a * len(rank) + b
+            order = np.argsort(code, kind="stable")
+            code, where, cell = code[order], where[order], cell[order]
+            bounds = np.flatnonzero(np.r_[True, code[1:] != code[:-1], True])
+            n_queries = len(self.query_ids)
+            for start, end in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True):
+                pair = divmod(int(code[start]), len(rank))
+                table = self.pairs.setdefault(pair, np.zeros((n_queries, SIZE * SIZE), np.int32))
+                cells = where[start:end] * (SIZE * SIZE) + cell[start:end]
+                table += (
+                    np.bincount(cells, minlength=table.size).reshape(table.shape).astype(np.int32)
+                )
+        # A pair's figures are drawn again only when its table changed: a query's other
+        # pairs keep theirs.
+        for pair, table in self.pairs.items():
+            was = before.get(pair)
+            if was is None or not np.array_equal(was, table[queries]):
+                self.pair_version[pair] = self.pair_version.get(pair, 0) + 1
+
+    # -- saved -----------------------------------------------------------------------------
+
+    def payload(self) -> bytes:
+        """The grades as numpy arrays (no pickles): candidate ids, not positions, since a
+        top-up moves positions."""
+        buffer = io.BytesIO()
+        notes = list(self.notes.items())
+        np.savez(
+            buffer,
+            candidate=self.candidate_ids[self.row_key >> USER_BITS],
+            user=self.row_key & USER_MASK,
+            judgment=self.row_judgment,
+            grade=self.row_grade,
+            note_candidate=self.candidate_ids[
+                np.array([k for k, _ in notes], np.int64) >> USER_BITS
+            ],
+            note_user=np.array([k & USER_MASK for k, _ in notes], np.int64),
+            note=np.array([n for _, n in notes], dtype=str),
+        )
+        return buffer.getvalue()
+
+    def load(self, payload: bytes) -> bool:
+        """The grades of a saved ``payload``; False when it names a candidate no longer in
+        the pool."""
+        saved = np.load(io.BytesIO(payload), allow_pickle=False)
+        known = set(self.candidate_ids.tolist())
+        if not set(saved["candidate"].tolist()) <= known:
+            return False
+        key = (self.positions(saved["candidate"]) << USER_BITS) | saved["user"]
+        order = np.argsort(key)
+        self.row_key, self.row_judgment = key[order], saved["judgment"][order]
+        self.row_grade = saved["grade"][order]
+        note_key = (self.positions(saved["note_candidate"]) << USER_BITS) | saved["note_user"]
+        self.notes = dict(zip(note_key.tolist(), saved["note"].tolist(), strict=True))
+        return True
+
+
+def _present(values: np.ndarray, as_list: bool = True):
+    """The distinct values of ``values`` (small non-negative integers), in order."""
+    found = np.flatnonzero(np.bincount(values)) if len(values) else np.zeros(0, np.int64)
+    return found.tolist() if as_list else found
+
+
+def _ranges(low: np.ndarray, high: np.ndarray) -> np.ndarray:
+    """The integers of every range [low, high), concatenated."""
+    lengths = high - low
+    if not lengths.sum():
+        return np.zeros(0, np.int64)
+    starts = np.repeat(low - np.cumsum(np.r_[0, lengths[:-1]]), lengths)
+    return starts + np.arange(lengths.sum())

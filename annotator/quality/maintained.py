@@ -1,0 +1,412 @@
+"""The lead's agreement figures and adjudication queue, kept up to date instead of counted
+again from every judgment (issue 27).
+
+Per pool, this process keeps the current human grade of every (candidate, person), and
+from it small count tables: per candidate its grades (0-3, unsure), per query the
+coincidence of grades (Krippendorff's alpha), and per pair of people and query their
+confusion counts. A view reads the judgments written since the last one (ids above a
+mark, ``storage.figure_records``), applies them, counts the queries they touched again and
+derives the figures from the tables: a bootstrap interval resamples a pair's per-query
+table, never judgments, and a pair's figures are kept until its table changes. So a view
+costs what changed since the one before, and a display choice (a kappa, a pair, a policy,
+a grouping) is drawn from the same tables.
+
+The grades are saved in the database now and then (``storage.figure_tables``), so the
+first view after a restart reads them and the judgments since, instead of them all. The
+figures are exactly those of ``pool_quality.pool_agreement`` and ``pool_queue``, which
+count from scratch; the tests pin the two equal. No Streamlit in here.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+import time
+from collections.abc import Callable
+
+import numpy as np
+import pandas as pd
+
+from annotator.quality.adjudication import Queue
+from annotator.quality.agreement import (
+    PAGE_ROUNDS,
+    AgreementReport,
+    Figure,
+    bootstrap_shares,
+    kappa_of,
+    krippendorff_alpha,
+    pair_of_shares,
+)
+from annotator.quality.grade_tables import SIZE, UNSURE, USER_BITS, USER_MASK, Kept
+from annotator.quality.pool_quality import PoolAgreement
+from pooling.grades import POLICIES, check_policy
+from pooling.grouping import GROUPINGS
+from pooling.i18n import check_name
+from storage import figure_records as records
+from storage import gold_records
+from storage.db import session_scope, snapshot_scope
+from storage.pool_records import get_pool
+
+SAVE_AFTER = 20_000  # judgments applied before the grades are saved again
+SAVE_EVERY = 300  # ... or seconds since they were saved, when anything was applied
+
+# -- keeping up --------------------------------------------------------------------------------
+
+_KEPT: dict[tuple[str, int], Kept] = {}
+_KEPT_LOCK = threading.Lock()
+
+
+def _candidates(pool, session) -> Kept:
+    """A ``Kept`` with the pool's candidates and queries and no grades yet."""
+    rows = sorted(records.pool_candidates(pool, session=session), key=lambda r: (r[2], r[3]))
+    query_ids = sorted({r[2] for r in rows})
+    index = {q: i for i, q in enumerate(query_ids)}
+    described = {q: (s, split) for q, s, split in records.pool_queries(pool, session=session)}
+    candidate_query = np.array([index[r[2]] for r in rows], np.int64)
+    candidate_ids = np.array([r[0] for r in rows], np.int64)
+    return Kept(
+        pool_id=pool.id,
+        overlap=pool.overlap,
+        candidate_ids=candidate_ids,
+        chunk_ids=np.array([r[3] for r in rows], dtype=object),
+        candidate_query=candidate_query,
+        query_ids=query_ids,
+        query_start=np.searchsorted(candidate_query, np.arange(len(query_ids) + 1)),
+        slices=[described[q][0] for q in query_ids],
+        splits=[described[q][1] for q in query_ids],
+        position_of={(r[2], r[3]): i for i, r in enumerate(rows)},
+        id_order=np.argsort(candidate_ids),
+    )
+
+
+def _gold(kept: Kept, pool, session) -> np.ndarray:
+    """Read the pool's gold items; returns the queries whose candidates became or stopped
+    being gold (their agreement tables to count again)."""
+    gold = np.zeros(len(kept.candidate_ids), bool)
+    for item in gold_records.items(pool, session=session):
+        place = kept.position_of.get((item.query_id, item.chunk_id))
+        if place is not None:
+            gold[place] = True
+    flipped = np.flatnonzero(gold != kept.gold) if len(kept.gold) == len(gold) else None
+    kept.gold = gold
+    if flipped is None:
+        return np.arange(len(kept.query_ids))
+    return np.unique(kept.candidate_query[flipped])
+
+
+def _decisions(kept: Kept, rows: list[tuple]) -> None:
+    for decision_id, query_id, chunk_id, *decision in rows:
+        key = (query_id, chunk_id)
+        if decision_id > kept.decision_ids.get(key, 0):
+            kept.decisions[key], kept.decision_ids[key] = tuple(decision), decision_id
+        kept.adjudication_mark = max(kept.adjudication_mark, decision_id)
+
+
+def _fresh(pool, session) -> Kept:
+    """The pool's grades, from its checkpoint and the judgments since, or from scratch."""
+    kept = _candidates(pool, session)
+    kept.names = records.people(session=session)
+    _gold(kept, pool, session)
+    saved = records.checkpoint(pool, session=session)
+    if (
+        saved is not None
+        and records.judgments_up_to(saved.judgment_mark - records.LAG, session=session)
+        == saved.judgments_seen
+        and kept.load(saved.payload)
+    ):
+        kept.judgment_mark, kept.seen = saved.judgment_mark, saved.judgments_seen
+        kept.saved, kept.applied = time.monotonic(), 0
+        kept.count()
+        _catch_up(kept, pool, session)
+    else:
+        newest = records.newest_judgment(session=session)
+        kept.apply(records.judgments_since(pool, 0, session=session))
+        kept.judgment_mark = newest
+        kept.seen = records.judgments_up_to(newest - records.LAG, session=session)
+        kept.count()
+        kept.applied = max(kept.applied, SAVE_AFTER)  # counted from scratch: saved at once
+    _decisions(kept, records.decisions_since(pool, 0, session=session))
+    return kept
+
+
+def _catch_up(kept: Kept, pool, session) -> None:
+    """Apply the judgments since the mark (and ``LAG`` before it) and count the queries
+    they touched again."""
+    newest = records.newest_judgment(session=session)
+    changed = kept.apply(
+        records.judgments_since(pool, kept.judgment_mark - records.LAG, session=session)
+    )
+    kept.judgment_mark = max(newest, kept.judgment_mark)
+    kept.seen = records.judgments_up_to(kept.judgment_mark - records.LAG, session=session)
+    if len(changed):
+        kept.count(np.unique(kept.candidate_query[changed]))
+
+
+def _unchanged_below(kept: Kept, session) -> bool:
+    """No judgment appeared below the mark's lag since the last count (one that committed
+    late, or a database restored from a copy)."""
+    seen = records.judgments_up_to(kept.judgment_mark - records.LAG, session=session)
+    return seen == kept.seen
+
+
+def kept_grades(engine, pool_name: str) -> Kept:
+    """Pool ``pool_name``'s grades and count tables, brought up to date: read in a snapshot
+    (never the write lock), so annotators' keys go on meanwhile. Raises ``NotFound`` for
+    an unknown pool."""
+    with snapshot_scope(engine) as session:
+        pool = get_pool(pool_name, session=session)
+        key = (engine.url.render_as_string(hide_password=True), pool.id)
+        with _KEPT_LOCK:
+            kept = _KEPT.get(key)
+            if kept is None:
+                kept = _KEPT[key] = _fresh(pool, session)
+        with kept.lock:
+            kept.names = records.people(session=session)
+            if records.candidate_count(pool, session=session) != len(
+                kept.candidate_ids
+            ) or not _unchanged_below(kept, session):
+                kept = _KEPT[key] = _fresh(pool, session)  # a top-up, or the history moved
+            else:
+                moved = _gold(kept, pool, session)
+                if len(moved):
+                    kept.count(moved)
+                _catch_up(kept, pool, session)
+                _decisions(
+                    kept,
+                    records.decisions_since(
+                        pool, kept.adjudication_mark - records.LAG, session=session
+                    ),
+                )
+            due = kept.applied >= SAVE_AFTER or (
+                kept.applied and time.monotonic() - kept.saved > SAVE_EVERY
+            )
+    if due:
+        _save(engine, pool_name, kept)
+    return kept
+
+
+def _save(engine, pool_name: str, kept: Kept) -> None:
+    with kept.lock:
+        payload, marks = kept.payload(), (kept.judgment_mark, kept.seen, kept.adjudication_mark)
+        kept.applied, kept.saved = 0, time.monotonic()
+    with session_scope(engine) as session:
+        records.save_checkpoint(
+            get_pool(pool_name, session=session),
+            session=session,
+            judgment_mark=marks[0],
+            seen=marks[1],
+            adjudication_mark=marks[2],
+            payload=payload,
+        )
+
+
+def forget() -> None:
+    """Drop every pool's kept grades from this process (as a restart would)."""
+    with _KEPT_LOCK:
+        _KEPT.clear()
+
+
+# -- figures -----------------------------------------------------------------------------------
+
+
+def _statuses(kept: Kept, policy: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The judged positions and their status, severity and agreed grade (-1 for none), as
+    ``pooling.resolution.statuses`` decides them, from the candidates' counts."""
+    check_policy(policy)
+    judged = np.flatnonzero(kept.counts.sum(axis=1))
+    counts = kept.counts[judged]
+    grades = counts[:, :SIZE]
+    graded = grades.sum(axis=1)
+    unsure = counts[:, UNSURE] > 0
+    given = grades > 0
+    low = np.argmax(given, axis=1)
+    high = SIZE - 1 - np.argmax(given[:, ::-1], axis=1)
+    median = np.argmax(np.cumsum(grades, axis=1) > ((graded - 1) // 2)[:, None], axis=1)
+    split = POLICIES[policy](low, high) & (graded > 0)
+    status = np.select(
+        [unsure, counts.sum(axis=1) < kept.overlap, split],
+        ["unsure", "incomplete", "disagree"],
+        "agreed",
+    ).astype(object)
+    severity = np.where(unsure, 4, np.where(graded > 0, high - low, 0))
+    auto = np.where(status == "agreed", median, -1)
+    return judged, status, severity, auto
+
+
+def _decided(kept: Kept, judged: np.ndarray) -> np.ndarray:
+    """Which of the ``judged`` positions a lead decided."""
+    places = [kept.position_of[k] for k in kept.decisions if k in kept.position_of]
+    return np.isin(judged, np.array(places, np.int64))
+
+
+def _groups(kept: Kept, by: str | None) -> dict[str, np.ndarray]:
+    """The queries (a mask) of each group, among those with a judgment, as
+    ``pooling.grouping.groups`` makes them."""
+    judged = np.zeros(len(kept.query_ids), bool)
+    for table in kept.presence.values():
+        judged |= table > 0
+    if by is None:
+        return {"all": judged}
+    check_name(by, GROUPINGS, "what_grouping")
+    found: dict[str, np.ndarray] = {}
+    for q in np.flatnonzero(judged).tolist():
+        names = [kept.splits[q]] if by == "split" else kept.slices[q]
+        for name in names:
+            if name is not None:
+                found.setdefault(name, np.zeros(len(kept.query_ids), bool))[q] = True
+    return {f"{by}:{name}": found[name] for name in sorted(found)}
+
+
+def _report(kept: Kept, group: str, queries: np.ndarray, rounds: int) -> AgreementReport:
+    people = sorted(
+        (kept.names[u] for u, table in kept.presence.items() if table[queries].any()),
+    )
+    ids = {name: u for u, name in kept.names.items()}
+    judged = (kept.counts.sum(axis=1) > 0) & ~kept.gold
+    items = int((judged & queries[kept.candidate_query]).sum())
+    shares = kept.coincidence[queries]
+    alpha = bootstrap_shares(krippendorff_alpha, shares[shares.any(axis=1)], rounds)
+    pairs = []
+    for first, second in itertools.combinations(people, 2):
+        pair = (ids[first], ids[second])
+        version = kept.pair_version.get(pair, 0)
+        held = kept.kept_pairs.get((group, pair, rounds))
+        if held is None or held[0] != version:
+            table = kept.pairs.get(pair)
+            shares = np.zeros((0, SIZE * SIZE)) if table is None else table[queries].astype(float)
+            figure = pair_of_shares((first, second), shares[shares.any(axis=1)], rounds)
+            held = kept.kept_pairs[(group, pair, rounds)] = version, figure
+        pairs.append(held[1])
+    return AgreementReport(group=group, annotators=people, items=items, alpha=alpha, pairs=pairs)
+
+
+def _versus_final(kept: Kept, policy: str) -> pd.DataFrame:
+    """Each person's quadratic kappa against the final grades, before and after
+    adjudication, as ``adjudication.versus_final`` gives it."""
+    judged, status, _, auto = _statuses(kept, policy)
+    decided = _decided(kept, judged)
+    before = np.full(len(kept.candidate_ids), -1)
+    before[judged] = np.where(decided | kept.gold[judged], -1, auto)
+    after = before.copy()
+    for key, decision in kept.decisions.items():
+        place = kept.position_of.get(key)
+        if place is not None and kept.counts[place].sum():
+            after[place] = int(decision[0])
+    position = kept.row_key >> USER_BITS
+    user = kept.row_key & USER_MASK
+    graded = (kept.row_grade < SIZE) & ~kept.gold[position]  # gold checks left out
+    people = sorted(np.unique(user[graded]).tolist(), key=lambda u: kept.names[u])
+    rank = np.zeros(int(user.max(initial=0)) + 1, np.int64)
+    rank[people] = np.arange(len(people))
+    grade = kept.row_grade[graded].astype(np.int64)
+    cells = SIZE * SIZE
+    found = {}
+    for label, finals in (("before", before), ("after", after)):  # every person's at once
+        final = finals[position[graded]]
+        had = final >= 0
+        at = rank[user[graded][had]] * cells + grade[had] * SIZE + final[had]
+        found[label] = np.bincount(at, minlength=len(people) * cells).reshape(-1, SIZE, SIZE)
+    rows = [
+        {
+            "annotator": kept.names[person],
+            **{label: kappa_of(found[label][i], "quadratic") for label in found},
+        }
+        for i, person in enumerate(people)
+    ]
+    return pd.DataFrame(rows, columns=["annotator", "before", "after"])
+
+
+def pool_agreement(
+    engine, pool_name: str, policy: str, by: str | None = None, rounds: int = PAGE_ROUNDS
+) -> PoolAgreement:
+    """``pool_quality.pool_agreement`` from the kept tables: the same figures, costing what
+    changed since the last view."""
+    kept = kept_grades(engine, pool_name)
+    with kept.lock:
+        check_policy(policy)
+        reports = [_report(kept, g, q, rounds) for g, q in _groups(kept, by).items()]
+        return PoolAgreement(reports, _versus_final(kept, policy))
+
+
+def pool_queue(engine, pool_name: str, policy: str) -> Queue:
+    """``pool_quality.pool_queue`` from the kept tables. Its table has no columns of who
+    said what (half a million dicts at L): ``adjudication.with_details`` adds them to the
+    rows shown; the annotator filter reads ``people``, a bit per name of
+    ``Queue.annotators``."""
+    kept = kept_grades(engine, pool_name)
+    with kept.lock:
+        judged, status, severity, auto = _statuses(kept, policy)
+        status[kept.gold[judged]] = "gold"  # settled: needs no decision
+        status[_decided(kept, judged)] = "adjudicated"
+        order = np.lexsort((judged, -severity))
+        judged, status, severity, auto = judged[order], status[order], severity[order], auto[order]
+        position = kept.row_key >> USER_BITS
+        user = kept.row_key & USER_MASK
+        graded = kept.row_grade < SIZE
+        annotators = sorted({kept.names[u] for u in np.unique(user[graded]).tolist()})
+        bit = {name: i for i, name in enumerate(annotators)}
+        masks = np.zeros(len(kept.candidate_ids), dtype=object if len(bit) > 62 else np.int64)
+        for person in np.unique(user).tolist():
+            name = kept.names.get(person)
+            mine = np.unique(position[user == person])
+            if name in bit:
+                masks[mine] = masks[mine] | (1 << bit[name])
+        query = kept.candidate_query[judged]
+        table = pd.DataFrame(
+            {
+                "query_id": np.array(kept.query_ids, dtype=object)[query],
+                "chunk_id": kept.chunk_ids[judged],
+                "status": status,
+                "severity": severity,
+                "auto_grade": _or_none(auto),
+                "slices": pd.Series([kept.slices[q] for q in query.tolist()], dtype=object),
+                "people": masks[judged],
+            }
+        )
+        tags = sorted({t for q in np.unique(query).tolist() for t in kept.slices[q]})
+        return Queue(
+            table,
+            dict(kept.decisions),
+            annotators,
+            tags,
+            [kept.query_ids[q] for q in np.unique(query).tolist()],
+            details=_details(kept),
+        )
+
+
+def _or_none(grades: np.ndarray) -> np.ndarray:
+    """``grades`` as Python ints, None where negative (no agreed grade)."""
+    found = grades.astype(object)
+    found[grades < 0] = None
+    return found
+
+
+def _details(kept: Kept) -> Callable[[list[tuple[str, str]]], list[tuple[dict, dict, list]]]:
+    def details(keys: list[tuple[str, str]]) -> list[tuple[dict, dict, list]]:
+        """Who gave which grade, their notes and who was unsure, per candidate ``key``."""
+        found = []
+        with kept.lock:
+            for key in keys:
+                place = kept.position_of[key]
+                low = np.searchsorted(kept.row_key, place << USER_BITS)
+                high = np.searchsorted(kept.row_key, (place + 1) << USER_BITS)
+                grades, notes, unsure = {}, {}, []
+                for at in range(low, high):
+                    row_key = int(kept.row_key[at])
+                    name = kept.names.get(row_key & USER_MASK, "")
+                    grade = int(kept.row_grade[at])
+                    if grade == UNSURE:
+                        unsure.append(name)
+                    else:
+                        grades[name] = grade
+                    if kept.notes.get(row_key):
+                        notes[name] = kept.notes[row_key]
+                found.append(
+                    (dict(sorted(grades.items())), dict(sorted(notes.items())), sorted(unsure))
+                )
+        return found
+
+    return details
+
+
+__all__ = ["Figure", "forget", "kept_grades", "pool_agreement", "pool_queue"]

@@ -1,0 +1,151 @@
+"""Reads behind the lead's maintained figures (``annotator.quality.maintained``) and their
+checkpoint (``storage.figure_tables``). Every function takes a keyword-only ``session``;
+only ``save_checkpoint`` writes.
+
+The figures are kept up to date by reading the judgments with ids above a mark. Ids are
+given out when a row is written and become visible when its transaction commits: on
+SQLite writers take turns, so no id appears below one already seen; on PostgreSQL a
+transaction can commit after a later one. So a count reads back ``LAG`` ids below its mark
+(applying a judgment twice changes nothing: a person's current grade is their highest id),
+and checks that no judgment appeared further below (``judgments_up_to``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import UTC, datetime
+
+from sqlalchemy import func
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlmodel import Session, select
+
+from storage.figure_tables import FigureCheckpoint
+from storage.models import Adjudication, Chunk, Judgment, Pool, PoolCandidate, Query, User
+
+LAG = 5_000  # ids read again below the mark: transactions still open when it was set
+
+
+def pool_candidates(pool: Pool, *, session: Session) -> list[tuple[int, int, str, str]]:
+    """Every candidate of the pool: ``(candidate id, query key, query id, chunk id)``."""
+    statement = (
+        select(PoolCandidate.id, PoolCandidate.query_id, Query.query_id, Chunk.chunk_id)
+        .join(Query, Query.id == PoolCandidate.query_id)
+        .join(Chunk, Chunk.id == PoolCandidate.chunk_id)
+        .where(PoolCandidate.pool_id == pool.id)
+    )
+    return [tuple(row) for row in session.exec(statement)]
+
+
+def candidate_count(pool: Pool, *, session: Session) -> int:
+    """How many candidates the pool has (a top-up adds some)."""
+    total = select(func.count()).select_from(PoolCandidate).where(PoolCandidate.pool_id == pool.id)
+    return session.exec(total).one()
+
+
+def pool_queries(pool: Pool, *, session: Session) -> list[tuple[str, list[str], str | None]]:
+    """``(query id, slices, split)`` of every query of the pool's query set."""
+    statement = select(Query.query_id, Query.slices, Query.split).where(
+        Query.query_set_id == pool.query_set_id
+    )
+    return [(q, list(s or []), split) for q, s, split in session.exec(statement)]
+
+
+def people(*, session: Session) -> dict[int, str]:
+    """Human accounts by id: whose grades count in agreement and adjudication."""
+    return dict(session.exec(select(User.id, User.name).where(User.kind == "human")).all())
+
+
+def newest_judgment(*, session: Session) -> int:
+    """The highest judgment id (0 before the first)."""
+    return session.exec(select(func.coalesce(func.max(Judgment.id), 0))).one()
+
+
+def judgments_up_to(mark: int, *, session: Session) -> int:
+    """How many judgments have an id up to ``mark``."""
+    return session.exec(select(func.count()).where(Judgment.id <= mark)).one()
+
+
+def _on_candidates(pool: Pool, *columns):
+    return (
+        select(*columns)
+        .select_from(Judgment)
+        .join(
+            PoolCandidate,
+            (PoolCandidate.query_id == Judgment.query_id)
+            & (PoolCandidate.chunk_id == Judgment.chunk_id)
+            & (PoolCandidate.pool_id == pool.id),
+        )
+        .join(User, User.id == Judgment.user_id)
+        .where(User.kind == "human")
+    )
+
+
+JUDGMENT_FIELDS = (Judgment.id, PoolCandidate.id, Judgment.user_id, Judgment.grade, Judgment.note)
+
+
+def judgments_since(pool: Pool, after: int, *, session: Session) -> list[tuple]:
+    """People's judgments of the pool's candidates (wherever made) with ids above
+    ``after``: ``(judgment id, candidate id, user id, grade or None when unsure, note)``."""
+    statement = _on_candidates(pool, *JUDGMENT_FIELDS).where(Judgment.id > after)
+    return [tuple(row) for row in session.connection().execute(statement)]
+
+
+def judgments_of(pool: Pool, candidates: Iterable[int], *, session: Session) -> list[tuple]:
+    """People's judgments of the given candidates, all of them, as ``judgments_since``."""
+    ids, rows = sorted(candidates), []
+    for start in range(0, len(ids), 500):
+        part = ids[start : start + 500]
+        statement = _on_candidates(pool, *JUDGMENT_FIELDS).where(PoolCandidate.id.in_(part))
+        rows += [tuple(row) for row in session.connection().execute(statement)]
+    return rows
+
+
+def decisions_since(pool: Pool, after: int, *, session: Session) -> list[tuple]:
+    """The pool's adjudications with ids above ``after``, oldest first: ``(id, query id,
+    chunk id, grade, rationale, lead name, created time)``."""
+    statement = (
+        select(
+            Adjudication.id,
+            Query.query_id,
+            Chunk.chunk_id,
+            Adjudication.grade,
+            Adjudication.rationale,
+            User.name,
+            Adjudication.created_at,
+        )
+        .join(Query, Query.id == Adjudication.query_id)
+        .join(Chunk, Chunk.id == Adjudication.chunk_id)
+        .join(User, User.id == Adjudication.user_id, isouter=True)
+        .where(Adjudication.pool_id == pool.id, Adjudication.id > after)
+        .order_by(Adjudication.id)
+    )
+    return [tuple(row) for row in session.exec(statement)]
+
+
+def checkpoint(pool: Pool, *, session: Session) -> FigureCheckpoint | None:
+    """The pool's saved figures, if any."""
+    return session.get(FigureCheckpoint, pool.id)
+
+
+def save_checkpoint(
+    pool: Pool,
+    *,
+    session: Session,
+    judgment_mark: int,
+    seen: int,
+    adjudication_mark: int,
+    payload: bytes,
+) -> None:
+    """Keep the pool's figures as they stand at ``judgment_mark`` (replacing earlier ones)."""
+    values = dict(
+        pool_id=pool.id,
+        judgment_mark=judgment_mark,
+        judgments_seen=seen,
+        adjudication_mark=adjudication_mark,
+        payload=payload,
+        saved_at=datetime.now(UTC),
+    )
+    module = postgresql if session.get_bind().dialect.name == "postgresql" else sqlite
+    statement = module.insert(FigureCheckpoint).values(**values)
+    kept = {k: statement.excluded[k] for k in values if k != "pool_id"}
+    session.execute(statement.on_conflict_do_update(index_elements=["pool_id"], set_=kept))

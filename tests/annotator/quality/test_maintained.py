@@ -1,0 +1,215 @@
+"""The lead's kept figures (``annotator.quality.maintained``) equal a count from scratch
+(``pool_quality``) after random interleavings of judgments, revisions, decisions, gold
+items and imported grades (the way carried grades are written), on both databases; and
+after a restart, from the saved grades."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from annotator.auth import add_user
+from annotator.labeling import assignment
+from annotator.pools.pool_building import build_pool
+from annotator.quality import adjudication, gold, maintained, pool_quality
+from annotator.quality.agreement import Figure
+from storage.db import session_scope
+from storage.imports import import_corpus, import_queries, import_run
+from tests.conftest import import_grades, write
+from tests.storage.test_imports import jsonl
+
+QUERIES, CHUNKS, PEOPLE = 5, 6, ("a1", "a2", "a3", "a4")
+ROUNDS = 40
+
+
+@pytest.fixture
+def team(engine, tmp_path, monkeypatch) -> dict[str, int]:
+    """Pool p of QUERIES x CHUNKS candidates (overlap 2), queries with slices and splits,
+    annotators PEOPLE and lead boss; the user ids by name."""
+    monkeypatch.setenv("QRELS_LANG", "en")
+    maintained.forget()
+    corpus = [{"_id": f"c{i}", "text": f"chunk number {i}"} for i in range(CHUNKS)]
+    queries = [
+        {
+            "_id": f"q{i}",
+            "text": f"query {i}",
+            "slices": [["faq"], ["manual", "faq"], []][i % 3],
+            "split": "dev" if i % 2 else "test",
+        }
+        for i in range(QUERIES)
+    ]
+    run = "".join(
+        f"q{q} Q0 c{c} {c + 1} {10 - c} r\n" for q in range(QUERIES) for c in range(CHUNKS)
+    )
+    with session_scope(engine) as session:
+        import_corpus(write(tmp_path, "c.jsonl", jsonl(corpus)), session=session, version="c")
+        import_queries(write(tmp_path, "q.jsonl", jsonl(queries)), session=session, name="q")
+        import_run(write(tmp_path, "r.trec", run), session=session, system="r")
+        ids = {n: add_user(n, "annotator", "password-1", session=session).id for n in PEOPLE}
+        ids["boss"] = add_user("boss", "lead", "password-1", session=session).id
+    build_pool(engine, "p", systems="run:r", depth=CHUNKS, overlap=2)
+    yield ids
+    maintained.forget()
+
+
+def same_figure(kept: Figure, counted: Figure) -> None:
+    assert (kept.value is None) == (counted.value is None)
+    assert kept.undefined == counted.undefined
+    for a, b in ((kept.value, counted.value), (kept.low, counted.low), (kept.high, counted.high)):
+        assert (a is None and b is None) or a == pytest.approx(b, abs=1e-9)
+
+
+def same_agreement(engine, policy: str, by: str | None) -> None:
+    kept = maintained.pool_agreement(engine, "p", policy, by, rounds=ROUNDS)
+    counted = pool_quality.pool_agreement(engine, "p", policy, by, rounds=ROUNDS)
+    assert [r.group for r in kept.reports] == [r.group for r in counted.reports]
+    for mine, theirs in zip(kept.reports, counted.reports, strict=True):
+        assert (mine.annotators, mine.items) == (theirs.annotators, theirs.items)
+        same_figure(mine.alpha, theirs.alpha)
+        assert [p.annotators for p in mine.pairs] == [p.annotators for p in theirs.pairs]
+        for a, b in zip(mine.pairs, theirs.pairs, strict=True):
+            assert (a.shared, a.confusion) == (b.shared, b.confusion)
+            same_figure(a.percent, b.percent)
+            assert list(a.kappas) == list(b.kappas)
+            for kind in a.kappas:
+                same_figure(a.kappas[kind], b.kappas[kind])
+    assert list(kept.versus_final["annotator"]) == list(counted.versus_final["annotator"])
+    for column in ("before", "after"):
+        for a, b in zip(kept.versus_final[column], counted.versus_final[column], strict=True):
+            same_figure(a, b)
+
+
+def same_queue(engine, policy: str) -> None:
+    kept = maintained.pool_queue(engine, "p", policy)
+    counted = pool_quality.pool_queue(engine, "p", policy)
+    assert (kept.annotators, kept.slice_tags, kept.query_ids) == (
+        counted.annotators,
+        counted.slice_tags,
+        counted.query_ids,
+    )
+    assert kept.decisions == counted.decisions
+    columns = ["query_id", "chunk_id", "status", "severity", "auto_grade", "slices"]
+    columns += ["grades", "notes", "unsure"]
+    shown = adjudication.with_details(kept, kept.table)[columns]
+    expected = counted.table[columns]
+    assert shown["auto_grade"].tolist() == [
+        None if pd.isna(g) else int(g) for g in expected["auto_grade"]
+    ]
+    for column in columns:
+        if column != "auto_grade":
+            assert shown[column].tolist() == expected[column].tolist(), column
+    for person in counted.annotators:
+        for everything in (False, True):
+            mine = adjudication.queue_of(kept, annotator=person, everything=everything)
+            theirs = adjudication.queue(counted.table, annotator=person, everything=everything)
+            assert mine["chunk_id"].tolist() == theirs["chunk_id"].tolist()
+            assert mine["query_id"].tolist() == theirs["query_id"].tolist()
+
+
+def check(engine) -> None:
+    for policy in ("threshold", "any"):
+        same_queue(engine, policy)
+    for by in (None, "slice", "split"):
+        same_agreement(engine, "gap2" if by else "threshold", by)
+
+
+def step(engine, tmp_path, ids: dict[str, int], rng: random.Random, n: int) -> None:
+    """One random thing a team does."""
+    person = rng.choice(PEOPLE)
+    kind = rng.choices(["judge", "revise", "decide", "gold", "import"], [8, 3, 2, 1, 1])[0]
+    if kind == "judge":
+        item = assignment.next_item(engine, "p", ids[person])
+        if item is not None:
+            unsure = rng.random() < 0.1
+            grade = None if unsure else rng.randrange(4)
+            note = "a note" if unsure or rng.random() < 0.3 else ""
+            assignment.submit(engine, item, ids[person], grade=grade, unsure=unsure, note=note)
+    elif kind == "revise":
+        done = assignment.judged_count(engine, "p", ids[person])
+        if done:
+            item = assignment.judged_item(engine, "p", ids[person], rng.randrange(done))
+            assignment.submit(engine, item, ids[person], grade=rng.randrange(4), note="")
+    elif kind in ("decide", "gold"):
+        table, decisions, _ = pool_quality.pool_table(engine, "p", "threshold")
+        if table.empty:
+            return
+        row = table.iloc[rng.randrange(len(table))]
+        key = (row["query_id"], row["chunk_id"])
+        made = {(g.query_id, g.chunk_id) for g in gold.gold_items(engine, "p")}
+        if kind == "decide" or key not in decisions or key in made:
+            pool_quality.record_decision(
+                engine, "p", key, rng.randrange(4), "read it", ids["boss"], "threshold"
+            )
+        else:
+            gold.add_from_adjudications(engine, "p", [key], ids["boss"])
+    else:  # grades written in a batch, as an import or a carry writes them
+        lines = [
+            {"query_id": f"q{rng.randrange(QUERIES)}", "chunk_id": f"c{rng.randrange(CHUNKS)}"}
+            for _ in range(3)
+        ]
+        for line in lines:
+            line["grade"] = rng.randrange(4)
+        unique = list({(x["query_id"], x["chunk_id"]): x for x in lines}.values())
+        import_grades(engine, tmp_path / f"batch{n}", person, unique)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_kept_figures_equal_a_count_from_scratch(engine, team, tmp_path, seed):
+    rng = random.Random(seed)
+    for n in range(50):
+        (tmp_path / f"batch{n}").mkdir()
+        step(engine, tmp_path, team, rng, n)
+        if n % 10 == 9:
+            check(engine)
+        if n % 25 == 24:  # a restart: from the saved grades and the judgments since
+            maintained.forget()
+    check(engine)
+
+
+def test_a_restart_reads_the_saved_grades_not_every_judgment(engine, team, monkeypatch):
+    monkeypatch.setattr(maintained.records, "LAG", 0)  # a small database: no ids read again
+    rng = random.Random(3)
+    for _ in range(20):
+        person = rng.choice(PEOPLE)
+        item = assignment.next_item(engine, "p", team[person])
+        assignment.submit(engine, item, team[person], grade=rng.randrange(4))
+    maintained.pool_agreement(engine, "p", "threshold", rounds=0)  # counted and saved
+    maintained.forget()
+    item = assignment.next_item(engine, "p", team["a1"])
+    assignment.submit(engine, item, team["a1"], grade=3)
+    read: list[int] = []
+    since = maintained.records.judgments_since
+
+    def counted_since(pool, after, *, session):
+        read.append(after)
+        return since(pool, after, session=session)
+
+    monkeypatch.setattr(maintained.records, "judgments_since", counted_since)
+    maintained.pool_agreement(engine, "p", "threshold", rounds=0)
+    assert read and min(read) >= 20  # never from the first judgment again
+    monkeypatch.undo()
+    check(engine)
+
+
+def test_a_judgment_below_the_mark_is_noticed(engine, team, monkeypatch):
+    """A judgment that appears below what was already read (on PostgreSQL, one committed
+    late) makes the figures count again rather than miss it."""
+    person = team["a1"]
+    item = assignment.next_item(engine, "p", person)
+    assignment.submit(engine, item, person, grade=1)
+    kept = maintained.kept_grades(engine, "p")
+    monkeypatch.setattr(maintained.records, "LAG", 0)
+    kept.seen -= 1  # as if one more judgment had turned up below the mark
+    kept.judgment_mark = 10**9
+    maintained.kept_grades(engine, "p")
+    monkeypatch.undo()
+    check(engine)
+    assert np.all(maintained.kept_grades(engine, "p").row_grade >= 0)
+
+
+def test_a_pool_nobody_judged_yet(engine, team):
+    check(engine)
+    assert maintained.pool_queue(engine, "p", "threshold").table.empty

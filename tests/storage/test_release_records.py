@@ -1,0 +1,56 @@
+"""What a release streams of the history (``storage.history.release_records``) says what the
+rows say: SQLite's stored times, written as text without parsing them, read as the datetimes
+the models give, whole seconds included; people under pseudonyms; each judgment's source."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import insert
+from sqlmodel import select
+
+from storage import history
+from storage.db import session_scope, snapshot_scope
+from storage.models import Judgment
+from storage.pool_records import get_pool
+from tests.annotator.labeling.test_keypress import grade, make_pool
+
+# Whole seconds, a fraction, the last microsecond of a year.
+TIMES = [
+    datetime(2026, 3, 1, 9, 30),
+    datetime(2026, 3, 1, 9, 30, 0, 120),
+    datetime(2026, 12, 31, 23, 59, 59, 999999),
+]
+
+
+def test_streamed_times_are_the_datetimes_written_as_iso(engine, tmp_path):
+    users = make_pool(engine, tmp_path, queries=2, chunks=3)
+    grade(engine, users["busy"], 2)  # from the app
+    with session_scope(engine) as session:
+        pool = get_pool("p", session=session)
+        first = session.exec(select(Judgment).order_by(Judgment.id)).first()
+        rows = [
+            dict(
+                user_id=users["other"],
+                query_id=first.query_id,
+                chunk_id=first.chunk_id,
+                grade=1,
+                unsure=False,
+                note="",
+                rubric_version="v1",
+                created_at=moment,
+            )
+            for moment in TIMES
+        ]
+        session.execute(insert(Judgment), rows)
+    with snapshot_scope(engine) as session:
+        pool = get_pool("p", session=session)
+        streamed = [r for r in history.release_records(pool, session=session)]
+        stored = session.exec(select(Judgment.created_at).order_by(Judgment.id)).all()
+    assert [r["created_at"] for r in streamed] == [
+        t.replace(tzinfo=None).isoformat() for t in stored
+    ]
+    assert [r["created_at"] for r in streamed][-3:] == [t.isoformat() for t in TIMES]
+    assert [r["source"] for r in streamed] == ["app:p"] * 2 + ["import:None"] * 3
+    assert len({r["annotator"] for r in streamed}) == 2
+    assert all(r["annotator"].startswith("annotator-") for r in streamed)
