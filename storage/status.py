@@ -28,7 +28,7 @@ app_user.append_column(column("password_hash"))
 app_user.append_column(column("disabled", Boolean))
 system = table("system", column("id"), column("name"), column("kind"))
 run_entry = table("run_entry", column("id"), column("system_id"))
-pool = table("pool", column("id"), column("name"), column("overlap"))
+pool = table("pool", column("id"), column("name"), column("overlap"), column("config", JSON))
 pool.append_column(column("query_set_id"))
 pool.append_column(column("corpus_version_id"))
 pool_candidate = table(
