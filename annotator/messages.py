@@ -749,6 +749,13 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "迁移自发布 {release}（语料版本 {corpus_version}，切分 {chunking}；"
         "最小重叠 {min_overlap}）",
     },
+    # Words a message shows as parameters, in the page's language ("@key" parameters).
+    "pool_strategy_depth": {"en": "depth", "zh": "深度"},
+    "pool_strategy_budget": {"en": "budget", "zh": "预算"},
+    "pool_strategy_active": {"en": "active, reach", "zh": "主动建池，候选范围"},
+    "pool_strategy_carried": {"en": "carried from", "zh": "迁移自"},
+    "eval_level_chunk": {"en": "chunk", "zh": "片段"},
+    "eval_level_doc": {"en": "doc", "zh": "文档"},
     "pool_show_head": {
         "en": "{name}: {systems} ({strategy} {size}, overlap {overlap})",
         "zh": "{name}：{systems}（{strategy} {size}，每个候选 {overlap} 份标注）",

@@ -24,6 +24,48 @@ from pooling import settings
 LANGUAGES = settings.LANGUAGES
 
 MESSAGES: dict[str, dict[str, str]] = {
+    # -- a folder of documents, a list of questions (pooling.document_folder, question_files)
+    "folder_no_documents": {
+        "en": "the folder holds no document to import (files ending {suffixes})",
+        "zh": "文件夹中没有可导入的文档（扩展名为 {suffixes} 的文件）",
+    },
+    "folder_skipped": {
+        "en": "{count} files passed over (not {suffixes}): {files}",
+        "zh": "跳过 {count} 个文件（不是 {suffixes}）：{files}",
+    },
+    "file_name_control": {
+        "en": "the file name holds the control character {code}, which is refused in an id",
+        "zh": "文件名含有控制字符 {code}，不能用作 id",
+    },
+    "document_id_taken": {
+        "en": "its id '{value}' (its path, spaces made _) is already the id of '{other}'",
+        "zh": "其 id“{value}”（即路径，空白替换为 _）已是“{other}”的 id",
+    },
+    "documents_with_folder": {
+        "en": "--documents is for chunk lines of a corpus.jsonl; the files of a folder are whole "
+        "documents",
+        "zh": "--documents 只用于 corpus.jsonl 中的片段行；文件夹中的文件本身就是完整文档",
+    },
+    "duplicate_question": {
+        "en": "the same question as line {first}",
+        "zh": "与第 {first} 行的问题相同",
+    },
+    "bad_csv": {
+        "en": "not valid CSV: {detail}",
+        "zh": "不是有效的 CSV：{detail}",
+    },
+    "csv_no_text_column": {
+        "en": "the header has no 'text' column for the questions (it has: {found})",
+        "zh": "表头中没有存放问题的“text”列（现有列：{found}）",
+    },
+    "csv_extra_cells": {
+        "en": "{found} cells, more than the header's {expected} columns",
+        "zh": "有 {found} 个单元格，多于表头的 {expected} 列",
+    },
+    "not_yes_no": {
+        "en": "'{value}' is not true or false (also yes/no, 1/0)",
+        "zh": "“{value}”不是 true 或 false（也可写 yes/no、1/0、是/否）",
+    },
     # -- where an input error happened
     "at_file": {"en": "{file}", "zh": "{file}"},
     "at_line": {"en": "{file}, line {line}", "zh": "{file} 第 {line} 行"},
@@ -128,6 +170,12 @@ MESSAGES: dict[str, dict[str, str]] = {
     "user_kind_conflict": {
         "en": "annotator '{name}' already exists as kind '{kind}'",
         "zh": "标注者“{name}”已存在，类型为“{kind}”",
+    },
+    "db_missing": {
+        "en": "there is no database at {url}: run `qrels init` to make one there, or name "
+        "yours with --db or QRELS_DATABASE_URL",
+        "zh": "{url} 处没有数据库：可运行 `qrels init` 在此新建，或用 --db 或 "
+        "QRELS_DATABASE_URL 指定已有的数据库",
     },
     "db_not_initialised": {
         "en": "the database at {url} has no qrels-studio schema; run `qrels init` first",

@@ -77,8 +77,10 @@ def _type_name(value: object) -> str:
 # -- lines ------------------------------------------------------------------------------
 
 
-def read_lines(path: os.PathLike | str) -> Iterator[tuple[int, str]]:
-    """Yield ``(line_number, text)`` for each non-blank line, without the line ending."""
+def all_lines(path: os.PathLike | str) -> Iterator[tuple[int, str]]:
+    """Yield ``(line_number, text)`` for every line, blank ones too, without the line
+    ending; a leading BOM is dropped. Raises ``InputError`` for a missing file, text that is
+    not UTF-8 or a control character, with the line."""
     name = str(path)
     try:
         handle = open(path, "rb")  # noqa: SIM115  (closed below; binary keeps line numbers exact)
@@ -94,9 +96,15 @@ def read_lines(path: os.PathLike | str) -> Iterator[tuple[int, str]]:
                 raise InputError(name, "not_utf8", line=number, detail=exc.reason) from None
             text = text.rstrip("\r\n")
             if found := CONTROL.search(text):
-                raise InputError(name, "control_character", line=number, code=_code(found))
-            if text.strip():
-                yield number, text
+                raise InputError(name, "control_character", line=number, code=control_code(found))
+            yield number, text
+
+
+def read_lines(path: os.PathLike | str) -> Iterator[tuple[int, str]]:
+    """Yield ``(line_number, text)`` for each non-blank line, without the line ending."""
+    for number, text in all_lines(path):
+        if text.strip():
+            yield number, text
 
 
 def _canonical(value: object) -> bytes:
@@ -115,7 +123,9 @@ class Fingerprint:
         if not self._empty:
             self._sha.update(b",")
         self._empty = False
-        self._sha.update(_canonical({k: v for k, v in asdict(record).items() if k != "line"}))
+        # Where a record was read (its line, its file in a folder) is not its content.
+        content = {k: v for k, v in asdict(record).items() if k not in ("line", "file")}
+        self._sha.update(_canonical(content))
 
     def hexdigest(self, *extra: object) -> str:
         sha = self._sha.copy()
@@ -152,7 +162,8 @@ def read_jsonl(path: Path | str) -> Iterator[tuple[int, dict]]:
         yield number, record
 
 
-def _code(found: re.Match) -> str:
+def control_code(found: re.Match) -> str:
+    """A control character found, as a reader sees it named: U+001B."""
     return f"U+{ord(found.group()):04X}"
 
 
@@ -163,9 +174,9 @@ def _refuse_controls(value: Any, field: str, where: Where, depth: int = 0) -> No
     deeper than ``MAX_JSON_DEPTH``."""
     if isinstance(value, str):
         if found := CONTROL.search(value):
-            raise where.error("control_character", field or None, code=_code(found))
+            raise where.error("control_character", field or None, code=control_code(found))
         if found := SURROGATE.search(value):
-            raise where.error("lone_surrogate", field or None, code=_code(found))
+            raise where.error("lone_surrogate", field or None, code=control_code(found))
     elif isinstance(value, float):
         if not math.isfinite(value):
             raise where.error("json_not_finite", field or None, value=value)
@@ -190,9 +201,9 @@ def refuse_control(
     for the same reasons as in files, or is longer than ``limit`` characters;
     ``line_breaks=False`` refuses tab and line breaks too, for names."""
     if found := (CONTROL if line_breaks else ID_CONTROL).search(value):
-        raise LocalizedError("typed_control_character", what=f"@{what}", code=_code(found))
+        raise LocalizedError("typed_control_character", what=f"@{what}", code=control_code(found))
     if found := SURROGATE.search(value):
-        raise LocalizedError("typed_surrogate", what=f"@{what}", code=_code(found))
+        raise LocalizedError("typed_surrogate", what=f"@{what}", code=control_code(found))
     if len(value) > limit:
         raise LocalizedError("typed_too_long", what=f"@{what}", length=len(value), limit=limit)
     return value
@@ -232,7 +243,7 @@ def require_id(record: dict, name: str, where: Where) -> str:
     if not value:
         raise where.error("empty_value", name)
     if found := ID_CONTROL.search(value):
-        raise where.error("control_character", name, code=_code(found))
+        raise where.error("control_character", name, code=control_code(found))
     if any(c.isspace() for c in value):  # releases write ids into whitespace-separated files
         raise where.error("id_with_space", name, value=value)
     return value
@@ -351,6 +362,7 @@ class CorpusRecord:
     text: str
     parent_id: str | None
     metadata: dict = field(default_factory=dict)
+    file: str | None = None  # the file it was read from, when not the one being imported
 
 
 @dataclass(frozen=True)

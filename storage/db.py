@@ -216,7 +216,12 @@ def upgrade(engine: Engine) -> str:
 
 
 def check_schema(engine: Engine) -> None:
-    """Raise ``DatabaseError`` unless the database is at the revision this release expects."""
+    """Raise ``DatabaseError`` unless the database is at the revision this release expects;
+    a SQLite file that is not there is not made (connecting would make an empty one)."""
+    database = engine.url.database
+    a_file = engine.url.get_backend_name() == "sqlite" and database not in (None, "", ":memory:")
+    if a_file and not Path(str(database)).exists():
+        raise DatabaseError("db_missing", url=_safe(engine))
     current, head = current_revision(engine), head_revision()
     if current is None:
         raise DatabaseError("db_not_initialised", url=_safe(engine))

@@ -37,10 +37,8 @@ from storage.models import (
     QueryTally,
     User,
 )
-from storage.pool_records import ensure_candidates
+from storage.pool_records import GOLD_PREFIX, ensure_candidates
 from storage.tallies import SlotChange
-
-GOLD_PREFIX = "gold:"  # provenance of a candidate put in the pool as gold (leads only)
 
 
 @dataclass(frozen=True)

@@ -19,17 +19,17 @@ from sqlalchemy import insert
 from sqlmodel import Session, select
 
 from pooling.chunking import Span, chunk_text, chunking_config, describe
+from pooling.document_folder import FOLDER_CHUNK_SIZE, read_corpus_source
 from pooling.i18n import LocalizedError
 from pooling.qrels import CHUNK_FIELD, QUERY_FIELD, judgment_lines
+from pooling.question_files import read_query_file
 from pooling.readers import (
     Fingerprint,
     FirstSeen,
     InputError,
     Where,
     fingerprint,
-    read_corpus,
     read_documents,
-    read_queries,
     read_run,
     typed_name,
 )
@@ -105,8 +105,8 @@ def _build_corpus(
     doc_ids, chunk_ids = FirstSeen(), FirstSeen()
     parents: dict[str, int] = {}  # the parents chunk lines name: the first such line
     lines: dict[str, int] = {}  # chunk id -> its line
-    for record in read_corpus(path, allow_empty):
-        where = Where(str(path), record.line)
+    for record in read_corpus_source(path, allow_empty, corpus.notes):
+        where = Where(record.file or str(path), record.line)
         if record.parent_id is None:
             doc_id = record.id
             doc_ids.check(doc_id, where, "_id", value=doc_id)
@@ -176,7 +176,10 @@ def import_corpus(
     allow_empty: bool = False,
     documents: Path | str | None = None,
 ) -> ImportResult:
-    """Import BEIR ``corpus.jsonl`` as corpus version ``version``.
+    """Import BEIR ``corpus.jsonl``, or a folder of ``.md``, ``.txt`` and ``.html`` files
+    (``pooling.document_folder``: one whole document per file, its path as id, chunked at
+    ``FOLDER_CHUNK_SIZE`` characters unless ``chunk_size`` is given), as corpus version
+    ``version``.
 
     With ``chunk_size``, whole documents are split into chunks of at most that many
     characters, overlapping by ``chunk_overlap``; their ids are ``<doc id>#<position>``.
@@ -190,6 +193,11 @@ def import_corpus(
     exists with other content (chunks, or documents' texts), and ``ValueError`` for chunk
     parameters that make no sense.
     """
+    if Path(path).is_dir():
+        if documents is not None:
+            raise InputError(str(documents), "documents_with_folder")
+        # A folder's files are whole pages: chunked unless a size is given.
+        chunk_size = FOLDER_CHUNK_SIZE if chunk_size is None else chunk_size
     if chunk_size is not None and not (chunk_size >= 1 and 0 <= chunk_overlap < chunk_size):
         raise LocalizedError("chunk_params", size=chunk_size, overlap=chunk_overlap)
     chunking = chunking_config(chunk_size, chunk_overlap)
@@ -269,9 +277,11 @@ def import_queries(
     path: Path | str, *, session: Session, name: str, default_split: str = "test"
 ) -> ImportResult:
     """Import BEIR ``queries.jsonl`` (with optional ``slices``, ``split``, ``answerable``,
-    ``notes``) as query set ``name``; queries without a split get ``default_split``.
-    Raises ``InputError`` for any bad line or a set that exists with other content."""
-    records = read_queries(path, default_split)
+    ``notes``), a ``.txt`` file of questions (one a line) or a ``.csv`` file with a ``text``
+    column (``pooling.question_files``) as query set ``name``; queries without a split get
+    ``default_split``. Raises ``InputError`` for any bad line or a set that exists with
+    other content."""
+    records = read_query_file(path, default_split)
     digest = fingerprint(records)
     counts = {
         "queries": len(records),

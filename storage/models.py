@@ -11,7 +11,7 @@ before that flush), and every reader meets rows that have one.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import (
@@ -31,6 +31,7 @@ from sqlmodel import Field, SQLModel
 
 from pooling.grades import sql_range
 from pooling.readers import SPLITS
+from storage.clock import utcnow
 from storage.sample_tables import QuerySample, QuerySampleMember  # noqa: F401  (in the schema)
 from storage.session_tables import LoginSession  # noqa: F401  (in the schema)
 
@@ -39,10 +40,6 @@ JSONType = JSON().with_variant(JSONB(), "postgresql")
 ROLES = ("annotator", "lead")
 USER_KINDS = ("human", "model")
 SYSTEM_KINDS = ("lexical", "vector", "fusion", "external_run", "manual", "model_judge")
-
-
-def utcnow() -> datetime:
-    return datetime.now(UTC)
 
 
 def _json(**kwargs: Any) -> Any:

@@ -121,6 +121,9 @@ def imported_runs(
     return runs
 
 
+GOLD_PREFIX = "gold:"  # provenance of a candidate put in the pool as gold (leads only)
+
+
 @dataclass
 class PoolResult:
     """What a build or top-up did to a pool."""
@@ -410,7 +413,12 @@ def pool_candidates(pool: Pool, *, session: Session) -> list[Candidate]:
 def pool_report(pool: Pool, *, session: Session) -> PoolReport:
     """How the pool is made up: see ``PoolReport``. Counted by the database (one grouped
     count per query, one per combination of systems), not candidate by candidate."""
-    combinations = system_combinations(pool, session=session)
+    combinations: dict[tuple[str, ...], int] = {}
+    for systems, count in system_combinations(pool, session=session).items():
+        # A lead's gold item (provenance gold:<source>) was found by no system.
+        found = tuple(name for name in systems if not name.startswith(GOLD_PREFIX))
+        if found:
+            combinations[found] = combinations.get(found, 0) + count
     names = sorted({name for systems in combinations for name in systems})
 
     def found_by(*wanted: str) -> int:

@@ -9,7 +9,7 @@ at start) and without loading rows one by one.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from sqlalchemy import JSON, Boolean, column, distinct, func, literal, select, table
 from sqlalchemy.engine import Connection
@@ -28,7 +28,7 @@ app_user.append_column(column("password_hash"))
 app_user.append_column(column("disabled", Boolean))
 system = table("system", column("id"), column("name"), column("kind"))
 run_entry = table("run_entry", column("id"), column("system_id"))
-pool = table("pool", column("id"), column("name"), column("overlap"))
+pool = table("pool", column("id"), column("name"), column("overlap"), column("config", JSON))
 pool.append_column(column("query_set_id"))
 pool.append_column(column("corpus_version_id"))
 pool_candidate = table(
@@ -66,6 +66,7 @@ class PoolSummary:
     candidates: int
     overlap: int
     complete: int  # candidates with `overlap` judgments from distinct human annotators
+    systems: str = ""  # the systems it was built from, as given (bm25,vector,rrf,run:NAME)
 
 
 @dataclass
@@ -173,13 +174,16 @@ def _pools(connection: Connection) -> list[PoolSummary]:
         connection.execute(select(corpus_version.c.id, corpus_version.c.name)).all()
     )
     return [
-        pool_counts(
-            connection,
-            p.id,
-            p.name,
-            set_names[p.query_set_id],
-            version_names[p.corpus_version_id],
-            p.overlap,
+        replace(
+            pool_counts(
+                connection,
+                p.id,
+                p.name,
+                set_names[p.query_set_id],
+                version_names[p.corpus_version_id],
+                p.overlap,
+            ),
+            systems=(p.config or {}).get("systems_spec", ""),
         )
         for p in connection.execute(select(pool).order_by(pool.c.name))
     ]

@@ -21,11 +21,13 @@ import streamlit as st
 
 from annotator.app import ui
 from annotator.pools.pool_figures import JOINER
+from annotator.quality.adjudication import STATUS_ORDER
 from annotator.quality.progress import GRADE_LABELS, UNSURE
 from pooling.i18n import MESSAGES
 
 # Bars in time: the width of one hour or one day, read in UTC as the frames are.
 TIME_UNITS = {"hour": "utcyearmonthdatehours", "day": "utcyearmonthdate"}
+TIME_FORMATS = {"hour": "%b %d %H:00", "day": "%b %d"}
 GRADE_COLORS = ["#d7dde8", "#9ecae1", "#4292c6", "#08519c", "#fdae6b"]  # 0-3, then unsure
 DASHED = [6, 4]
 COMPOSED = (alt.HConcatChart, alt.VConcatChart, alt.FacetChart)
@@ -72,6 +74,7 @@ def shown(frame: pd.DataFrame) -> pd.DataFrame:
         "grade": lambda g: ui.t("label_unsure") if g == UNSURE else g,
         "state": lambda s: ui.t(f"active_{s}"),
         "failure": lambda f: ui.t(f"judge_failure_{f}"),
+        "status": lambda s: ui.t(f"candidate_status_{s}"),
     }
     return frame.assign(**{c: frame[c].map(f) for c, f in names.items() if c in frame})
 
@@ -112,7 +115,9 @@ def _folded(chart: alt.Chart, columns: list[str]) -> alt.Chart:
 
 
 def _time(per: str, column: str = "time") -> alt.X:
-    return alt.X(f"{TIME_UNITS[per]}({column}):T", title=title(column))
+    # An hour's label names its day too: "14:00" alone came twice on an axis of two days.
+    axis = alt.Axis(format=TIME_FORMATS[per], labelAngle=-45 if per == "hour" else 0)
+    return alt.X(f"{TIME_UNITS[per]}({column}):T", title=title(column), axis=axis)
 
 
 def _grade_color(labels: list[str], field: str = "grade") -> alt.Color:
@@ -266,7 +271,20 @@ def confusion(cells: pd.DataFrame, rows: str = "first", columns: str = "second")
             color=alt.Color("count:Q", title=title("count")),
         )
     )
-    counts = alt.Chart(cells).mark_text().encode(x=f"{columns}:O", y=f"{rows}:O", text="count:Q")
+    # White numbers on the dark cells (over half the largest count), black on the light.
+    counts = (
+        alt.Chart(cells)
+        .transform_joinaggregate(most="max(count)")
+        .mark_text()
+        .encode(
+            x=f"{columns}:O",
+            y=f"{rows}:O",
+            text="count:Q",
+            color=alt.condition(
+                "datum.count > datum.most / 2", alt.value("white"), alt.value("black")
+            ),
+        )
+    )
     return (heat + counts).properties(height=alt.Step(32))  # a row of 32 px per grade
 
 
@@ -297,6 +315,29 @@ def gold_standings(frame: pd.DataFrame, floor: float) -> alt.LayerChart | alt.Fa
 
 
 # -- pools ---------------------------------------------------------------------------------
+
+
+def statuses(frame: pd.DataFrame) -> alt.Chart:
+    """Per query, its judged candidates stacked by status, those needing a lead first."""
+    order = [ui.t(f"candidate_status_{s}") for s in STATUS_ORDER]
+    colors = ["#e6550d", "#fdae6b", "#31a354", "#ffd92f", "#9ecae1", "#d9d9d9"]
+    return (
+        alt.Chart(frame)
+        .mark_bar()
+        .encode(
+            x=alt.X("query:N", title=title("query")),
+            y=alt.Y("candidates:Q", title=title("candidates"), stack="zero"),
+            color=alt.Color(
+                "status:N",
+                title=title("status"),
+                sort=order,
+                scale=alt.Scale(domain=order, range=colors),
+            ),
+            order=alt.Order("rank:Q"),
+            tooltip=_tips("query:N", "status:N", "candidates:Q"),
+        )
+        .transform_calculate(rank=f"indexof({json.dumps(order)}, datum.status)")
+    )
 
 
 def systems(frame: pd.DataFrame) -> alt.VConcatChart:

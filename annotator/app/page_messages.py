@@ -6,6 +6,74 @@ from __future__ import annotations
 from pooling.i18n import register
 
 MESSAGES: dict[str, dict[str, str]] = {
+    # -- issue 25: the app's own words for errors whose command-line message names an
+    # option (ui.message_of), the adjudication queue by status, agreement's caption
+    "app_release_unresolved": {
+        "en": "{count} candidates are unresolved (e.g. {query} / {chunk}): decide them on the "
+        "Adjudication page, or tick “Leave unresolved candidates out” above to leave them "
+        "out and count them in the manifest",
+        "zh": "有 {count} 个候选尚未解决（例如 {query} / {chunk}）：请在“裁定”页面裁定，"
+        "或勾选上方的“排除未解决的候选”，将其排除并在清单中计数",
+    },
+    "app_pool_exists": {
+        "en": "pool '{name}' already exists; a pool keeps its name: add candidates to it with "
+        "“Top up this pool”, or choose another name",
+        "zh": "候选池“{name}”已存在；候选池名称不变：如需增加候选请用“为此候选池补充候选”，"
+        "或换一个名称",
+    },
+    "app_eval_low_judged": {
+        "en": "warning: low Judged@k for {run} [{group}]: {judged}; unjudged items count as "
+        "non-relevant, so its figures may be too low. To have them judged: on the Releases "
+        "page, upload this run under “Coverage of a new run” and add its unjudged chunks to "
+        "the pool",
+        "zh": "警告：{run} [{group}] 的 Judged@k "
+        "偏低：{judged}；未标注项按不相关计，其数值可能偏低。如需补充标注：在“发布”页面的“新运行结果的覆盖情况”中上传此运行结果，并把未标注的片段加入候选池",
+    },
+    "col_query_text": {"en": "question", "zh": "问题"},
+    "queue_count_all": {
+        "en": "{shown} candidates shown, of which {count} need a decision",
+        "zh": "显示 {shown} 个候选，其中 {count} 个需要裁定",
+    },
+    "versus_final_why": {
+        "en": "Why these run higher than alpha: the final grades are made of the annotators' own "
+        "grades (agreed ones, and the lead's decisions on the rest), so each annotator "
+        "partly agrees with themself here; alpha compares annotators only with each other, "
+        "and corrects for the agreement chance alone would give.",
+        "zh": "为什么这些数值高于 alpha：最终等级本身来自标注者的打分（一致的打分，"
+        "以及组长对其余的裁定），因此这里每位标注者部分是在与自己比较；"
+        "alpha 只比较标注者彼此之间，并扣除了偶然一致的部分。",
+    },
+    "app_judge_base_url": {
+        "en": "'{url}' is not a base URL to use: http(s)://host[:port]/path, without a user, "
+        "password, query or fragment (a key goes in an environment variable, named in the "
+        "field below)",
+        "zh": "“{url}”不能用作基础 URL：应为 http(s)://主机[:端口]/路径，不含用户名、密码、查询参数或片段（密钥请放在环境变量中，在下方字段填写其名称）",
+    },
+    "candidate_status_disagree": {
+        "en": "disagree",
+        "zh": "有分歧",
+    },
+    "candidate_status_unsure": {
+        "en": "unsure",
+        "zh": "不确定",
+    },
+    "candidate_status_adjudicated": {
+        "en": "decided by a lead",
+        "zh": "组长已裁决",
+    },
+    "candidate_status_gold": {"en": "gold item", "zh": "金标准"},
+    "candidate_status_agreed": {
+        "en": "agreed",
+        "zh": "一致",
+    },
+    "candidate_status_incomplete": {
+        "en": "waiting for judgments",
+        "zh": "等待更多标注",
+    },
+    "chart_statuses": {
+        "en": "Judged candidates per query, by status",
+        "zh": "各查询已标注候选的状态",
+    },
     # -- security and integrity
     "upload_too_large": {
         "en": "{file}: larger than the {limit} MB an upload may hold (QRELS_UPLOAD_LIMIT_MB); "
@@ -156,8 +224,9 @@ MESSAGES: dict[str, dict[str, str]] = {
     "page_pools": {"en": "Pools", "zh": "候选池"},
     "pool_select": {"en": "Pool", "zh": "候选池"},
     "no_pools": {
-        "en": "There is no pool to judge yet. A lead builds one with `qrels pool build`.",
-        "zh": "还没有可标注的候选池。负责人可用 `qrels pool build` 建立。",
+        "en": "There is no pool to judge yet. A lead builds one on the Pools page (“Build a "
+        "pool”).",
+        "zh": "还没有可标注的候选池。负责人可在“候选池”页面（“建立候选池”）建立。",
     },
     "all_done": {
         "en": "Nothing left for you in this pool. Thank you!",
@@ -435,8 +504,9 @@ MESSAGES: dict[str, dict[str, str]] = {
     "judge_choose": {"en": "Model and prompt", "zh": "模型与提示词"},
     "judge_figures": {"en": "Figures", "zh": "数据"},
     "judge_calibration_title": {
-        "en": "Against the pool's final grades (the same figures as qrels calibrate)",
-        "zh": "对照候选池的最终等级（与 qrels calibrate 的数字相同）",
+        "en": "Against the pool's final grades (the figures a calibration against a release of "
+        "the pool gives)",
+        "zh": "对照候选池的最终等级（与对照该候选池某个发布版本校准得到的数字相同）",
     },
     "judge_review_title": {"en": "For people to see", "zh": "需要人工查看"},
     "chart_judge_failures": {

@@ -44,7 +44,7 @@ from annotator.quality.gold import team_gold
 from annotator.quality.maintained import pool_agreement, pool_queue
 from annotator.quality.progress import data_version, team_figures
 from pooling.grades import DEFAULT_POLICY, POLICIES
-from pooling.i18n import LocalizedError, Refused, current_language
+from pooling.i18n import MESSAGES, LocalizedError, Refused, current_language
 from pooling.i18n import t as translate
 from storage.db import make_engine
 
@@ -140,8 +140,14 @@ def t(key: str, **params: object) -> str:
     return translate(key, lang(), **params)
 
 
-def _text(message: object) -> str:
-    return message.message(lang()) if isinstance(message, LocalizedError) else str(message)
+def message_of(message: object) -> str:
+    """What the app says for ``message``: an error in the page's language, in the app's
+    own words (``app_<key>``: its controls, never a command to type) where it has them."""
+    if not isinstance(message, LocalizedError):
+        return str(message)
+    if f"app_{message.key}" in MESSAGES:
+        return translate(f"app_{message.key}", lang(), **message.params)
+    return message.message(lang())
 
 
 def as_text(message: object) -> str:
@@ -150,7 +156,7 @@ def as_text(message: object) -> str:
     code span, the Markdown construct that shows its content as it is (no link, image,
     colour, LaTeX or HTML takes effect), delimited by more backticks than the text holds in
     a row, on one line (a blank line would end the span early)."""
-    line = " ".join(_text(message).splitlines())
+    line = " ".join(message_of(message).splitlines())
     longest = max((len(run) for run in re.findall(r"`+", line)), default=0)
     ticks = "`" * (longest + 1)
     return f"{ticks} {line} {ticks}"  # one space each side is not shown
@@ -162,7 +168,7 @@ def plain(message: object, kind: str = "text") -> None:
     ``"text"``, or ``"success"``, ``"info"``, ``"warning"``, ``"error"`` for that alert's
     colours, or ``"subheader"`` for a heading (both hold ``as_text``)."""
     if kind == "text":
-        st.text(_text(message))
+        st.text(message_of(message))
         return
     getattr(st, kind)(as_text(message))
 

@@ -7,6 +7,24 @@ from __future__ import annotations
 from pooling.i18n import register
 
 MESSAGES: dict[str, dict[str, str]] = {
+    # -- qrels demo's campaign in progress
+    "demo_campaign": {
+        "en": "a campaign in progress: {judgments} judgments by {annotators} annotators over "
+        "three days ({left} judgments still to make), {decisions} lead decisions, {gold} "
+        "gold item, release {release}",
+        "zh": "进行中的标注项目：{annotators} 位标注员三天内完成 {judgments} 条标注"
+        "（还有 {left} 条待标注），组长裁决 {decisions} 条，金标准 {gold} 条，"
+        "发布版本 {release}",
+    },
+    "demo_runs": {
+        "en": "two runs to evaluate (upload both on the Evaluate page; the first is the "
+        "baseline): {runs}",
+        "zh": "两个待评测的运行结果（在“评测”页面一起上传，第一个为基线）：{runs}",
+    },
+    "demo_use": {
+        "en": "to use the command line on the demo, in another terminal:",
+        "zh": "如需在另一个终端用命令行操作演示数据：",
+    },
     # -- pools and systems
     "pool_exported": {
         "en": "wrote {count} candidates of pool '{name}' to {path}",
@@ -168,6 +186,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "指标平均所覆盖的查询：{before} -> {after} 条（可回答且有等级 1 及以上的片段；"
         "其余查询及原因见 qrels evaluate）",
     },
+    "release_per_grade": {"en": "grade {grade}: {count}", "zh": "{grade} 级 {count} 个"},
+    "list_separator": {"en": ", ", "zh": "，"},
     "release_written": {
         "en": "release {version}: {graded} graded candidates ({per_grade}), {unresolved} "
         "unresolved left out, {without_grade_2} queries without a chunk graded 2+ -> {folder}",
@@ -315,17 +335,20 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "judgments by annotator: {people}",
         "zh": "各标注者标注数：{people}",
     },
-    "status_systems": {"en": "systems", "zh": "检索系统"},
+    "status_systems": {
+        "en": "imported runs (qrels import run)",
+        "zh": "已导入的运行结果（qrels import run）",
+    },
     "status_system_line": {
         "en": "{name} ({kind}): {entries} ranked results",
         "zh": "{name}（{kind}）：{entries} 条排序结果",
     },
     "status_pools": {"en": "pools", "zh": "候选池"},
     "status_pool_line": {
-        "en": "{name} ({query_set} × {corpus_version}): {candidates} candidates, "
-        "{complete} with {overlap} judgments ({percent})",
-        "zh": "{name}（{query_set} × {corpus_version}）：{candidates} 个候选，"
-        "{complete} 个已有 {overlap} 份标注（{percent}）",
+        "en": "{name} ({query_set} × {corpus_version}; systems {systems}): {candidates} "
+        "candidates, {complete} with {overlap} judgments ({percent})",
+        "zh": "{name}（{query_set} × {corpus_version}；检索系统 {systems}）：{candidates} "
+        "个候选，{complete} 个已有 {overlap} 份标注（{percent}）",
     },
     "status_users": {
         "en": "accounts: {leads} leads, {annotators} annotators",

@@ -77,6 +77,7 @@ def status_lines(summary, url: str, schema: str | None) -> list[str]:
             candidates=number(pool.candidates),
             complete=number(pool.complete),
             overlap=pool.overlap,
+            systems=pool.systems or "-",
             percent=part_of(pool.complete, pool.candidates),
         )
         for pool in summary.pools
@@ -127,7 +128,7 @@ def pool_report_lines(report, per_query: bool) -> list[str]:
             "pool_show_head",
             name=report.name,
             systems=config.get("systems_spec", ""),
-            strategy=config.get("strategy"),
+            strategy=f"@pool_strategy_{config.get('strategy')}",
             size=config.get("size"),
             overlap=report.overlap,
         ),
@@ -308,7 +309,10 @@ def release_lines(version: str, folder, manifest: dict) -> list[str]:
             "release_written",
             version=version,
             graded=counts["judged_candidates"],
-            per_grade=counts["per_grade"],
+            per_grade=t("list_separator").join(
+                t("release_per_grade", grade=grade, count=number(count))
+                for grade, count in sorted(counts["per_grade"].items())
+            ),
             unresolved=counts["unresolved_left_out"],
             without_grade_2=counts["queries_without_grade_2"],
             folder=folder,

@@ -29,9 +29,13 @@ def _import(ctx: click.Context, function: str, message: str, kind: str | None, a
 
 
 @import_group.command("corpus")
-@click.argument("file", type=existing_file)
+@click.argument("file", metavar="FILE|FOLDER", type=click.Path(path_type=Path))
 @click.option("--corpus-version", required=True, help="Name of the new corpus version.")
-@click.option("--chunk-size", type=click.IntRange(min=1), help="Split documents (characters).")
+@click.option(
+    "--chunk-size",
+    type=click.IntRange(min=1),
+    help="Split documents (characters; a folder's: 800 unless given).",
+)
 @click.option("--chunk-overlap", type=click.IntRange(min=0), default=0, show_default=True)
 @click.option("--allow-empty", is_flag=True, help="Keep documents whose text is empty.")
 @click.option(
@@ -41,7 +45,8 @@ def _import(ctx: click.Context, function: str, message: str, kind: str | None, a
 )
 @click.pass_context
 def import_corpus(ctx: click.Context, file: Path, corpus_version: str, **options) -> None:
-    """Import a BEIR corpus.jsonl (_id, title, text, optional doc_id/parent_id, metadata)."""
+    """Import a BEIR corpus.jsonl (_id, title, text, optional doc_id/parent_id, metadata), or
+    a folder of .md, .txt and .html files: one document per file, its path as id."""
     _import(
         ctx,
         "import_corpus",
@@ -57,7 +62,8 @@ def import_corpus(ctx: click.Context, file: Path, corpus_version: str, **options
 @choice("--default-split", SPLITS, "test", "Split of queries whose line has none.")
 @click.pass_context
 def import_queries(ctx: click.Context, file: Path, query_set: str, default_split: str) -> None:
-    """Import a BEIR queries.jsonl (_id, text, optional slices, split, answerable, notes)."""
+    """Import questions: a .txt file (one a line), a .csv file with a text column, or a BEIR
+    queries.jsonl (_id, text, optional slices, split, answerable, notes)."""
     _import(
         ctx,
         "import_queries",

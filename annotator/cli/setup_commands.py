@@ -18,12 +18,6 @@ DEMO_CORPUS_VERSION = "demo-corpus-v1"
 DEMO_QUERY_SET = "demo-queries-v1"
 DEMO_CHUNK_SIZE, DEMO_CHUNK_OVERLAP = 300, 60
 DEMO_POOL, DEMO_SYSTEMS, DEMO_DEPTH = "demo-pool", "bm25,vector,rrf", 5
-# Demo accounts only: `qrels demo` prints these and says they are not for real work.
-DEMO_ACCOUNTS = {
-    "annotator1": ("annotator", "demo-annotator-1"),
-    "annotator2": ("annotator", "demo-annotator-2"),
-    "lead": ("lead", "demo-lead-pass"),
-}
 
 
 @click.command()
@@ -54,7 +48,9 @@ def status(ctx: click.Context) -> None:
     echo_lines(_status(engine(ctx)))
 
 
-def _serve(url: str, port: int, host: str) -> None:
+def _serve(url: str, port: int, host: str, **settings: str) -> None:
+    """Run the app on ``url``; ``settings`` (by name, such as ``release_dir``) are the
+    app's besides the ones this process chose."""
     from pooling.settings import child_environment, current
 
     app = Path(__file__).parents[1] / "app" / "shell.py"
@@ -92,7 +88,7 @@ def _serve(url: str, port: int, host: str) -> None:
     ]
     say("serving", url=f"http://{host}:{port}")
     # The app reads its settings as this command has them (--lang too), with this database.
-    environment = child_environment(database_url=url)
+    environment = child_environment(database_url=url, **settings)
     # Become Streamlit rather than wait for it, so that stopping `qrels serve` (a signal to
     # this process) stops the app too instead of leaving it running.
     sys.stdout.flush()
@@ -119,17 +115,22 @@ def serve(ctx: click.Context, port: int, host: str) -> None:
 )
 @click.option("--reset", is_flag=True, help="Delete the demo folder first and start afresh.")
 @click.option("--no-serve", is_flag=True, help="Load the demo, but do not start the app.")
+@click.option(
+    "--empty",
+    is_flag=True,
+    help="Only the collection, the pool and the accounts: no campaign, nobody has graded.",
+)
 @click.option("--port", type=int, default=8501, show_default=True)
 @click.option("--host", default="127.0.0.1", show_default=True)
-def demo(demo_dir: Path, reset: bool, no_serve: bool, port: int, host: str) -> None:
+def demo(demo_dir: Path, reset: bool, no_serve: bool, empty: bool, port: int, host: str) -> None:
     """Load the bundled demo collection into a fresh SQLite database, build a pool, create
-    demo accounts, and start the app."""
+    demo accounts, replay a campaign in progress on it (grades, decisions, a gold item, a
+    release, two runs to evaluate), and start the app."""
     from importlib.resources import files
 
-    from annotator.auth import add_user
+    from annotator.cli import demo_campaign
     from annotator.pools.pool_building import build_pool
     from storage import imports
-    from storage.accounts import find_user
     from storage.db import database_url, make_engine, session_scope, upgrade
     from storage.pool_records import find_pool
 
@@ -137,6 +138,7 @@ def demo(demo_dir: Path, reset: bool, no_serve: bool, port: int, host: str) -> N
         shutil.rmtree(demo_dir)
     demo_dir.mkdir(parents=True, exist_ok=True)
     url = f"sqlite:///{(demo_dir / 'qrels.db').resolve()}"
+    releases = (demo_dir / "releases").resolve()
     made = make_engine(url)
     upgrade(made)
     data = files("annotator") / "demo"
@@ -152,22 +154,39 @@ def demo(demo_dir: Path, reset: bool, no_serve: bool, port: int, host: str) -> N
             Path(str(data / "queries.jsonl")), session=session, name=DEMO_QUERY_SET
         )
         has_pool = find_pool(DEMO_POOL, session=session) is not None
+    demo_campaign.add_accounts(made, empty=empty)
     echo_lines(import_lines(corpus, "imported_corpus", "kind_corpus_version"))
     echo_lines(import_lines(queries, "imported_queries", "kind_query_set"))
     if not has_pool:
         result = build_pool(made, DEMO_POOL, systems=DEMO_SYSTEMS, depth=DEMO_DEPTH)
         echo_lines(pool_result_lines(result, overlap=2))
+    if not has_pool and not empty:
+        done = demo_campaign.load_campaign(made, DEMO_POOL, demo_dir)
+        judgments = sum(done.judged.values())
+        echo_lines(
+            [
+                t(
+                    "demo_campaign",
+                    judgments=judgments,
+                    annotators=len(done.judged),
+                    left=2 * result.added - judgments,
+                    decisions=done.decisions,
+                    gold=done.gold,
+                    release=done.release,
+                ),
+                t("demo_runs", runs=", ".join(str(path) for path in done.runs)),
+            ]
+        )
     echo_lines(["", *_status(made), "", t("demo_loaded", path=demo_dir / "qrels.db")])
+    echo_lines(["", t("demo_use")])
+    click.echo("  source .venv/bin/activate")
     click.echo(f"  export QRELS_DATABASE_URL={database_url(url)}")
-    with session_scope(made) as session:
-        for name, (role, password) in DEMO_ACCOUNTS.items():
-            if find_user(name, session=session) is None:
-                add_user(name, role, password, session=session)
+    click.echo(f"  export QRELS_RELEASE_DIR={releases}")
     echo_lines(["", t("demo_accounts")])
-    for name, (role, password) in DEMO_ACCOUNTS.items():
+    for name, (role, password) in demo_campaign.accounts(empty=empty).items():
         click.echo(f"  {name:<12} {t('role_' + role):<10} {password}")
     if not no_serve:
-        _serve(url, port, host)
+        _serve(url, port, host, release_dir=str(releases))  # the app finds the demo's release
 
 
 # -- accounts ---------------------------------------------------------------------------

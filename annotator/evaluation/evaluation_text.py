@@ -56,7 +56,7 @@ def head_lines(data: dict, lang: str | None = None) -> list[str]:
             version=release["version"],
             sha=release["manifest_sha256"][:12],
             corpus=release["corpus_version"],
-            level=settings["level"],
+            level=f"@eval_level_{settings['level']}",
             threshold=settings["relevance_threshold"],
             split=settings["split"] or t("eval_all_splits", lang),
         ),
@@ -146,10 +146,14 @@ def unanswerable_lines(data: dict, lang: str | None = None, brief: bool = False)
     return lines
 
 
-def low_judged_lines(data: dict, lang: str | None = None) -> list[str]:
+def low_judged_lines(
+    data: dict, lang: str | None = None, key: str = "eval_low_judged"
+) -> list[str]:
+    """A warning per run and group whose Judged@k is low; ``key`` the message (the app's
+    names the Releases page's coverage upload instead of the command)."""
     return [
         t(
-            "eval_low_judged",
+            key,
             lang,
             run=w["run"],
             group=group_name(w["group"], lang),

@@ -12,7 +12,8 @@ from sqlalchemy.engine import Engine
 
 from pooling.i18n import LocalizedError
 from pooling.pool import Candidate, check_size
-from pooling.systems import RetrievalOptions, build_candidates, parse_systems
+from pooling.run import Run
+from pooling.systems import RetrievalOptions, build_candidates, parse_systems, run_systems
 from storage import pool_records
 from storage.accounts import acting
 from storage.catalog import resolve_corpus_version, resolve_query_set
@@ -145,6 +146,22 @@ def add_candidates(
         acting(by, "lead", session=session)
         pool = pool_records.get_pool(name, session=session)
         return pool_records.topup_pool(pool, candidates, session=session, config=config)
+
+
+def system_runs(
+    engine: Engine,
+    systems: str,
+    *,
+    query_set: str | None = None,
+    corpus_version: str | None = None,
+    options: RetrievalOptions = RetrievalOptions(),  # noqa: B008  (frozen, never mutated)
+) -> dict[str, Run]:
+    """Each of ``systems`` (as ``build_pool`` takes them) ranking the query set's queries
+    over the corpus version's chunks, ``options.depth`` deep: the runs a pool is built
+    from, to score or to save."""
+    specs = parse_systems(systems)
+    _, _, corpus, queries, external = _inputs(engine, specs, query_set, corpus_version)
+    return run_systems(specs, corpus, queries, external, options)[0]
 
 
 def pool_names(engine: Engine) -> list[str]:

@@ -79,6 +79,34 @@ def queue(
     return wanted
 
 
+def proposed_grade(row: pd.Series, decision: tuple | None) -> int:
+    """The final grade to offer a lead for a candidate of ``candidates``: its current
+    decision (``(grade, rationale, ...)``), else its agreed grade, else the lower median of
+    its grades (0 when nobody graded it)."""
+    if decision is not None:
+        return int(decision[0])
+    agreed = row.get("auto_grade")
+    if agreed is not None and not pd.isna(agreed):
+        return int(agreed)
+    grades = sorted(row["grades"].values())
+    return int(grades[(len(grades) - 1) // 2]) if grades else 0
+
+
+STATUS_ORDER = ("disagree", "unsure", "adjudicated", "gold", "agreed", "incomplete")
+
+
+def status_counts(table: pd.DataFrame) -> pd.DataFrame:
+    """How many judged candidates of each query are in each status (``candidates``'
+    ``status``, and ``adjudicated`` where a lead decided), the statuses that need a lead
+    first: ``query`` (its id), ``status``, ``candidates``; what the Adjudication page draws."""
+    counts = table.groupby(["query_id", "status"]).size().rename("candidates").reset_index()
+    order = {status: i for i, status in enumerate(STATUS_ORDER)}
+    counts["rank"] = counts["status"].map(order)
+    counts = counts.rename(columns={"query_id": "query"})
+    counts = counts.sort_values(["query", "rank"], kind="stable", ignore_index=True)
+    return counts.drop(columns="rank")
+
+
 @dataclass
 class Resolution:
     """A pool's final grades, and the candidates left unresolved (disagreements, unsure,

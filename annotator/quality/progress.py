@@ -23,8 +23,9 @@ from pooling.grades import GRADES
 from pooling.i18n import check_name
 from storage import catalog, counts
 from storage.counts import completions_by_hour, current_counts, median_seconds
-from storage.db import snapshot_scope
-from storage.pool_records import get_pool
+from storage.db import referenced, snapshot_scope
+from storage.models import QuerySet
+from storage.pool_records import get_pool, query_texts
 
 PERIODS = {"hour": "h", "day": "D"}  # what a timeline groups by: pandas' frequency
 UNSURE = "unsure"
@@ -266,10 +267,14 @@ class MyFigures:
 
 
 def my_progress(engine: Engine, pool_name: str, user_name: str) -> MyFigures:
-    """What ``user_name`` judged in pool ``pool_name``, per query and per grade."""
+    """What ``user_name`` judged in pool ``pool_name``, per query (its id and its text: an
+    annotator knows a query by what it asks) and per grade."""
     with snapshot_scope(engine) as session:
         pool = get_pool(pool_name, session=session)
         rows = current_counts(pool, ("query", "grade"), session=session, annotator=user_name)
+        texts = query_texts(
+            referenced(QuerySet, pool.query_set_id, session=session), session=session
+        )
     counts = pd.DataFrame(rows, columns=["query", "grade", "count"])
     table = (
         _unsure(counts)
@@ -277,6 +282,7 @@ def my_progress(engine: Engine, pool_name: str, user_name: str) -> MyFigures:
         .agg(judged=("count", "sum"), unsure=("unsure", "sum"))
         .astype({"judged": int, "unsure": int})
     )
+    table.insert(1, "query_text", table["query"].map(texts))
     return MyFigures(table=table, distribution=distribution(counts.assign(annotator=user_name)))
 
 

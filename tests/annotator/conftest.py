@@ -14,11 +14,14 @@ from annotator.cli import cli
 
 @pytest.fixture
 def demo_url(tmp_path, monkeypatch) -> str:
-    """``qrels demo --no-serve`` in a fresh folder; the app reads this URL."""
+    """``qrels demo --no-serve --empty`` in a fresh folder (nobody has graded); the app
+    reads this URL."""
     monkeypatch.setenv("QRELS_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("QRELS_LANG", "en")
     result = CliRunner().invoke(
-        cli, ["demo", "--dir", str(tmp_path / "demo"), "--no-serve"], catch_exceptions=False
+        cli,
+        ["demo", "--dir", str(tmp_path / "demo"), "--no-serve", "--empty"],
+        catch_exceptions=False,
     )
     assert result.exit_code == 0, result.output
     url = f"sqlite:///{(tmp_path / 'demo' / 'qrels.db').resolve()}"

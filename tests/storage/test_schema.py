@@ -46,6 +46,8 @@ def test_sqlite_runs_in_wal_with_foreign_keys_and_busy_timeout(tmp_path):
 
 def test_an_empty_database_must_be_initialised_first(db_url):
     engine = make_engine(db_url)
+    with engine.connect():  # an empty database (SQLite: an empty file)
+        pass
     with pytest.raises(DatabaseError, match="has no qrels-studio schema; run `qrels init` first"):
         check_schema(engine)
     assert upgrade(engine) == head_revision() == current_revision(engine)
@@ -197,3 +199,11 @@ def test_upgrading_to_spans_keeps_every_judgment_and_a_re_import_records_them(db
     for chunk in cut:
         assert texts[chunk.chunk_id.split("#")[0]][chunk.span_start : chunk.span_end] == chunk.text
     engine.dispose()
+
+
+def test_a_missing_sqlite_file_is_named_and_not_made(tmp_path):
+    """``qrels status`` without the demo's export made an empty ./qrels.db (issue 25)."""
+    missing = tmp_path / "qrels.db"
+    with pytest.raises(DatabaseError, match="there is no database at .*: run `qrels init`"):
+        check_schema(make_engine(f"sqlite:///{missing}"))
+    assert not missing.exists()

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from annotator.app import ui
+from annotator.app import charts, ui
 from annotator.quality import adjudication, gold, pool_quality
 from annotator.releases import releases
 from pooling.grades import GRADES
@@ -106,23 +106,42 @@ slice_filter = middle.selectbox(ui.t("filter_slice"), [all_label, *counted_queue
 person_filter = right.selectbox(ui.t("filter_annotator"), [all_label, *everyone])
 hide_names = st.toggle(ui.t("hide_names"), value=True)
 include_resolved = st.toggle(ui.t("include_resolved"), key="include_resolved")
+decided_here: dict = since[1]  # this lead's decisions since the queue was counted
 
-shown = adjudication.queue_of(
-    counted_queue,
-    everything=include_resolved,
-    query_id=None if query_filter == all_label else query_filter,
-    slice_tag=None if slice_filter == all_label else slice_filter,
-    annotator=None if person_filter == all_label else person_filter,
-)
-shown = adjudication.decided_since(shown, since[1], everything=include_resolved)
+
+def queued(everything: bool):
+    """The queue under the page's filters: what needs a decision, or ``everything``."""
+    found = adjudication.queue_of(
+        counted_queue,
+        everything=everything,
+        query_id=None if query_filter == all_label else query_filter,
+        slice_tag=None if slice_filter == all_label else slice_filter,
+        annotator=None if person_filter == all_label else person_filter,
+    )
+    return adjudication.decided_since(found, decided_here, everything=everything)
+
+
+needing = queued(everything=False)
+shown = queued(everything=True) if include_resolved else needing
 ui.counted_at(counted)
+if not counted_queue.table.empty:
+    charts.show(
+        "statuses",
+        charts.statuses,
+        adjudication.status_counts(counted_queue.table),
+        ui.t("chart_statuses"),
+    )
+# What a decision or gold did is shown where the lead clicked: by the button.
 flash = st.session_state.pop("adjudication_flash", None)
-if flash:
-    ui.plain(flash[1], flash[0])
 if shown.empty:
+    if flash:
+        ui.plain(flash[1], flash[0])
     st.success(ui.t("queue_empty"))
     st.stop()
-st.caption(ui.t("queue_count", count=len(shown)))
+if include_resolved:
+    st.caption(ui.t("queue_count_all", shown=len(shown), count=len(needing)))
+else:
+    st.caption(ui.t("queue_count", count=len(needing)))
 if len(shown) > QUEUE_OFFERED:
     st.caption(ui.t("queue_first", shown=QUEUE_OFFERED))
 offered = adjudication.with_details(counted_queue, shown.head(QUEUE_OFFERED))
@@ -152,6 +171,10 @@ if key in decisions:
         st.button(
             ui.t("gold_make"), key="make_gold", on_click=make_gold, args=(pool_name, [key], user.id)
         )
+if st.session_state.get("final_grade_for") != key:
+    # A new candidate: the box starts at its current decision, else its resolved grade.
+    st.session_state["final_grade_for"] = key
+    st.session_state["final_grade"] = adjudication.proposed_grade(row, decisions.get(key))
 st.radio(
     ui.t("final_grade"),
     GRADES,
@@ -167,3 +190,5 @@ st.button(
     args=(pool_name, key, policy, user.id),
     type="primary",
 )
+if flash:
+    ui.plain(flash[1], flash[0])

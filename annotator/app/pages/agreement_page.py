@@ -75,6 +75,7 @@ for result in reports:
             ui.t("confusion_title", a=pair.annotators[0], b=pair.annotators[1]),
         )
 st.subheader(ui.t("versus_final"))
+st.caption(ui.t("versus_final_why"))
 versus = view.versus_final.copy()
 for column in ("before", "after"):  # a kappa, or why there is none: text either way
     versus[column] = [figure.text(ui.lang()) for figure in versus[column]]

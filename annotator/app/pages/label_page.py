@@ -27,6 +27,7 @@ from pooling.readers import MAX_SEARCH, MAX_TEXT
 POSITION, SHOWN, FLASH = "label_position", "label_shown", "label_flash"
 DRAWN = "label_drawn"  # the item on the screen: its (assignment id, revision)
 NOT_APPLIED = "key_not_applied"
+SEARCH_FLASH = "label_search_flash"  # said inside the search box, where the click was
 
 
 @st.cache_resource(show_spinner=False)
@@ -120,7 +121,8 @@ def move(step: int, judged: int) -> None:
 @ui.guarded
 def add_found(search: ManualSearch, query_id: str, chunk_id: str, user_id: int) -> None:
     if ui.as_user(search.add, query_id, chunk_id, user_id) is not ui.REFUSED:
-        flash("added_to_pool")  # the same answer whether or not a system had found it
+        # The same answer whether or not a system had found it, by the button clicked.
+        st.session_state[SEARCH_FLASH] = "added_to_pool"
 
 
 # -- what the page shows ------------------------------------------------------------------
@@ -200,7 +202,10 @@ def other_buttons(view: page_position.View, item: assignment.Item, user_id: int)
 
 
 def search_box(pool_name: str, item: assignment.Item, user_id: int) -> None:
-    with st.expander(ui.t("search_title")):
+    added = st.session_state.pop(SEARCH_FLASH, None)
+    with st.expander(ui.t("search_title"), expanded=added is not None):
+        if added:
+            st.success(ui.t(added))
         st.caption(ui.t("search_help"))
         words = st.text_input(ui.t("search_box"), key="search_text", max_chars=MAX_SEARCH)
         if not words.strip():
@@ -234,7 +239,7 @@ def notices(view: page_position.View) -> None:
     elif message in (NOT_APPLIED, "not_saved"):  # brief, and the passage does not move
         st.toast(ui.t(message), icon=":material/block:")
     elif message:
-        alert = st.success if message in ("added_to_pool", "revised_grade") else st.warning
+        alert = st.success if message == "revised_grade" else st.warning
         alert(ui.t(message, **params))
 
 

@@ -139,7 +139,7 @@ ui.plain(
         "pool_show_head",
         name=pool_name,
         systems=report.config.get("systems_spec", ""),
-        strategy=report.config.get("strategy"),
+        strategy=f"@pool_strategy_{report.config.get('strategy')}",
         size=report.config.get("size"),
         overlap=report.overlap,
     )

@@ -156,7 +156,9 @@ def test_my_progress_for_an_annotator(demo_url):
     assignment.submit(engine, item, uid, unsure=True, note="two readings")
     at = page("my_progress_page.py", demo_url, as_user="annotator2")
     frame = at.dataframe[0].value
-    assert frame.to_dict("records") == [{"query": item.query_id, "judged": 1, "unsure": 1}]
+    assert frame.to_dict("records") == [
+        {"query": item.query_id, "question": item.query_text, "judged": 1, "unsure": 1}
+    ]
 
 
 def test_grading_on_the_page_writes_a_judgment(demo_url):
@@ -320,7 +322,10 @@ def test_a_lead_creates_and_downloads_a_release(demo_url, tmp_path, monkeypatch)
     at = page("releases_page.py", demo_url, as_user="lead")
     at.text_input[0].input("v1")
     at.button[0].click().run()
-    assert "candidates are unresolved" in at.error[0].value
+    refused = at.error[0].value
+    assert "candidates are unresolved" in refused
+    # The page's own control, never the command's option (issue 25).
+    assert at.checkbox[0].label in refused and "--allow-unresolved" not in refused
     at.checkbox[0].check()
     at.button[0].click().run()
     assert not at.exception and "Release v1 written to" in at.success[0].value

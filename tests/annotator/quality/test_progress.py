@@ -137,6 +137,8 @@ def test_my_progress_counts_only_mine(judged):
     mine = my_progress(judged, "p", "x")
     assert mine.table["judged"].sum() == 3 and mine.table["unsure"].sum() == 1
     assert set(mine.table["query"]) <= {"q0", "q1"}
+    # An annotator knows a query by what it asks (issue 25): its text beside its id.
+    assert all(text == f"query {q[1:]}" for q, text in mine.table[["query", "query_text"]].values)
     counts = dict(zip(mine.distribution["grade"], mine.distribution["count"], strict=True))
     assert counts == {"0": 1, "1": 0, "2": 1, "3": 0, "unsure": 1}
     assert set(mine.distribution["annotator"]) == {"x"}

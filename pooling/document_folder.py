@@ -1,0 +1,226 @@
+"""A folder of documents as a corpus: every ``.md``, ``.txt`` and ``.html`` file in it (and
+in its sub-folders) is one whole document, its path in the folder its id.
+
+A team's documents are rarely a BEIR ``corpus.jsonl``; they are a folder of Markdown, text
+or HTML pages. Each file becomes a ``CorpusRecord`` like a whole-document line of a JSONL
+corpus, so the import, the chunker and everything after treat both the same. The title is
+the file's first heading (Markdown ``#``, HTML ``<title>`` or ``<h1>``), else its first
+line. HTML is reduced to its text (scripts and styles dropped, blocks on lines of their
+own); Markdown and text are kept as written, since annotators read passages as plain text.
+
+Files are read and checked whole with the same rules as a JSONL corpus (UTF-8, no control
+characters, no empty text unless allowed), and an error names the file and line.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+from pathlib import Path
+
+from pooling.readers import (
+    ID_CONTROL,
+    CorpusRecord,
+    InputError,
+    all_lines,
+    control_code,
+    read_corpus,
+)
+
+FORMATS = {".md": "markdown", ".markdown": "markdown", ".txt": "text", ".html": "html"}
+FORMATS[".htm"] = "html"
+SUFFIXES = ".md, .txt, .html"  # as messages name them
+FOLDER_CHUNK_SIZE = 800  # characters: a folder of pages is chunked unless told otherwise
+TITLE_LIMIT = 300  # characters of a first line taken as a title
+
+
+@dataclass
+class DocumentFolder:
+    """The documents of a folder, in path order, and the files passed over."""
+
+    records: list[CorpusRecord]
+    skipped: list[str] = field(default_factory=list)  # paths of files of other kinds
+
+
+def read_document_folder(folder: Path | str, allow_empty: bool = False) -> DocumentFolder:
+    """Every ``.md``/``.markdown``, ``.txt`` and ``.html``/``.htm`` file under ``folder``
+    (hidden files and folders left out) as a whole-document ``CorpusRecord``: ``id`` its
+    path relative to the folder with ``/`` between parts (each run of whitespace made
+    ``_``, since ids are written into whitespace-separated files), ``title``, ``text``,
+    ``metadata`` ``{"path", "format"}`` and ``file`` the file's path for errors.
+    Raises ``InputError`` for a file that is not UTF-8, holds a control character, has no
+    text (unless ``allow_empty``), two files whose ids are equal, a control character in a
+    file name, and a folder with no such file."""
+    root = Path(folder)
+    records: list[CorpusRecord] = []
+    skipped: list[str] = []
+    ids: dict[str, str] = {}  # id -> the relative path it came from
+    for path in _files(root):
+        relative = path.relative_to(root).as_posix()
+        kind = FORMATS.get(path.suffix.lower())
+        if kind is None:
+            skipped.append(relative)
+            continue
+        if found := ID_CONTROL.search(relative):
+            raise InputError(str(path), "file_name_control", code=control_code(found))
+        doc_id = re.sub(r"\s+", "_", relative)
+        if doc_id in ids:
+            raise InputError(str(path), "document_id_taken", value=doc_id, other=ids[doc_id])
+        ids[doc_id] = relative
+        title, text = _read(path, kind)
+        if not text.strip() and not allow_empty:
+            raise InputError(str(path), "empty_text")
+        records.append(
+            CorpusRecord(
+                line=1,
+                id=doc_id,
+                title=title,
+                text=text,
+                parent_id=None,
+                metadata={"path": relative, "format": kind},
+                file=str(path),
+            )
+        )
+    if not records:
+        raise InputError(str(root), "folder_no_documents", suffixes=SUFFIXES)
+    return DocumentFolder(records, skipped)
+
+
+def read_corpus_source(
+    path: Path | str, allow_empty: bool, notes: list[tuple[str, dict]]
+) -> list[CorpusRecord]:
+    """The records of a BEIR corpus file (``read_corpus``), or of a folder of documents,
+    adding to ``notes`` (message key, parameters) the files passed over."""
+    if not Path(path).is_dir():
+        return read_corpus(path, allow_empty)
+    folder = read_document_folder(path, allow_empty)
+    if folder.skipped:
+        shown = ", ".join(folder.skipped[:5]) + (", …" if len(folder.skipped) > 5 else "")
+        count = len(folder.skipped)
+        notes.append(("folder_skipped", {"count": count, "suffixes": SUFFIXES, "files": shown}))
+    return folder.records
+
+
+def _files(root: Path) -> list[Path]:
+    """The files under ``root`` in path order, hidden ones and hidden folders left out;
+    linked folders are not followed (they may lead anywhere)."""
+    if not root.is_dir():
+        raise InputError(str(root), "file_not_found")
+    found: list[Path] = []
+    for directory, folders, files in os.walk(root):
+        folders[:] = sorted(name for name in folders if not name.startswith("."))
+        found.extend(Path(directory, name) for name in files if not name.startswith("."))
+    return sorted(found, key=lambda path: path.relative_to(root).as_posix())
+
+
+def _read(path: Path, kind: str) -> tuple[str, str]:
+    """The title and text of one file."""
+    text = "\n".join(line for _, line in all_lines(path))
+    if kind == "html":
+        # Character references cannot spell a control character: html.unescape drops them.
+        return html_title_and_text(text)
+    if kind == "markdown":
+        return markdown_title(text), text.strip()
+    return first_line(text), text.strip()
+
+
+def first_line(text: str) -> str:
+    """The first non-blank line, cut to a title's length."""
+    for line in text.splitlines():
+        if line.strip():
+            return line.strip()[:TITLE_LIMIT]
+    return ""
+
+
+ATX = re.compile(r"^ {0,3}#{1,6}\s+(.*?)(?:\s+#+)?\s*$")
+SETEXT = re.compile(r"^ {0,3}(=+|-+)\s*$")
+FRONT_TITLE = re.compile(r"^title\s*:\s*(.+?)\s*$")
+
+
+def markdown_title(text: str) -> str:
+    """A Markdown page's title: ``title:`` in its front matter, else its first heading
+    (``# Title`` or a line underlined with ``===``/``---``), else its first line."""
+    lines = text.splitlines()
+    if lines and lines[0].strip() == "---":
+        for line in lines[1:]:
+            if line.strip() == "---":
+                break
+            if found := FRONT_TITLE.match(line):
+                return found.group(1).strip("\"'")[:TITLE_LIMIT]
+    fenced = False
+    for i, line in enumerate(lines):
+        if line.lstrip().startswith(("```", "~~~")):
+            fenced = not fenced
+        if fenced:
+            continue
+        if found := ATX.match(line):
+            return found.group(1).strip()[:TITLE_LIMIT]
+        following = lines[i + 1] if i + 1 < len(lines) else ""
+        if line.strip() and SETEXT.match(following):
+            return line.strip()[:TITLE_LIMIT]
+    return first_line(text)
+
+
+BLOCKS = {
+    "address", "article", "aside", "blockquote", "br", "dd", "details", "div", "dl", "dt",
+    "figcaption", "figure", "footer", "form", "h1", "h2", "h3", "h4", "h5", "h6", "header",
+    "hr", "li", "main", "nav", "ol", "p", "pre", "section", "summary", "table", "td", "th",
+    "tr", "ul",
+}  # fmt: skip
+HIDDEN = {"script", "style", "template", "noscript", "head", "title"}
+
+
+class _HtmlText(HTMLParser):
+    """The visible text of a page, each block on its own paragraph, and its title."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self.title: list[str] = []
+        self.heading: list[str] = []
+        self._hidden = 0
+        self._in = {"title": False, "h1": False}
+
+    def handle_starttag(self, tag: str, attrs) -> None:
+        if tag in HIDDEN:
+            self._hidden += 1
+        if tag in self._in:
+            self._in[tag] = True
+        if tag in BLOCKS:
+            self.parts.append("\n\n")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in HIDDEN and self._hidden:
+            self._hidden -= 1
+        if tag in self._in:
+            self._in[tag] = False
+        if tag in BLOCKS:
+            self.parts.append("\n\n")
+
+    def handle_data(self, data: str) -> None:
+        if self._in["title"]:
+            self.title.append(data)
+        if self._hidden:
+            return
+        if self._in["h1"]:
+            self.heading.append(data)
+        self.parts.append(data)
+
+
+def html_title_and_text(html: str) -> tuple[str, str]:
+    """An HTML page's title (``<title>``, else its first ``<h1>``, else its first line of
+    text) and its visible text: scripts, styles and the head left out, runs of spaces made
+    one, each block (paragraph, heading, list item, cell) a paragraph of its own."""
+    parser = _HtmlText()
+    parser.feed(html)
+    parser.close()
+    paragraphs = []
+    for block in "".join(parser.parts).split("\n\n"):
+        line = " ".join(block.split())
+        if line:
+            paragraphs.append(line)
+    text = "\n\n".join(paragraphs)
+    title = " ".join("".join(parser.title).split()) or " ".join("".join(parser.heading).split())
+    return (title or first_line(text))[:TITLE_LIMIT], text
