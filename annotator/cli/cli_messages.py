@@ -58,6 +58,13 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "{folder}：自身完好（每个文件都与清单一致）；没有可比对的数据库，"
         "因此无法确认它就是当初创建的发布（请用 --db 指定数据库）",
     },
+    "release_checked_alone": {
+        "en": "{folder}: checked against its own manifest only; no database record was "
+        "compared (qrels release verify FOLDER --db URL tells whether it is the release "
+        "that was created)",
+        "zh": "{folder}：只与自身清单核对过，未与数据库记录比对"
+        "（qrels release verify FOLDER --db URL 可确认它就是当初创建的发布）",
+    },
     # -- accounts
     "user_added": {
         "en": "added {role} '{name}'",

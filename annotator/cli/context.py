@@ -53,6 +53,14 @@ def say(key: str, **params: object) -> None:
     click.echo(t(key, None, **params))
 
 
+def checked_alone(*folders: Path) -> None:
+    """Say, on stderr (stdout may be JSON), that these release folders were checked against
+    their own manifests only: a command that reads a release away from its database cannot
+    tell whether it is the release that was created."""
+    for folder in folders:
+        click.echo(t("release_checked_alone", None, folder=folder), err=True)
+
+
 def echo_lines(lines: list[str]) -> None:
     click.echo("\n".join(lines))
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from annotator.cli.context import EXIT_GATE_FAILED, choice, echo_lines, folder
+from annotator.cli.context import EXIT_GATE_FAILED, checked_alone, choice, echo_lines, folder
 from pooling.i18n import LocalizedError, t
 from pooling.metrics import DEFAULT_METRICS, syntax
 
@@ -172,6 +172,7 @@ def evaluate(
         files = evaluation_report.report_files(result, data)
         written = evaluation_report.write_report(out, files)
         click.echo(t("eval_written", folder=written), err=as_json)  # stdout stays JSON
+    checked_alone(release_dir)
     if data["gate"] and not data["gate"]["passed"]:
         click.get_current_context().exit(EXIT_GATE_FAILED)  # the lines above name each check
     if (data.get("estimates") or {}).get("gate") and not data["estimates"]["gate"]["passed"]:

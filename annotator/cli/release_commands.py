@@ -7,7 +7,15 @@ from pathlib import Path
 
 import click
 
-from annotator.cli.context import QrelsError, choice, echo_lines, engine, folder, say
+from annotator.cli.context import (
+    QrelsError,
+    checked_alone,
+    choice,
+    echo_lines,
+    engine,
+    folder,
+    say,
+)
 from annotator.cli.formatting import coverage_lines, diff_lines, pool_result_lines, release_lines
 from pooling.grades import DEFAULT_POLICY, POLICIES
 from pooling.i18n import LocalizedError
@@ -108,6 +116,7 @@ def release_diff(a: Path, b: Path, run: Path | None, k: int, as_json: bool) -> N
         click.echo(json.dumps(change.to_dict(), ensure_ascii=False, indent=2))
     else:
         echo_lines(diff_lines(change))
+    checked_alone(a, b)
 
 
 def cutoffs(text: str) -> list[int]:
@@ -131,16 +140,26 @@ def coverage(ctx, release_dir: Path, run_path: Path, ks: str, pool_name: str | N
     """Judged@k of a run against a release, and the unjudged chunks in its top k."""
     from annotator.evaluation.run_files import checked_against
     from annotator.pools import judged
-    from pooling.release_folder import read_qrels
+    from pooling.release_folder import intact, read_qrels
     from pooling.run import Run
+    from storage.db import snapshot_scope
+    from storage.release_records import recorded_release
 
     cuts = cutoffs(ks)
+    made = engine(ctx) if pool_name else None
+    if made is not None:  # a top-up builds on the release: it must be the one recorded
+        with snapshot_scope(made) as session:
+            recorded_release(release_dir, session=session)
+    else:
+        intact(release_dir)
     run = checked_against(release_dir, Run.from_file(run_path))  # chunk ids, or refused
     report = judged.coverage(read_qrels(release_dir), run, cuts)
     echo_lines(coverage_lines(report, cuts))
-    if pool_name:
-        result = judged.topup(engine(ctx), pool_name, report, run.name, cuts[-1])
+    if made is not None:
+        result = judged.topup(made, pool_name, report, run.name, cuts[-1])
         echo_lines(pool_result_lines(result))
+    else:
+        checked_alone(release_dir)
 
 
 COMMANDS = [release, coverage]

@@ -77,7 +77,7 @@ def test_skipping_every_gold_item_leaves_the_annotator_flagged(engine, gold_pool
             )
         )
     assert not graded & set(GOLD)  # no grade was written on a gold item
-    report = json.loads(run_qrels(db_url, "gold", "report", "--pool", "p", "--json").output)
+    report = json.loads(run_qrels(db_url, "gold", "report", "--pool", "p", "--json").stdout)
     a1 = next(row for row in report if row["annotator"] == "a1")
     assert a1["seen"] == len(skipped) and a1["flagged"] and a1["exact"] == 0
     mine = gold.own_figures(engine, "p", "a1")

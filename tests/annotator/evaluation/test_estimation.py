@@ -385,7 +385,7 @@ def test_the_command_prints_estimates_and_gates_on_them(uniform_release, tmp_pat
     data = json.loads(
         evaluate_cli(
             "--release", folder, "--run", base, "--run", better, "--estimate", "judge-m", "--json"
-        ).output
+        ).stdout
     )
     assert {f["run"] for f in data["estimates"]["figures"]} == {"base", "better"}
     assert data["estimates"]["sample"]["design"] == "uniform"
@@ -401,7 +401,7 @@ def test_the_command_prints_estimates_and_gates_on_them(uniform_release, tmp_pat
         "judge-m",
         "--raw-grades",
         "--json",
-    ).output
+    ).stdout
     assert json.loads(raw)["estimates"]["predictor"] == "raw"
     args = ["--release", folder, "--run", base, "--run", better, "--estimate", "judge-m"]
     evaluate_cli(*args, "--gate", "ndcg@5>=-0.5")

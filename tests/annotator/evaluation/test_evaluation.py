@@ -376,6 +376,8 @@ def test_the_report_files_and_json(tmp_path, runs):
     as_json = evaluate_cli("--release", folder, "--run", base, "--json", "--out", tmp_path / "j")
     assert json.loads(as_json.stdout)["queries"]["counted"] == 3  # stdout holds the JSON alone
     assert json.loads(as_json.stdout)["gate"] is None and "report written" in as_json.stderr
+    # Away from its database, evaluate says the folder was checked against itself only.
+    assert "checked against its own manifest only" in as_json.stderr
     csv = (out / "per_query.csv").read_text().splitlines()
     assert csv[0].startswith("run,query_id,status,split,slices,relevant,top_score,retrieved,")
     assert len(csv) == 1 + 2 * 5  # two runs, three counted and two unanswerable queries
@@ -554,7 +556,7 @@ def test_cranfield_release_and_bm25_equal_pytrec_eval(datasets, tmp_path, monkey
 
     metrics = "ndcg@10,recall@100,p@5,mrr"
     args = ["--release", tmp_path / "v1", "--run", run, "--metrics", metrics, "--rounds", "0"]
-    data = json.loads(evaluate_cli(*args, "--json").output)
+    data = json.loads(evaluate_cli(*args, "--json").stdout)
     release = Qrels.from_file(tmp_path / "v1" / "qrels.trec").to_dict()
     nothing = {q for q, found in release.items() if max(found.values()) < 1}
     assert nothing and {e["query_id"] for e in data["queries"]["excluded"]} == nothing

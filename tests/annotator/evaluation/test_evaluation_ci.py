@@ -79,7 +79,7 @@ def test_an_interval_gate_fails_where_the_mean_gate_passes(wide):
     low = qrels_cli(*common, "--gate", "mrr>=-0.01@low", expect=1)
     assert "FAIL cand mrr>=-0.01@low [all]: +0.0000 [-0.1" in low.output
     assert "gate failed: 1 checks failed, first mrr>=-0.01@low [all]" in low.output
-    data = json.loads(qrels_cli(*common, "--gate", "mrr>=-0.01@low", "--json", expect=1).output)
+    data = json.loads(qrels_cli(*common, "--gate", "mrr>=-0.01@low", "--json", expect=1).stdout)
     (check,) = data["gate"]["checks"]
     assert check["end"] == "low" and check["difference"] == 0.0
     assert check["low"] < -0.1 < 0.1 < check["high"] and check["passed"] is False
@@ -100,7 +100,7 @@ def test_small_groups_are_reported_not_gated_unless_asked(wide):
     assert qrels_cli(*common, "--min-queries", "5", expect=1).output.count("FAIL") == 1
     nothing = qrels_cli(*common, "--min-queries", "41", expect=2)
     assert "nothing to gate: every group has fewer than 41 counted test queries" in nothing.stderr
-    data = json.loads(qrels_cli(*common, "--json", expect=0).output)
+    data = json.loads(qrels_cli(*common, "--json", expect=0).stdout)
     gated = {c["group"]: c["gated"] for c in data["gate"]["checks"]}
     assert gated == {"all": True, "slice:big": True, "slice:small": False}
     assert data["gate"]["min_queries"] == 20 and data["gate"]["passed"] is True
@@ -118,7 +118,7 @@ def test_a_gate_metric_missing_from_metrics_is_added_and_said_so(wide):
     args += ["--metrics", "recall@1", "--gate", "mrr>=-0.01,recall@1>=-0.01"]
     shown = qrels_cli(*args, expect=0).output
     assert "added to --metrics for the gate: mrr" in shown
-    data = json.loads(qrels_cli(*args, "--json", expect=0).output)
+    data = json.loads(qrels_cli(*args, "--json", expect=0).stdout)
     assert data["settings"]["metrics"] == ["recall@1", "mrr"]
     assert data["settings"]["added_for_gate"] == ["mrr"]
 
@@ -186,13 +186,13 @@ def test_runs_are_named_by_name_else_their_one_tag_else_their_file(wide, tmp_pat
     mixed = tmp_path / "mixed.trec"
     mixed.write_text(base.read_text().replace(" base\n", " x\n", 1))  # two tags: the file name
     args = ["evaluate", "--release", folder, "--rounds", "0", "--json"]
-    data = json.loads(qrels_cli(*args, "--run", base, "--run", mixed, expect=0).output)
+    data = json.loads(qrels_cli(*args, "--run", base, "--run", mixed, expect=0).stdout)
     assert [r["name"] for r in data["runs"]] == ["base", "mixed"]
     tagged = save(tmp_path, ranked(set()), "bm25", file="run-a.trec")
-    data = json.loads(qrels_cli(*args, "--run", tagged, expect=0).output)
+    data = json.loads(qrels_cli(*args, "--run", tagged, expect=0).stdout)
     assert [r["name"] for r in data["runs"]] == ["bm25"]  # the tag, not "run-a"
     named = [*args, "--run", base, "--run", base, "--name", "old", "--name", "new"]
-    data = json.loads(qrels_cli(*named, expect=0).output)
+    data = json.loads(qrels_cli(*named, expect=0).stdout)
     assert [r["name"] for r in data["runs"]] == ["old", "new"]
     same_tag = save(tmp_path, ranked(set()), "base", file="other.trec")
     refused = qrels_cli(*args, "--run", base, "--run", same_tag, expect=2).stderr
@@ -452,7 +452,7 @@ def test_cranfield_bpref_and_infap_on_a_sampled_pool_equal_trec_eval(
     run = bm25_run(folder, 100, tmp_path)
 
     args = ["evaluate", "--release", tmp_path / "v1", "--run", run, "--rounds", "0", "--json"]
-    data = json.loads(qrels_cli(*args, "--metrics", "bpref,infap,map,ndcg@10", expect=0).output)
+    data = json.loads(qrels_cli(*args, "--metrics", "bpref,infap,map,ndcg@10", expect=0).stdout)
     excluded = {e["query_id"] for e in data["queries"]["excluded"]}
     marked: dict[str, dict[str, int]] = {}
     for q, c in pool:

@@ -35,7 +35,7 @@ def test_judge_then_report_in_both_languages(judged_pool, db_url, monkeypatch): 
     ).output
     assert "证据在片段中找不到（引用不实）：失败尝试 4 次" in chinese
     shown = run_qrels(db_url, "judge", "report", "--pool", "p", "--model", "small-model", "--json")
-    data = json.loads(shown.output)
+    data = json.loads(shown.stdout)
     assert (data["graded"], data["failed"], data["flagged"], data["requests"]) == (6, 2, 3, 10)
     assert data["failed_by_reason"] == {"evidence_not_in_passage": 2}
 
@@ -43,7 +43,7 @@ def test_judge_then_report_in_both_languages(judged_pool, db_url, monkeypatch): 
 def test_qrels_calibrate_gives_the_figures_of_the_report(judged_pool, db_url, tmp_path):  # noqa: F811
     with FakeChat() as server:
         run_qrels(db_url, "judge", "--pool", "p", "--model", "m", "--base-url", server.url)
-    report = json.loads(run_qrels(db_url, "judge", "report", "--model", "m", "--json").output)
+    report = json.loads(run_qrels(db_url, "judge", "report", "--model", "m", "--json").stdout)
     folder = tmp_path / "r1"
     run_qrels(db_url, "release", "create", "r1", "--pool", "p", "--out", tmp_path,
               "--allow-unresolved")  # fmt: skip

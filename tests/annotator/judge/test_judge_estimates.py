@@ -63,10 +63,10 @@ def test_a_release_carries_the_judge_s_prompt_hash_and_estimates_take_its_model_
         ),
     )
     args = ["evaluate", "--release", folder, "--run", run, "--json"]
-    data = json.loads(run_qrels(db_url, *args, "--estimate", "judge-model").output)
+    data = json.loads(run_qrels(db_url, *args, "--estimate", "judge-model").stdout)
     assert data["estimates"]["model"] == account
     assert (
-        json.loads(run_qrels(db_url, *args, "--estimate", account).output)["estimates"]["model"]
+        json.loads(run_qrels(db_url, *args, "--estimate", account).stdout)["estimates"]["model"]
         == account
     )
     unknown = run_qrels(db_url, *args, "--estimate", "judge", expect=2)

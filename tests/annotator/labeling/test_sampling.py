@@ -79,7 +79,7 @@ def sampled_pool(engine, tmp_path, monkeypatch):
 
 
 def sample_json(db_url: str, *args) -> dict:
-    return json.loads(run_qrels(db_url, "sample", "--pool", "p", *args, "--json").output)
+    return json.loads(run_qrels(db_url, "sample", "--pool", "p", *args, "--json").stdout)
 
 
 def test_a_sample_is_recorded_with_its_design_and_never_changed(sampled_pool, engine, db_url):

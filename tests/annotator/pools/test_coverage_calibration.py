@@ -93,7 +93,7 @@ def test_calibration_against_a_release(judged, tmp_path, db_url):  # noqa: F811
         cli, ["--db", db_url, "calibrate", "--judge", "llm", "--release", str(folder), "--json"]
     )
     assert result.exit_code == 0, result.output + result.stderr
-    data = json.loads(result.output)
+    data = json.loads(result.stdout)
     human, judge = [3, 2, 0, 2, 0], [3, 0, 1, 2, 0]
     assert data["shared"] == 5
     assert data["kappas"]["quadratic"]["value"] == pytest.approx(
@@ -109,3 +109,26 @@ def test_calibration_against_a_release(judged, tmp_path, db_url):  # noqa: F811
         cli, ["--db", db_url, "calibrate", "--judge", "nobody", "--release", str(folder)]
     )
     assert missing.exit_code == 2 and "user 'nobody' does not exist" in missing.stderr
+
+
+def test_a_top_up_builds_only_on_the_release_the_database_recorded(judged, tmp_path, db_url):  # noqa: F811
+    """Issue 21, item 3: an intact folder nobody recorded (forged) must not feed a pool."""
+    from tests.annotator.evaluation.test_evaluation import make_release
+
+    forged = make_release(tmp_path / "forged")
+    run = write(tmp_path, "new.trec", "q1 Q0 a#0 1 9 new\nq1 Q0 c#0 2 8 new\n")
+
+    def candidates() -> set:
+        with session_scope(make_engine(db_url)) as session:
+            pool = get_pool("p", session=session)
+            return {(c.query_id, c.chunk_id) for c in pool_candidates(pool, session=session)}
+
+    before = candidates()
+    args = ["--db", db_url, "coverage", "--release", str(forged), "--run", str(run), "--k", "2"]
+    refused = CliRunner().invoke(cli, [*args, "--topup", "p"])
+    assert refused.exit_code == 2, refused.output + refused.stderr
+    assert "the database has no release" in refused.stderr
+    assert candidates() == before
+    alone = CliRunner().invoke(cli, args)  # reading alone is allowed, and said so
+    assert alone.exit_code == 0, alone.output + alone.stderr
+    assert "checked against its own manifest only" in alone.stderr

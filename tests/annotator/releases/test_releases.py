@@ -247,13 +247,13 @@ def test_diff_and_a_runs_metrics_between_releases(released, judged, tmp_path):
     assert before == pytest.approx((1.0 + 0.0) / 2) and after == pytest.approx((1.0 + 0.5) / 2)
     # The CLI: the figures first, unrounded, then the counts and the changed judgments.
     args = ["release", "diff", str(released), str(second), "--run", str(run)]
-    lines = CliRunner().invoke(cli, ["--lang", "en", *args]).output.splitlines()
+    lines = CliRunner().invoke(cli, ["--lang", "en", *args]).stdout.splitlines()
     ndcg = change.metrics["nDCG@10"]
     assert lines[0] == f"nDCG@10: {ndcg[0]!r} -> {ndcg[1]!r} ({ndcg[1] - ndcg[0]:+})"
     assert lines[1] == "Recall@10: 0.5 -> 0.75 (+0.25)"
     assert lines[2].startswith("the metrics average over 2 -> 2 queries")
     assert lines[3:] == ["added 0, removed 0, changed 1", "~ q2 c#0 0 -> 1"]
-    data = json.loads(CliRunner().invoke(cli, [*args, "--json"]).output)
+    data = json.loads(CliRunner().invoke(cli, [*args, "--json"]).stdout)
     assert data["metrics"]["nDCG@10"] == {"a": ndcg[0], "b": ndcg[1], "change": ndcg[1] - ndcg[0]}
     assert data["counted_queries"] == {"a": 2, "b": 2} and data["level"] == "chunk"
     assert data["counts"] == {"added": 0, "removed": 0, "changed": 1}
@@ -284,7 +284,7 @@ def test_release_cli(released, judged, tmp_path, db_url):
     assert bad.exit_code == 2 and "queries.jsonl: sha256 differs" in bad.stderr
     out = runner.invoke(cli, ["--db", db_url, "agreement", "--json", "--rounds", "20"])
     assert out.exit_code == 0, out.output + out.stderr
-    data = json.loads(out.output)
+    data = json.loads(out.stdout)
     assert data[0]["annotators"] == ["ann1", "ann2"] and data[0]["pairs"][0]["shared"] == 5
     text = runner.invoke(cli, ["--db", db_url, "agreement", "--by", "slice", "--rounds", "20"])
     assert "slice:hard" in text.output and "Krippendorff's alpha" in text.output
