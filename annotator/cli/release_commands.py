@@ -155,7 +155,7 @@ def coverage(ctx, release_dir: Path, run_path: Path, ks: str, pool_name: str | N
     run = checked_against(release_dir, Run.from_file(run_path))  # chunk ids, or refused
     report = judged.coverage(read_qrels(release_dir), run, cuts)
     echo_lines(coverage_lines(report, cuts))
-    if made is not None:
+    if made is not None and pool_name:
         result = judged.topup(made, pool_name, report, run.name, cuts[-1])
         echo_lines(pool_result_lines(result))
     else:

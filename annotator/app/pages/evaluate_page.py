@@ -206,7 +206,7 @@ st.subheader(ui.t("eval_md_unanswerable"))
 for line in unanswerable_lines(data, ui.lang(), brief=True):
     st.text(line)
 for line in low_judged_lines(data, ui.lang(), key="app_eval_low_judged"):
-    st.warning(line)
+    ui.plain(line, "warning")  # names runs and queries
 files = evaluation_report.report_files(result, data, ui.lang())
 st.download_button(
     ui.t("eval_download"),
