@@ -44,7 +44,7 @@ def test_grading_by_keyboard_going_back_manual_search_and_a_second_annotator(ser
     assert judgments(url, "ann1") == []
 
     # A note, then Esc to leave the field, then grade with keys alone.
-    seen, keys = [], ["2", "1", "3", "0", "2"]
+    seen, keys = [], ["2", "1", "3", "0"]
     settle(page)
     for _ in range(10):  # `n` moves into the note once the redraw after the search is done
         page.keyboard.press("n")
@@ -58,7 +58,10 @@ def test_grading_by_keyboard_going_back_manual_search_and_a_second_annotator(ser
         seen.append(passage(page))
         press_until_saved(page, url, "ann1", key)
     page.get_by_text("Nothing left for you").wait_for(timeout=20_000)
-    assert len(set(seen)) == 5 and seen[0] == first
+    # The passage ann1 added is judged by the others, never offered to its finder (issue 21,
+    # item 5: adding a passage the systems had found and a new one look the same).
+    assert len(set(seen)) == 4 and seen[0] == first
+    assert not any("Green tea" in text for text in seen)
 
     # Passages with markup are shown as text, and nothing in them ran.
     assert any(XSS_SCRIPT in text for text in seen)
@@ -66,7 +69,7 @@ def test_grading_by_keyboard_going_back_manual_search_and_a_second_annotator(ser
     assert page.evaluate("window.__xss") is None
 
     made = judgments(url, "ann1")
-    assert [grade for _, grade, _, _ in made] == [2, 1, 3, 0, 2]
+    assert [grade for _, grade, _, _ in made] == [2, 1, 3, 0]
     assert made[0][2] == "secret note by ann1"
     with session_scope(make_engine(url)) as session:
         manual = session.exec(
@@ -81,12 +84,12 @@ def test_grading_by_keyboard_going_back_manual_search_and_a_second_annotator(ser
     page.locator(".st-key-previous button").wait_for(timeout=20_000)
     page.wait_for_timeout(400)
     page.keyboard.press("b")
-    page.get_by_text("Reviewing an earlier item (5 of 5)").wait_for(timeout=20_000)
+    page.get_by_text("Reviewing an earlier item (4 of 4)").wait_for(timeout=20_000)
     settle(page)
     page.keyboard.press("3")
     page.get_by_text("Nothing left for you").wait_for(timeout=20_000)
     last = [row for row in judgments(url, "ann1") if row[0] == made[-1][0]]
-    assert [(grade, revision) for _, grade, _, revision in last] == [(2, 1), (3, 2)]
+    assert [(grade, revision) for _, grade, _, revision in last] == [(0, 1), (3, 2)]
 
     page.get_by_role("button", name="Log out").click()
     page.get_by_role("button", name="Log in").wait_for(timeout=20_000)
