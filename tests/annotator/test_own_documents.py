@@ -72,10 +72,10 @@ def test_a_folder_and_a_question_list_to_a_release_and_an_evaluation(
     assert "chunking: 800/0" in shown and "passed over (not .md, .txt, .html): logo.png" in shown
     shown = run_qrels(db_url, "import", "queries", questions, "--query-set", "questions-v1")
     assert "imported query set 'questions-v1': 5 queries" in shown.output
-    with session_scope(engine) as session:
-        from storage.catalog import status
+    with engine.connect() as connection:
+        from storage.status import status
 
-        assert "docs-v1" in str(status(session=session))
+        assert "docs-v1" in str(status(connection))
     run_qrels(db_url, "pool", "build", "first", "--systems", "bm25,vector,rrf", "--depth", "2")
     for name, role in (("lead", "lead"), ("alice", "annotator"), ("bob", "annotator")):
         password = write(tmp_path, f"{name}.txt", f"{name}-password-1\n")
@@ -110,7 +110,7 @@ def test_a_folder_and_a_question_list_to_a_release_and_an_evaluation(
     )  # fmt: skip
     figures = {
         (row["run"], row["metric"]): row["value"]
-        for row in json.loads(result.output)["summary"]
+        for row in json.loads(result.stdout)["summary"]
         if row["group"] == "all"
     }
     assert figures[("strong", "mrr@10")] == 1.0 and figures[("weak", "mrr@10")] == 0.5

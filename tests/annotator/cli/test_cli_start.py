@@ -32,7 +32,7 @@ def test_status_imports_neither_alembic_nor_the_models(engine, tmp_path):
     done = subprocess.run(
         [sys.executable, "-c", STATUS, url], capture_output=True, text=True, check=True, cwd=ROOT
     )
-    assert "p (q × c): 6 candidates, 0 with 2 judgments (0%)" in done.stdout
+    assert "p (q × c; systems run:r): 6 candidates, 0 with 2 judgments (0%)" in done.stdout
     assert done.stdout.splitlines()[-1] == "loaded: "
 
 

@@ -93,10 +93,10 @@ def test_the_release_and_the_two_runs_evaluate_the_stronger_higher(demo):
         + ["--metrics", "ndcg@10,recall@5", "--rounds", "0", "--json"],
     )
     assert result.exit_code == 0, result.output
-    summary = json.loads(result.output)["summary"]
+    summary = json.loads(result.stdout)["summary"]
     value = {(r["run"], r["metric"]): r["value"] for r in summary if r["group"] == "all"}
     assert value[("bm25", "ndcg@10")] > value[("vector", "ndcg@10")] + 0.1
-    counted = json.loads(result.output)["queries"]
+    counted = json.loads(result.stdout)["queries"]
     assert counted["counted"] >= 8, counted
 
 
