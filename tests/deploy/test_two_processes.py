@@ -260,11 +260,12 @@ def test_two_app_processes_behind_the_proxy_on_one_postgresql(team_database, tmp
 @pytest.mark.browser
 @pytest.mark.postgres
 @pytest.mark.parametrize("db_url", ["postgres"], indirect=True)
-def test_when_a_process_stops_its_annotators_log_in_on_another_and_find_their_item(
+def test_when_a_process_stops_its_annotators_go_on_on_another_and_find_their_item(
     team_database, tmp_path, browser
 ):
-    """A process keeps nothing but the login: when it stops, the proxy sends its browsers to
-    another process, where the annotator logs in again and finds the item they held."""
+    """A process keeps nothing of its own: when it stops, the proxy sends its browsers to
+    another process, where the annotator is still logged in (the session lives in the
+    database, issue 20) and finds the item they held."""
     owner_url, app_url = team_database
     with ExitStack() as second:
         stopping = second.enter_context(serving(app_url, tmp_path, unit_arguments))
@@ -282,7 +283,8 @@ def test_when_a_process_stops_its_annotators_log_in_on_another_and_find_their_it
 
             second.close()  # the process serving ann1 stops
             page.goto(front.address)
-            log_in(page, front.address, "ann1")
+            page.locator(".st-key-passage").wait_for(timeout=30_000)
+            assert page.get_by_label("User name").count() == 0  # no second login
             assert passage(page) == held
             press_until_saved(page, owner_url, "ann1", str(pressed("ann1", held)))
             page.context.close()
