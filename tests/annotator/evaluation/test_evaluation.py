@@ -60,9 +60,15 @@ BETTER = {
 }
 
 
-def make_release(folder: Path, grades=GRADES, queries=QUERIES, parents=PARENTS) -> Path:
-    """A release folder written by ``write_release`` from plain data (no database)."""
+def make_release(
+    folder: Path, grades=GRADES, queries=QUERIES, parents=PARENTS, unjudged: dict | None = None
+) -> Path:
+    """A release folder written by ``write_release`` from plain data (no database); its pool
+    also held ``unjudged`` ((query, chunk) -> ``not_chosen`` or ``unresolved``): candidates
+    nobody graded."""
+    unjudged = unjudged or {}
     folder.mkdir(parents=True)
+    graded = {(q, c): g for q, d in grades.items() for c, g in d.items()}
     snapshot = SimpleNamespace(
         pool=SimpleNamespace(name="p", config={}, overlap=1),
         query_set=SimpleNamespace(name="qs", content_hash="h"),
@@ -79,11 +85,12 @@ def make_release(folder: Path, grades=GRADES, queries=QUERIES, parents=PARENTS) 
             for q in queries
         ],
         decisions={},
-        candidates=[],
-        not_chosen=set(),
+        candidates=[*graded, *unjudged] if unjudged else [],
+        not_chosen={k for k, why in unjudged.items() if why == "not_chosen"},
         gold=[],
     )
-    resolution = Resolution({(q, c): g for q, d in grades.items() for c, g in d.items()}, [], 0)
+    unresolved = [k for k, why in unjudged.items() if why == "unresolved"]
+    resolution = Resolution(graded, unresolved, 0)
     seen = write_judgments(folder, [])
     write_release(
         folder, "v1", snapshot, resolution, seen.frame(), parents, seen.rubrics, policy="threshold"

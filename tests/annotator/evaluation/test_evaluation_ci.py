@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 import pytrec_eval
@@ -20,8 +19,6 @@ from annotator.evaluation.evaluation_report import report
 from annotator.evaluation.evaluation_text import markdown, table
 from annotator.evaluation.run_files import RunFile, trec_order
 from annotator.pools import judged
-from annotator.quality.adjudication import Resolution
-from annotator.releases.release_files import write_judgments, write_release
 from pooling.multiple_testing import benjamini_hochberg, holm
 from pooling.qrels import Qrels
 from pooling.release_folder import POOL_UNJUDGED, read_pool_unjudged
@@ -271,48 +268,8 @@ HAND_GRADES = {"q1": {"a#0": 2, "b#0": 0, "d#0": 1, "e#0": 0}}
 HAND_RUN = {"q1": {"c#0": 5.0, "a#0": 4.0, "z#0": 3.0, "b#0": 2.0, "d#0": 1.0, "e#0": 0.5}}
 
 
-def release_with_pool(folder: Path, grades, queries, parents, unjudged: dict) -> Path:
-    """A release whose pool also held ``unjudged`` ((query, chunk) -> ``not_chosen`` or
-    ``unresolved``): candidates nobody graded."""
-    folder.mkdir(parents=True)
-    graded = {(q, c): g for q, d in grades.items() for c, g in d.items()}
-    snapshot = SimpleNamespace(
-        pool=SimpleNamespace(name="p", config={}, overlap=1),
-        query_set=SimpleNamespace(name="qs", content_hash="h"),
-        corpus_version=SimpleNamespace(name="cv", content_hash="h", chunking={}),
-        queries=[
-            SimpleNamespace(
-                query_id=q["_id"],
-                text=q["text"],
-                slices=q.get("slices", []),
-                split=q.get("split", "test"),
-                answerable=q.get("answerable", True),
-                notes="",
-            )
-            for q in queries
-        ],
-        decisions={},
-        candidates=[*graded, *unjudged],
-        not_chosen={k for k, why in unjudged.items() if why == "not_chosen"},
-        gold=[],
-    )
-    unresolved = [k for k, why in unjudged.items() if why == "unresolved"]
-    seen = write_judgments(folder, [])
-    write_release(
-        folder,
-        "v1",
-        snapshot,
-        Resolution(graded, unresolved, 0),
-        seen.frame(),
-        parents,
-        seen.rubrics,
-        policy="threshold",
-    )
-    return folder
-
-
 def test_bpref_and_infap_by_hand_equal_trec_eval(tmp_path):
-    folder = release_with_pool(
+    folder = make_release(
         tmp_path / "v1", HAND_GRADES, HAND_QUERIES, HAND_PARENTS, {("q1", "c#0"): "not_chosen"}
     )
     assert (
@@ -346,7 +303,7 @@ def test_bpref_and_infap_by_hand_equal_trec_eval(tmp_path):
 
 def test_a_releases_unjudged_pool_candidates_say_why(tmp_path):
     unjudged = {("q1", "c#0"): "not_chosen", ("q1", "z#0"): "unresolved"}
-    folder = release_with_pool(tmp_path / "v1", HAND_GRADES, HAND_QUERIES, HAND_PARENTS, unjudged)
+    folder = make_release(tmp_path / "v1", HAND_GRADES, HAND_QUERIES, HAND_PARENTS, unjudged)
     assert read_pool_unjudged(folder) == {"q1": {"c#0": "not_chosen", "z#0": "unresolved"}}
     manifest = json.loads((folder / "manifest.json").read_text())
     assert manifest["counts"]["pooled_unjudged"] == 2 and POOL_UNJUDGED in manifest["files"]
