@@ -20,7 +20,8 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, select
 
 from storage.figure_tables import FigureCheckpoint
-from storage.models import Adjudication, Chunk, Judgment, Pool, PoolCandidate, Query, User
+from storage.history import adjudications
+from storage.models import Chunk, Judgment, Pool, PoolCandidate, Query, User
 
 LAG = 5_000  # ids read again below the mark: transactions still open when it was set
 
@@ -103,23 +104,7 @@ def judgments_of(pool: Pool, candidates: Iterable[int], *, session: Session) -> 
 def decisions_since(pool: Pool, after: int, *, session: Session) -> list[tuple]:
     """The pool's adjudications with ids above ``after``, oldest first: ``(id, query id,
     chunk id, grade, rationale, lead name, created time)``."""
-    statement = (
-        select(
-            Adjudication.id,
-            Query.query_id,
-            Chunk.chunk_id,
-            Adjudication.grade,
-            Adjudication.rationale,
-            User.name,
-            Adjudication.created_at,
-        )
-        .join(Query, Query.id == Adjudication.query_id)
-        .join(Chunk, Chunk.id == Adjudication.chunk_id)
-        .join(User, User.id == Adjudication.user_id, isouter=True)
-        .where(Adjudication.pool_id == pool.id, Adjudication.id > after)
-        .order_by(Adjudication.id)
-    )
-    return [tuple(row) for row in session.exec(statement)]
+    return [tuple(row) for row in session.exec(adjudications(pool, after))]
 
 
 def checkpoint(pool: Pool, *, session: Session) -> FigureCheckpoint | None:

@@ -268,11 +268,12 @@ def adjudicate(
     return decision
 
 
-def latest_adjudications(pool: Pool, *, session: Session) -> dict[tuple[str, str], tuple]:
-    """(query id, chunk id) -> (grade, rationale, lead name, created time) of the latest
-    decision per candidate."""
-    rows = session.exec(
+def adjudications(pool: Pool, after: int = 0):
+    """The statement reading the pool's adjudications with ids above ``after``, oldest
+    first: id, query id, chunk id, grade, rationale, lead name, created time."""
+    return (
         select(
+            Adjudication.id,
             Query.query_id,
             Chunk.chunk_id,
             Adjudication.grade,
@@ -283,10 +284,16 @@ def latest_adjudications(pool: Pool, *, session: Session) -> dict[tuple[str, str
         .join(Query, Query.id == Adjudication.query_id)
         .join(Chunk, Chunk.id == Adjudication.chunk_id)
         .join(User, User.id == Adjudication.user_id, isouter=True)
-        .where(Adjudication.pool_id == pool.id)
+        .where(Adjudication.pool_id == pool.id, Adjudication.id > after)
         .order_by(Adjudication.id)
-    ).all()
-    return {(q, c): (grade, why, who, when) for q, c, grade, why, who, when in rows}
+    )
+
+
+def latest_adjudications(pool: Pool, *, session: Session) -> dict[tuple[str, str], tuple]:
+    """(query id, chunk id) -> (grade, rationale, lead name, created time) of the latest
+    decision per candidate."""
+    rows = session.exec(adjudications(pool)).all()
+    return {(q, c): (grade, why, who, when) for _, q, c, grade, why, who, when in rows}
 
 
 @lru_cache(maxsize=4096)  # one person's pseudonym on many lines of a release
