@@ -15,11 +15,26 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
+from itertools import chain
 from typing import Any
 
-from sqlalchemy import String, Subquery, func, insert, type_coerce
+import orjson
+from sqlalchemy import (
+    DateTime,
+    String,
+    Subquery,
+    Text,
+    case,
+    cast,
+    func,
+    insert,
+    literal,
+    type_coerce,
+)
+from sqlalchemy.orm import aliased
 from sqlmodel import Session, select
 
 from pooling.grades import check_grade
@@ -338,95 +353,189 @@ def _is_candidate(pool: Pool):
     )
 
 
-def stored_time(column, session: Session):
-    """``column`` (a time) as the database gives it: on SQLite its stored text, left for
-    ``_iso`` to write as it is; elsewhere the datetime."""
-    if session.get_bind().dialect.name == "sqlite":
-        return type_coerce(column, String)
-    return column
+def _joined(*parts: Any) -> Any:
+    """SQL text: ``parts`` joined with ``||`` (on both backends; SQLite before 3.44 has no
+    ``concat``)."""
+    pieces = [literal(p, String) if isinstance(p, str) else p for p in parts]
+    text = pieces[0]
+    for piece in pieces[1:]:
+        text = text.op("||")(piece)
+    return text
 
 
-def release_records(pool: Pool, *, session: Session, batch: int = 10_000) -> Iterator[dict]:
-    """Everything that decides a grade of the pool, oldest first, read ``batch`` rows at a
-    time: every human judgment of its candidates (earlier revisions too, from the app or
-    imported, with where it came from), then every adjudication made in the pool; people
-    under pseudonyms. For each person and candidate the last judgment is the current one,
-    and for each candidate the last adjudication is the final word."""
-    # People, pools and import batches are few: named once here rather than joined to each
-    # of a million judgments.
+def _json_text(column: Any, dialect: str) -> Any:
+    """``column`` (text) as a JSON string, escaped as orjson escapes it (quote, backslash
+    and control characters; everything else as it is, in UTF-8), or ``null`` for NULL: a
+    test pins the two equal on both backends."""
+    quoted = func.json_quote(column) if dialect == "sqlite" else cast(func.to_json(column), Text)
+    return func.coalesce(quoted, "null")
+
+
+def _json_number(column: Any) -> Any:
+    """An integer ``column`` as JSON: its digits, or ``null``."""
+    return func.coalesce(cast(column, Text), "null")
+
+
+def _iso_text(column: Any, dialect: str) -> Any:
+    """A stored time as ``_iso`` writes it: ISO 8601 without a zone, the microseconds left
+    out when they are 0. SQLite's stored text (``YYYY-MM-DD HH:MM:SS.ffffff``) is rewritten;
+    PostgreSQL's time is taken in the session's zone, as the driver's datetime is."""
+    if dialect == "sqlite":
+        text = type_coerce(column, String)
+        whole = func.substr(text, 1, func.length(text) - 7)
+        day_time = case(
+            (func.substr(text, -7) == ".000000", whole),
+            else_=text,
+        )
+        return func.replace(day_time, " ", "T")
+    local = cast(column, DateTime(timezone=False))
+    micro = func.to_char(local, "US")
+    return _joined(
+        func.to_char(local, 'YYYY-MM-DD"T"HH24:MI:SS'),
+        case((micro == "000000", ""), else_=_joined(".", micro)),
+    )
+
+
+@dataclass
+class ReleaseHistory:
+    """A pool's judgments as a release writes them: ``batches`` of ``judgments.jsonl``'s
+    lines, each with the columns that decide the current grades, and the names those
+    columns' keys stand for (``current_grades`` makes them the judgments frame)."""
+
+    people: dict[int, str]  # user id -> pseudonym
+    query_ids: dict[int, str]  # query key -> query id
+    chunk_ids: dict[int, str]  # chunk key -> chunk id
+    batches: Iterator[JudgmentLines]
+
+
+@dataclass
+class JudgmentLines:
+    """``text``: judgments.jsonl's lines for a batch of judgments, oldest first; then per
+    judgment its person (user id), query and chunk keys, grade (None: unsure) and rubric."""
+
+    text: str
+    people: tuple[int, ...]
+    queries: tuple[int, ...]
+    chunks: tuple[int, ...]
+    grades: tuple[int | None, ...]
+    rubrics: tuple[str, ...]
+
+
+def _numbers(values: tuple[float | None, ...]) -> list[str]:
+    """Each of ``values`` in orjson's form (the shortest that reads back the same, ``null``
+    for None; neither database prints a float so), encoded in one call: a float's JSON
+    holds no comma."""
+    return orjson.dumps(values).decode()[1:-1].split(",")
+
+
+def release_history(pool: Pool, *, session: Session, batch: int = 10_000) -> ReleaseHistory:
+    """Every human judgment of the pool's candidates, oldest first (earlier revisions too,
+    from the app or imported, with where it came from), people under pseudonyms, as
+    ``judgments.jsonl``'s lines, read ``batch`` rows at a time. The database writes each
+    line but its ``seconds`` (a float, in orjson's form): a million judgments go through
+    no Python code of their own, only through column-wise joins and maps. For each person
+    and candidate the last judgment is the current one (``current_grades``)."""
+    dialect = session.get_bind().dialect.name
+    # People are few: their pseudonyms (already JSON strings) go into the statement.
     people = {
         user_id: pseudonym(user_id, joined)
         for user_id, joined in session.exec(
             select(User.id, User.created_at).where(User.kind == "human")
         )
     }
-    sources: dict[tuple[int | None, int | None], str] = {
-        (pool_id, None): f"app:{name}" for pool_id, name in session.exec(select(Pool.id, Pool.name))
-    }
-    for batch_id, source in session.exec(select(JudgmentBatch.id, JudgmentBatch.source)):
-        sources[(None, batch_id)] = f"import:{source}"
-    # The pool's query and chunk ids by key, read once from their indexes rather than by
-    # joining each judgment to its chunk (whose pages hold the texts); each id is then one
-    # string however often it is judged.
     query_set = session.get(QuerySet, pool.query_set_id)
     corpus_version = session.get(CorpusVersion, pool.corpus_version_id)
     query_ids = {key: name for name, key in query_keys(query_set, session=session).items()}
     chunk_ids = {key: name for name, key in chunk_keys(corpus_version, session=session).items()}
-    # Columns, not ORM objects: a million judgments made as objects took most of a release.
+    if not people:
+        return ReleaseHistory(people, query_ids, chunk_ids, iter(()))
+    made_in, imported = aliased(Pool), aliased(JudgmentBatch)
+    annotator = case(
+        {user_id: orjson.dumps(name).decode() for user_id, name in people.items()},
+        value=Judgment.user_id,
+    )
+    source = case(
+        (Judgment.pool_id.is_not(None), _joined("app:", made_in.name)),
+        else_=_joined("import:", func.coalesce(imported.source, "None")),
+    )
+    head = _joined(
+        '{"type":"judgment","annotator":',
+        annotator,
+        ',"query_id":',
+        _json_text(Query.query_id, dialect),
+        ',"chunk_id":',
+        _json_text(Chunk.chunk_id, dialect),
+        ',"grade":',
+        _json_number(Judgment.grade),
+        ',"unsure":',
+        case((Judgment.unsure, "true"), else_="false"),
+        ',"note":',
+        _json_text(Judgment.note, dialect),
+        ',"revision":',
+        _json_number(Judgment.revision),
+        ',"rubric_version":',
+        _json_text(Judgment.rubric_version, dialect),
+        ',"seconds":',
+    )
+    tail = _joined(
+        ',"source":',
+        _json_text(source, dialect),
+        ',"created_at":"',
+        _iso_text(Judgment.created_at, dialect),
+        '"}\n',
+    )
     judgments = (
         select(
+            head,
+            Judgment.seconds,
+            tail,
             Judgment.user_id,
             Judgment.query_id,
             Judgment.chunk_id,
             Judgment.grade,
-            Judgment.unsure,
-            Judgment.note,
-            Judgment.revision,
             Judgment.rubric_version,
-            Judgment.seconds,
-            Judgment.pool_id,
-            Judgment.batch_id,
-            stored_time(Judgment.created_at, session),
         )
+        .join(Query, Query.id == Judgment.query_id)
+        .join(Chunk, Chunk.id == Judgment.chunk_id)
+        .outerjoin(made_in, made_in.id == Judgment.pool_id)
+        .outerjoin(imported, imported.id == Judgment.batch_id)
         # EXISTS rather than a join: the judgments are read in their own order as they are
         # stored, each looked up among the candidates, so no sort of a million rows.
         .where(Judgment.user_id.in_(people), _is_candidate(pool))
         .order_by(Judgment.id)
-        .execution_options(yield_per=batch)
     )
-    # A batch of rows at a time (``partitions``): fetching a million one by one was a tenth
-    # of a profiled release at L.
-    for rows in session.connection().execute(judgments).partitions():
-        for (
-            user_id,
-            query_id,
-            chunk_id,
-            grade,
-            unsure,
-            note,
-            revision,
-            rubric_version,
-            seconds,
-            pool_id,
-            batch_id,
-            created_at,
-        ) in rows:
-            yield {
-                "type": "judgment",
-                "annotator": people[user_id],
-                "query_id": query_ids[query_id],
-                "chunk_id": chunk_ids[chunk_id],
-                "grade": grade,
-                "unsure": unsure,
-                "note": note,
-                "revision": revision,
-                "rubric_version": rubric_version,
-                "seconds": seconds,
-                "source": sources.get(
-                    (pool_id, None) if pool_id else (None, batch_id), "import:None"
-                ),
-                "created_at": _iso(created_at),
-            }
+
+    def batches() -> Iterator[JudgmentLines]:
+        # A batch at a time, turned into columns (``zip``) and joined without a Python
+        # step per judgment. Read with the driver's own cursor in the snapshot's
+        # transaction (server-side on PostgreSQL), as plain tuples: no column needs
+        # SQLAlchemy's processing, and its rows took a tenth of a release at L. The few
+        # values bound (pseudonyms, the pool's id) are the tool's own, written in.
+        connection = session.connection()
+        sql = str(judgments.compile(connection, compile_kwargs={"literal_binds": True}))
+        driver = connection.connection.dbapi_connection
+        assert driver is not None
+        named = {"name": "release_judgments"} if dialect == "postgresql" else {}
+        cursor = driver.cursor(**named)
+        try:
+            cursor.execute(sql)
+            while rows := cursor.fetchmany(batch):
+                heads, seconds, tails, users, queries, chunks, grades, rubrics = zip(
+                    *rows, strict=True
+                )
+                text = "".join(
+                    chain.from_iterable(zip(heads, _numbers(seconds), tails, strict=True))
+                )
+                yield JudgmentLines(text, users, queries, chunks, grades, rubrics)
+        finally:
+            cursor.close()
+
+    return ReleaseHistory(people, query_ids, chunk_ids, batches())
+
+
+def release_decisions(pool: Pool, *, session: Session) -> Iterator[dict]:
+    """Every adjudication made in the pool, oldest first, leads under pseudonyms: for each
+    candidate the last one is the final word. Few beside the judgments: one dict each."""
     decisions = (
         select(
             Adjudication.user_id,
@@ -443,7 +552,6 @@ def release_records(pool: Pool, *, session: Session, batch: int = 10_000) -> Ite
         .join(Chunk, Chunk.id == Adjudication.chunk_id)
         .where(Adjudication.pool_id == pool.id)
         .order_by(Adjudication.id)
-        .execution_options(yield_per=batch)
     )
     for user_id, joined, query_id, chunk_id, grade, rationale, policy, created_at in session.exec(
         decisions

@@ -36,6 +36,7 @@ from sqlalchemy.exc import IntegrityError
 from annotator.quality.adjudication import resolve
 from annotator.releases import carry
 from annotator.releases.release_files import (
+    write_history,
     write_judgments,
     write_model_judgments,
     write_release,
@@ -110,11 +111,12 @@ def create_release(
 
         def write(folder: Path) -> tuple[dict, str]:
             # judgments.jsonl first, in one read of the history: the grades are decided
-            # from the very lines written, as ``pooling.release_folder.recompute`` reads them back.
-            records = chain(history.release_records(pool, session=session), _gold_records(snapshot))
-            seen = write_judgments(folder, records)
-            frame, rubrics = seen.frame(), seen.rubrics
-            del seen  # a million current grades, now in the frame: held once, not twice
+            # from the rows of the very lines written, as ``pooling.release_folder.recompute``
+            # decides them reading the lines back.
+            judged = history.release_history(pool, session=session)
+            frame, rubrics = write_history(folder, judged)
+            decided = history.release_decisions(pool, session=session)
+            write_judgments(folder, chain(decided, _gold_records(snapshot)))
             resolution = resolve(
                 frame,
                 snapshot.decisions,
