@@ -61,7 +61,8 @@ def write_history(folder: Path, judged: ReleaseHistory) -> tuple[pd.DataFrame, s
     the current grades (each person's last judgment of a candidate, in the order ``Tally``
     gives them, which ``pooling.release_folder.recompute`` reads back from the lines) and
     the rubric versions they were made under. Held meanwhile: four numbers a judgment."""
-    people, queries, chunks, grades, rubrics = [], [], [], [], set()
+    people, queries, chunks, grades = [], [], [], []
+    rubrics: set[str] = set()
     with open(folder / "judgments.jsonl", "a", encoding="utf-8", newline="") as handle:
         for lines in judged.batches:
             handle.write(lines.text)
@@ -71,7 +72,6 @@ def write_history(folder: Path, judged: ReleaseHistory) -> tuple[pd.DataFrame, s
             grades.append(np.array(lines.grades, dtype=float))  # unsure (None): NaN
             rubrics.update(lines.rubrics)
     rubrics.discard("")
-    rubrics.discard(None)
     columns = ["annotator", "query_id", "chunk_id", "grade"]
     if not people:
         return frame_of([], columns), rubrics

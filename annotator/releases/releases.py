@@ -113,8 +113,7 @@ def create_release(
             # judgments.jsonl first, in one read of the history: the grades are decided
             # from the rows of the very lines written, as ``pooling.release_folder.recompute``
             # decides them reading the lines back.
-            judged = history.release_history(pool, session=session)
-            frame, rubrics = write_history(folder, judged)
+            frame, rubrics = write_history(folder, history.release_history(pool, session=session))
             decided = history.release_decisions(pool, session=session)
             write_judgments(folder, chain(decided, _gold_records(snapshot)))
             resolution = resolve(

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 
+import orjson
 from sqlmodel import select
 
 from annotator.labeling import assignment
@@ -59,8 +60,9 @@ def test_a_persons_current_grade_is_one_rule_in_every_form(engine, pool, tmp_pat
         app_revision = set(session.exec(counts._current(p, None, Judgment.id)).all())
         rows = history.candidate_judgments(p, session=session)
         seen = Tally()
-        for record in history.release_records(p, session=session):
-            seen.add(record)
+        for lines in history.release_history(p, session=session).batches:
+            for line in lines.text.split("\n")[:-1]:
+                seen.add(orjson.loads(line))
         names = {
             history.pseudonym(user.id, user.created_at): user.name
             for user in session.exec(select(User)).all()
