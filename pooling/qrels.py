@@ -167,11 +167,18 @@ class Qrels(Mapping):
     def save(self, path: Path | str, kind: str = "trec") -> None:
         """Write the qrels as ``kind`` (``trec`` or ``beir``), by query id then id."""
         check_name(kind, FORMATS, "what_qrels_format")
-        line = "{} 0 {} {}\n" if kind == "trec" else "{}\t{}\t{}\n"
+        middle, last = (" 0 ", " ") if kind == "trec" else ("\t", "\t")
         with open(path, "w", encoding="utf-8", newline="\n") as handle:
             if kind == "beir":
                 handle.write("\t".join(BEIR_HEADER) + "\n")
-            handle.writelines(line.format(*judgment) for judgment in self.judgments())
+            # A query's lines joined at once (``judgments``' order): a release writes a
+            # million.
+            for query_id in sorted(self.grades):
+                start = query_id + middle
+                judged = sorted(self.grades[query_id].items())
+                handle.write(
+                    "".join([f"{start}{doc_id}{last}{grade}\n" for doc_id, grade in judged])
+                )
 
 
 # -- reading judgment files -------------------------------------------------------------
