@@ -104,13 +104,12 @@ def queries_of(query_set: QuerySet, *, session: Session) -> list[Row]:
 
 def chunk_parents(corpus_version: CorpusVersion, *, session: Session) -> dict[str, str]:
     """Chunk id -> its document's id."""
-    return dict(
-        session.exec(
-            select(Chunk.chunk_id, Document.doc_id)
-            .join(Document, Document.id == Chunk.document_id)
-            .where(Chunk.corpus_version_id == corpus_version.id)
-        ).all()
+    rows = session.connection().execute(  # plain rows: no ORM work on each of 200,000
+        select(Chunk.chunk_id, Document.doc_id)
+        .join(Document, Document.id == Chunk.document_id)
+        .where(Chunk.corpus_version_id == corpus_version.id)
     )
+    return dict(rows.all())
 
 
 def list_releases(*, session: Session) -> list[Release]:
