@@ -4,8 +4,9 @@ A judgment or an adjudication is never updated: a later one supersedes an earlie
 **A user's current grade** on a (query, chunk) is their latest judgment of it (the highest
 id) among the judgments in question; ``latest_judgments`` is that definition in SQL,
 filtered as each caller needs (a pool's candidates, one annotator, one assignment), and a
-release applies it to the lines it writes, oldest first (``release_records``;
-``pooling.release_folder.Tally``). A candidate's
+release applies it to the rows of the lines it writes, oldest first (``release_history``;
+``annotator.releases.release_files.write_history``), as ``pooling.release_folder.Tally``
+does reading the lines back. A candidate's
 final decision is the lead's latest adjudication of it. Every function takes a keyword-only
 ``session``; only ``append_judgments`` (a batch of judgments, imported or carried) and
 ``adjudicate`` write.
@@ -123,7 +124,7 @@ def append_judgments(
 # A person's current grade of a candidate: judgments are append-only history, and of a
 # person's judgments of one (query, chunk) the newest (the largest id) is the one that
 # counts. ``latest_judgments`` and ``newest_first`` are this rule for SQL; a release's
-# ``pooling.release_folder.Tally`` reads it in judgments.jsonl's order, and
+# ``write_history`` and ``pooling.release_folder.Tally`` apply it in judgments.jsonl's order, and
 # ``storage.counts`` finds an app judgment by its assignment's revision. A test pins them
 # equal (tests/storage/test_current_grade.py). A gold check is the exception: there the
 # first judgment counts (``first``), so a change after seeing the answer does not.
@@ -318,14 +319,9 @@ def pseudonym(user_id: int, created_at: datetime) -> str:
     return f"annotator-{digest.hexdigest()[:8]}"
 
 
-def _iso(moment: datetime | str) -> str:
-    """``moment`` as ISO 8601 without a zone (times are stored in UTC). SQLite's stored text
-    (``YYYY-MM-DD HH:MM:SS.ffffff``, read as it is by ``release_records``: parsing a million
-    of them into datetimes and back took a sixth of a release) gives what the datetime
-    would; a test pins the two equal."""
-    if isinstance(moment, str):
-        text = moment.replace(" ", "T", 1)
-        return text[:-7] if text.endswith(".000000") else text
+def _iso(moment: datetime) -> str:
+    """``moment`` as ISO 8601 without a zone (times are stored in UTC); ``_iso_text`` is the
+    same in SQL, for a release's judgments (a test pins the two equal)."""
     return moment.replace(tzinfo=None).isoformat()
 
 

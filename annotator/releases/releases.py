@@ -4,9 +4,10 @@ A release is a folder an evaluator can load as it is (trec_eval, ir_measures, ra
 and a manifest that says which corpus, chunking, query set, rubric and pool the grades
 belong to, with the sha256 of every file (``annotator.releases.release_files`` writes it,
 ``pooling.release_folder`` reads it). It is made from one snapshot of the pool, read in a
-single transaction: the history is streamed into ``judgments.jsonl``, the grades are
-resolved from what those lines say by a pure function
-(``annotator.quality.adjudication.resolve``), then the rest is written. A version is
+single transaction: the database writes the history's lines into ``judgments.jsonl``
+(``storage.history.release_history``), the grades are resolved from the rows of those
+lines by a pure function (``annotator.quality.adjudication.resolve``), then the rest is
+written. A version is
 written once: never again, never changed.
 
 A version names a folder, so it is checked in one place (``check_version``) for the CLI and
