@@ -30,7 +30,7 @@ from pooling.release_folder import (
     sha256_of,
 )
 from pooling.resolution import frame_of
-from storage.history import ReleaseHistory
+from storage.release_lines import ReleaseHistory
 from storage.release_records import ReleaseSnapshot
 
 NO_EVIDENCE = "no chunk graded 2 or more"
@@ -56,7 +56,7 @@ def write_judgments(folder: Path, records: Iterable[dict]) -> Tally:
 
 
 def write_history(folder: Path, judged: ReleaseHistory) -> tuple[pd.DataFrame, set[str]]:
-    """The judgments of ``judged`` (``storage.history.release_history``) appended to the
+    """The judgments of ``judged`` (``storage.release_lines.release_history``) appended to the
     ``judgments.jsonl`` of ``folder`` a batch at a time; returns the judgments frame of
     the current grades (each person's last judgment of a candidate, in the order ``Tally``
     gives them, which ``pooling.release_folder.recompute`` reads back from the lines) and

@@ -5,7 +5,7 @@ and a manifest that says which corpus, chunking, query set, rubric and pool the 
 belong to, with the sha256 of every file (``annotator.releases.release_files`` writes it,
 ``pooling.release_folder`` reads it). It is made from one snapshot of the pool, read in a
 single transaction: the database writes the history's lines into ``judgments.jsonl``
-(``storage.history.release_history``), the grades are resolved from the rows of those
+(``storage.release_lines.release_history``), the grades are resolved from the rows of those
 lines by a pure function (``annotator.quality.adjudication.resolve``), then the rest is
 written. A version is
 written once: never again, never changed.
@@ -47,7 +47,7 @@ from pooling.grades import DEFAULT_POLICY, GRADES, check_policy
 from pooling.i18n import LocalizedError
 from pooling.release_folder import MANIFEST, read_manifest, read_qrels, valid_version
 from pooling.settings import current
-from storage import history, release_records, sample_records
+from storage import history, release_lines, release_records, sample_records
 from storage.accounts import acting
 from storage.db import session_scope, snapshot_scope
 from storage.pool_records import get_pool
@@ -114,8 +114,10 @@ def create_release(
             # judgments.jsonl first, in one read of the history: the grades are decided
             # from the rows of the very lines written, as ``pooling.release_folder.recompute``
             # decides them reading the lines back.
-            frame, rubrics = write_history(folder, history.release_history(pool, session=session))
-            decided = history.release_decisions(pool, session=session)
+            frame, rubrics = write_history(
+                folder, release_lines.release_history(pool, session=session)
+            )
+            decided = release_lines.release_decisions(pool, session=session)
             write_judgments(folder, chain(decided, _gold_records(snapshot)))
             resolution = resolve(
                 frame,

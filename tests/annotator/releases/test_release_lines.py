@@ -1,9 +1,9 @@
-"""The lines the database writes for a release's judgments (``storage.history.release_history``)
-are byte for byte those of the reference writer, a dict a judgment encoded by orjson (what
-releases wrote before), and the current grades taken from their rows are the ``Tally`` of
-those lines: unicode ids and texts, notes with quotes, newlines and control characters,
-floats of every form, unsure judgments, revisions, imports, adjudications and gold items.
-On SQLite and PostgreSQL."""
+"""The lines the database writes for a release's judgments
+(``storage.release_lines.release_history``) are byte for byte those of the reference writer,
+a dict a judgment encoded by orjson (what releases wrote before), and the current grades
+taken from their rows are the ``Tally`` of those lines: unicode ids and texts, notes with
+quotes and newlines, floats of every form, unsure judgments, revisions, imports,
+adjudications and gold items. On SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ from annotator.releases.release_files import write_history
 from pooling import release_folder
 from pooling.qrels import Qrels
 from pooling.release_folder import Tally
-from storage import gold_records, history
+from storage import gold_records, history, release_lines
 from storage.catalog import chunk_keys, query_keys
 from storage.db import session_scope, snapshot_scope
 from storage.imports import import_corpus, import_queries, import_run
@@ -209,7 +209,7 @@ def test_the_databases_lines_are_the_reference_writers(engine, tmp_path):
             orjson.dumps(r, option=orjson.OPT_APPEND_NEWLINE) for r in seen.noting(reference)
         )
         (tmp_path / "again").mkdir()
-        judged = history.release_history(pool, session=session)
+        judged = release_lines.release_history(pool, session=session)
         frame, rubrics = write_history(tmp_path / "again", judged)
     assert written.decode() == expected.decode()  # the differing line shown, not bytes
     assert written == expected
@@ -230,7 +230,7 @@ def test_a_release_of_no_judgments_has_an_empty_frame(engine, tmp_path):
     everything_a_release_meets(engine, tmp_path)
     with snapshot_scope(engine) as session:
         pool = get_pool("p", session=session)
-        judged = history.release_history(pool, session=session)
+        judged = release_lines.release_history(pool, session=session)
         judged.batches = iter(())
         frame, rubrics = write_history(tmp_path, judged)
     pd.testing.assert_frame_equal(frame, Tally().frame())
@@ -241,7 +241,9 @@ def test_whole_seconds_and_fractions_are_written_as_the_datetimes(engine, tmp_pa
     everything_a_release_meets(engine, tmp_path)
     with snapshot_scope(engine) as session:
         pool = get_pool("p", session=session)
-        lines = "".join(b.text for b in history.release_history(pool, session=session).batches)
+        lines = "".join(
+            b.text for b in release_lines.release_history(pool, session=session).batches
+        )
         stored = session.exec(
             select(Judgment.created_at).where(Judgment.user_id.is_not(None)).order_by(Judgment.id)
         ).all()
@@ -256,7 +258,9 @@ def test_the_database_escapes_text_as_orjson_does(engine):
     with session_scope(engine) as session:
         dialect = session.get_bind().dialect.name
         quoted = [
-            session.execute(select(history._json_text(literal(t, String), dialect))).scalar_one()
+            session.execute(
+                select(release_lines._json_text(literal(t, String), dialect))
+            ).scalar_one()
             for t in texts
         ]
     assert quoted == [orjson.dumps(t).decode() for t in texts]
