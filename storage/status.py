@@ -68,9 +68,10 @@ def status(connection: Any) -> Status:
             (name, kind, entries)
             for name, kind, entries in _rows(
                 connection,
-                "SELECT system.name, system.kind, count(run_entry.id) FROM system"
-                " LEFT OUTER JOIN run_entry ON run_entry.system_id = system.id"
-                " GROUP BY system.id, system.name, system.kind ORDER BY system.name",
+                # Counted per system from its index: a join grouped by system reads every
+                # entry's row (0.5 s at a million).
+                "SELECT name, kind, (SELECT count(*) FROM run_entry"
+                " WHERE run_entry.system_id = system.id) FROM system ORDER BY name",
             )
         ],
         pools=_pools(connection),
@@ -199,9 +200,11 @@ def pool_counts(
         name=name,
         query_set=query_set_name,
         corpus_version=corpus_version_name,
-        candidates=_rows(connection, f"SELECT count(*) FROM pool_candidate WHERE {asked}", pool_id)[
-            0
-        ][0],
+        # From the kept tallies (storage.tallies: ``asked`` per query), not a count of every
+        # candidate (a third of a second at half a million).
+        candidates=_rows(
+            connection, "SELECT coalesce(sum(asked), 0) FROM query_tally WHERE pool_id = ?", pool_id
+        )[0][0],
         overlap=overlap,
         complete=complete,
     )
