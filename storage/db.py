@@ -273,9 +273,9 @@ def read_connection(url: str | None = None) -> Iterator[Any]:
     reads; its SQL is the driver's (``?`` placeholders on SQLite, ``%s`` on PostgreSQL)."""
     url, safe = database_url(url), shown_url(url)
     parts = _URL.match(url)
-    backend = parts["backend"] if parts else ""
+    backend, rest = (parts["backend"], parts["rest"]) if parts else ("", "")
     if backend == "sqlite":
-        connection = _sqlite_reader(parts["rest"].removeprefix("/"), safe)
+        connection = _sqlite_reader(rest.removeprefix("/"), safe)
     elif backend == "postgresql":
         connection = _postgres_reader(
             url.replace("postgresql+psycopg://", "postgresql://", 1), safe
@@ -318,7 +318,7 @@ def _postgres_reader(conninfo: str, safe_url: str):
         connection = psycopg.connect(conninfo)
         connection.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
         known = connection.execute("SELECT to_regclass('alembic_version') IS NOT NULL")
-        current = _revision(connection) if known.fetchone()[0] else None
+        current = _revision(connection) if known.fetchone() == (True,) else None
     except psycopg.OperationalError as exc:
         raise DatabaseError("db_unreachable", url=safe_url, detail=exc) from exc
     _refuse_other_revision(current, safe_url)

@@ -87,7 +87,7 @@ def test_every_command_is_found_in_the_module_named_for_it():
     for module, names in COMMAND_MODULES.items():
         commands = importlib.import_module(f"annotator.cli.{module}").COMMANDS
         assert tuple(command.name for command in commands) == names
-    assert sorted(cli.list_commands(None)) == sorted(  # type: ignore[arg-type]
+    assert sorted(cli.list_commands(None)) == sorted(
         name for names in COMMAND_MODULES.values() for name in names
     )
 
