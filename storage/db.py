@@ -296,6 +296,7 @@ def _sqlite_reader(path: str, safe_url: str) -> sqlite3.Connection:
         raise DatabaseError("db_not_initialised", url=safe_url)  # a new memory database
     if not Path(path).exists():
         raise DatabaseError("db_missing", url=safe_url)
+    connection = None
     try:
         connection = sqlite3.connect(
             path, timeout=SQLITE_BUSY_TIMEOUT_MS / 1000, isolation_level=None
@@ -306,22 +307,36 @@ def _sqlite_reader(path: str, safe_url: str) -> sqlite3.Connection:
         ).fetchone()[0]
         current = _revision(connection) if known else None
     except sqlite3.DatabaseError as exc:  # not a database, unreadable, locked for too long
+        if connection is not None:
+            connection.close()
         raise DatabaseError("db_unreachable", url=safe_url, detail=exc) from exc
-    _refuse_other_revision(current, safe_url)
-    return connection
+    return _checked(connection, current, safe_url)
 
 
 def _postgres_reader(conninfo: str, safe_url: str):
     import psycopg
 
+    connection = None
     try:
         connection = psycopg.connect(conninfo)
         connection.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
         known = connection.execute("SELECT to_regclass('alembic_version') IS NOT NULL")
         current = _revision(connection) if known.fetchone() == (True,) else None
     except psycopg.OperationalError as exc:
+        if connection is not None:
+            connection.close()
         raise DatabaseError("db_unreachable", url=safe_url, detail=exc) from exc
-    _refuse_other_revision(current, safe_url)
+    return _checked(connection, current, safe_url)
+
+
+def _checked(connection: Any, current: str | None, safe_url: str) -> Any:
+    """``connection`` when the database is at this release's revision; else it is closed
+    (an open read would hold its snapshot, and on PostgreSQL its locks) and refused."""
+    try:
+        _refuse_other_revision(current, safe_url)
+    except DatabaseError:
+        connection.close()
+        raise
     return connection
 
 
