@@ -273,13 +273,11 @@ def read_connection(url: str | None = None) -> Iterator[Any]:
     reads; its SQL is the driver's (``?`` placeholders on SQLite, ``%s`` on PostgreSQL)."""
     url, safe = database_url(url), shown_url(url)
     parts = _URL.match(url)
-    backend, rest = (parts["backend"], parts["rest"]) if parts else ("", "")
+    backend, rest, query = (parts["backend"], parts["rest"], parts["query"]) if parts else ("",) * 3
     if backend == "sqlite":
         connection = _sqlite_reader(rest.removeprefix("/"), safe)
     elif backend == "postgresql":
-        connection = _postgres_reader(
-            url.replace("postgresql+psycopg://", "postgresql://", 1), safe
-        )
+        connection = _postgres_reader(f"postgresql://{rest}" + (f"?{query}" if query else ""), safe)
     else:  # not a database this tool runs on: refused as every other command refuses it
         check_schema(make_engine(url))
         raise LookupError(f"no driver of its own for {safe}")  # a bug: the check refuses it
@@ -322,7 +320,7 @@ def _postgres_reader(conninfo: str, safe_url: str):
         connection.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
         known = connection.execute("SELECT to_regclass('alembic_version') IS NOT NULL")
         current = _revision(connection) if known.fetchone() == (True,) else None
-    except psycopg.OperationalError as exc:
+    except psycopg.Error as exc:  # unreachable, refused, a URL libpq cannot read
         if connection is not None:
             connection.close()
         raise DatabaseError("db_unreachable", url=safe_url, detail=exc) from exc
