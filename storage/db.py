@@ -214,7 +214,8 @@ def current_revision(engine: Engine) -> str | None:
     """The schema revision the database is at, or None when it has no schema yet: one
     SELECT of Alembic's version table (a missing table means no schema)."""
     from sqlalchemy import text
-    from sqlalchemy.exc import DBAPIError, OperationalError
+    from sqlalchemy.exc import DatabaseError as Unusable  # unreachable, or not a database
+    from sqlalchemy.exc import DBAPIError
 
     try:
         with engine.connect() as connection:
@@ -225,7 +226,7 @@ def current_revision(engine: Engine) -> str | None:
                 if engine.dialect.has_table(connection, "alembic_version"):
                     raise
                 return None
-    except OperationalError as exc:
+    except Unusable as exc:
         raise DatabaseError("db_unreachable", url=_safe(engine), detail=exc.orig) from exc
 
 

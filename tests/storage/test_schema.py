@@ -116,6 +116,10 @@ def test_status_names_a_missing_file_or_an_unreachable_server_as_every_command_d
     missing = f"sqlite:///{tmp_path / 'qrels.db'}"
     assert [a == b for a, b in refusals(make_engine(missing), missing)] == [True, True]
     assert not (tmp_path / "qrels.db").exists()
+    not_a_database = write(tmp_path, "notes.db", "not a database\n")
+    url = f"sqlite:///{not_a_database}"
+    said = refusals(make_engine(url), url)  # a traceback from every command but status before
+    assert [a == b for a, b in said] == [True, True] and "file is not a database" in said[0][0]
     unreachable = "postgresql://nobody@127.0.0.1:1/none"
     with (
         pytest.raises(DatabaseError, match="cannot connect to the database"),
