@@ -171,30 +171,29 @@ def _alpha_parts(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     size = len(GRADES)
     if graded.empty:
         return np.array([]), np.zeros((0, size * size))
-    # Grades per unit counted by a grouped size (crosstab aggregates in Python: seconds at
-    # a million judgments).
-    counts = (
-        pd.DataFrame(
-            {
-                "query_id": graded["query_id"].astype(str),
-                "chunk_id": graded["chunk_id"],
-                "grade": graded["grade"].astype(int),
-            }
-        )
-        .groupby(["query_id", "chunk_id", "grade"])
-        .size()
-        .unstack(fill_value=0)
-        .reindex(columns=list(GRADES), fill_value=0)
-    )
-    values = counts.to_numpy(dtype=float)
+    # Whole columns of integer codes: a unit is its (query, chunk) pair of codes, its grades
+    # counted by one bincount (grouping a million rows by three columns took seconds).
+    query_codes, query_names = pd.factorize(graded["query_id"].astype(str), sort=True)
+    chunk_codes, chunk_names = pd.factorize(graded["chunk_id"], sort=True)
+    pair = query_codes.astype(np.int64) * max(len(chunk_names), 1) + chunk_codes
+    # Units in the order of (query id, chunk id), each query's added in that order: the
+    # very sums, to the last bit, of the grouped count this replaces.
+    unit_codes, unit_pairs = pd.factorize(pair, sort=True)
+    grade = graded["grade"].to_numpy(dtype=np.int64)
+    values = np.bincount(unit_codes * size + grade, minlength=len(unit_pairs) * size)
+    values = values.reshape(len(unit_pairs), size).astype(float)
     m = values.sum(axis=1)
     keep = m >= 2
     values, m = values[keep], m[keep]
     pairs = values[:, :, None] * values[:, None, :]
     pairs[:, np.arange(size), np.arange(size)] -= values
     units = (pairs / (m - 1)[:, None, None]).reshape(len(values), size * size)
-    queries = counts.index.get_level_values(0).to_numpy()[keep]
-    return _per_query(pd.DataFrame({"query_id": queries}), units)
+    # Per query, in the order of their ids (``_per_query``'s), only those with a unit.
+    unit_queries = unit_pairs[keep] // max(len(chunk_names), 1)
+    present, index = np.unique(unit_queries, return_inverse=True)
+    sums = np.zeros((len(present), size * size))
+    np.add.at(sums, index, units)
+    return np.asarray(query_names, dtype=str)[present], sums
 
 
 def _alphas(totals: np.ndarray) -> np.ndarray:
