@@ -98,6 +98,56 @@ def test_alpha_equals_the_krippendorff_package_with_missing_judgments(seed):
     assert krippendorff_alpha(frame_from(grades)).value == pytest.approx(expected)
 
 
+def grouped_alpha_shares(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """Each query's share of the coincidence matrix as a grouped count of (query, chunk,
+    grade) gave it, summed in the order of the query and chunk ids: what a release's alpha
+    was before the bincount of integer codes."""
+    graded = frame.dropna(subset=["grade"])
+    counts = (
+        graded.assign(grade=graded["grade"].astype(int))
+        .groupby(["query_id", "chunk_id", "grade"])
+        .size()
+        .unstack(fill_value=0)
+        .reindex(columns=[0, 1, 2, 3], fill_value=0)
+    )
+    values = counts.to_numpy(dtype=float)
+    m = values.sum(axis=1)
+    keep = m >= 2
+    values, m = values[keep], m[keep]
+    pairs = values[:, :, None] * values[:, None, :]
+    pairs[:, np.arange(4), np.arange(4)] -= values
+    units = (pairs / (m - 1)[:, None, None]).reshape(len(values), 16)
+    queries, index = np.unique(
+        counts.index.get_level_values(0)[keep].to_numpy(str), return_inverse=True
+    )
+    sums = np.zeros((len(queries), 16))
+    np.add.at(sums, index, units)
+    return queries, sums
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_alpha_shares_are_the_grouped_counts_to_the_last_bit(seed):
+    """Up to five grades a unit (thirds and quarters that round), unsure judgments, unicode
+    ids: the same queries, the same sums, not merely close ones."""
+    rng = np.random.default_rng(seed)
+    size = 20_000
+    frame = pd.DataFrame(
+        {
+            "annotator": rng.choice(["a", "b", "c", "d", "e"], size),
+            "query_id": rng.choice([f"q\u00e9{i}" for i in range(60)] + ["问", "\U0001f600"], size),
+            "chunk_id": rng.choice([f"c{i}" for i in range(80)] + ["文档", "c\U0001f600"], size),
+            "grade": pd.array(rng.integers(0, 4, size), dtype="Int64"),
+        }
+    ).drop_duplicates(["annotator", "query_id", "chunk_id"])
+    frame.loc[frame.index[::13], "grade"] = pd.NA
+    queries, shares = krippendorff_alpha.parts(frame)
+    expected_queries, expected = grouped_alpha_shares(frame)
+    assert queries.tolist() == expected_queries.tolist()
+    assert np.array_equal(shares, expected)
+    figure = krippendorff_alpha(frame)
+    assert figure.value == krippendorff_alpha.finish(expected.sum(axis=0)).value
+
+
 def test_alpha_undefined_cases():
     assert krippendorff_alpha(frame_from({"a": [1, 2], "b": [None, None]})).undefined == (
         "no item has two judgments"

@@ -20,7 +20,7 @@ from annotator.pools.pool_building import build_pool
 from annotator.releases import releases
 from annotator.releases.release_files import write_history
 from pooling import release_folder
-from pooling.qrels import Qrels
+from pooling.qrels import BEIR_HEADER, Qrels
 from pooling.release_folder import Tally
 from storage import gold_records, history, release_lines
 from storage.catalog import chunk_keys, query_keys
@@ -264,3 +264,30 @@ def test_the_database_escapes_text_as_orjson_does(engine):
             for t in texts
         ]
     assert quoted == [orjson.dumps(t).decode() for t in texts]
+
+
+def test_the_other_files_are_the_reference_writers(engine, tmp_path):
+    """qrels.trec, qrels.tsv and pool-unjudged.tsv, put in order by one numpy sort of the id
+    columns (``release_files._in_key_order``), are byte for byte those of sorting the
+    (query, chunk) tuples in Python: ids of several planes of unicode (code point order,
+    not UTF-16's), candidates graded, unresolved and never judged."""
+    everything_a_release_meets(engine, tmp_path)
+    result = releases.create_release(engine, "v1", "p", tmp_path / "out", allow_unresolved=True)
+    folder = result.folder
+    grades = Qrels.from_file(folder / "qrels.trec")
+    ordered = sorted((q, c, g) for q, judged in grades.items() for c, g in judged.items())
+    assert len({c for _, c, _ in ordered}) >= 3
+    trec = "".join(f"{q} 0 {c} {g}\n" for q, c, g in ordered)
+    assert (folder / "qrels.trec").read_bytes() == trec.encode()
+    tsv = "".join(f"{q}\t{c}\t{g}\n" for q, c, g in ordered)
+    assert (folder / "qrels.tsv").read_bytes() == ("\t".join(BEIR_HEADER) + "\n" + tsv).encode()
+    with snapshot_scope(engine) as session:
+        snapshot = releases.release_records.read_snapshot(
+            get_pool("p", session=session), session=session
+        )
+    graded = {(q, c) for q, c, _ in ordered}
+    left = sorted(key for key in snapshot.candidates if key not in graded)
+    assert len(left) >= 3 and len({c for _, c in left}) >= 3
+    unjudged = "".join(f"{q}\t{c}\tunresolved\n" for q, c in left)
+    expected = "\t".join(release_folder.POOL_UNJUDGED_HEADER) + "\n" + unjudged
+    assert (folder / release_folder.POOL_UNJUDGED).read_bytes() == expected.encode()
