@@ -19,9 +19,10 @@ from sqlalchemy import func
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, select
 
+from storage.counts import candidate_sources, epoch_seconds
 from storage.figure_tables import FigureCheckpoint
 from storage.history import adjudications
-from storage.models import Chunk, Judgment, Pool, PoolCandidate, Query, User
+from storage.models import CandidateSource, Chunk, Judgment, Pool, PoolCandidate, Query, User
 
 LAG = 5_000  # ids read again below the mark: transactions still open when it was set
 
@@ -81,12 +82,20 @@ def _on_candidates(pool: Pool, *columns):
     )
 
 
-JUDGMENT_FIELDS = (Judgment.id, PoolCandidate.id, Judgment.user_id, Judgment.grade, Judgment.note)
+JUDGMENT_FIELDS = (
+    Judgment.id,
+    PoolCandidate.id,
+    Judgment.user_id,
+    Judgment.grade,
+    Judgment.note,
+    epoch_seconds(Judgment.created_at),
+)
 
 
 def judgments_since(pool: Pool, after: int, *, session: Session) -> list[tuple]:
     """People's judgments of the pool's candidates (wherever made) with ids above
-    ``after``: ``(judgment id, candidate id, user id, grade or None when unsure, note)``."""
+    ``after``: ``(judgment id, candidate id, user id, grade or None when unsure, note,
+    seconds since 1970 when it was made)``."""
     statement = _on_candidates(pool, *JUDGMENT_FIELDS).where(Judgment.id > after)
     return [tuple(row) for row in session.connection().execute(statement)]
 
@@ -99,6 +108,50 @@ def judgments_of(pool: Pool, candidates: Iterable[int], *, session: Session) -> 
         statement = _on_candidates(pool, *JUDGMENT_FIELDS).where(PoolCandidate.id.in_(part))
         rows += [tuple(row) for row in session.connection().execute(statement)]
     return rows
+
+
+def app_judgments_since(pool: Pool, after: int, *, session: Session) -> list[tuple]:
+    """Judgments made in the pool's app (on an assignment) with ids above ``after``:
+    ``(judgment id, assignment id, revision, user id, query key, seconds since 1970 when
+    made, grade or None when unsure, seconds taken or None)``; what the Team progress
+    figures count (``storage.counts.current_counts``)."""
+    statement = select(
+        Judgment.id,
+        Judgment.assignment_id,
+        Judgment.revision,
+        Judgment.user_id,
+        Judgment.query_id,
+        epoch_seconds(Judgment.created_at),
+        Judgment.grade,
+        Judgment.seconds,
+    ).where(Judgment.id > after, Judgment.pool_id == pool.id, Judgment.assignment_id.is_not(None))
+    return [tuple(row) for row in session.connection().execute(statement)]
+
+
+def user_names(*, session: Session) -> dict[int, str]:
+    """Every account's name by id (the Team progress figures name whoever judged)."""
+    return dict(session.exec(select(User.id, User.name)).all())
+
+
+def unasked(pool: Pool, *, session: Session) -> list[int]:
+    """The ids of an active pool's candidates not chosen yet (``required`` 0)."""
+    statement = select(PoolCandidate.id).where(
+        PoolCandidate.pool_id == pool.id, PoolCandidate.required == 0
+    )
+    return list(session.exec(statement).all())
+
+
+def newest_source(*, session: Session) -> int:
+    """The highest candidate source id: a pool's systems per candidate hold until it moves."""
+    return session.exec(select(func.coalesce(func.max(CandidateSource.id), 0))).one()
+
+
+def candidate_systems(pool: Pool, *, session: Session) -> list[tuple[int, str]]:
+    """``(candidate id, the names of the systems that found it joined by
+    ``storage.counts.SEPARATOR``)`` for every candidate of the pool with a source."""
+    sources = candidate_sources(pool)
+    statement = select(sources.c.candidate, sources.c.systems)
+    return [tuple(row) for row in session.connection().execute(statement)]
 
 
 def decisions_since(pool: Pool, after: int, *, session: Session) -> list[tuple]:

@@ -77,7 +77,7 @@ FIGURES: dict[str, Callable[..., Any]] = {
 FIGURES_KEPT = 60
 # Figures kept up to date as judgments arrive (``annotator.quality.maintained``): counting
 # them again costs what changed, so they are never shown older than the data.
-MAINTAINED = {"agreement", "adjudication"}
+MAINTAINED = {"agreement", "adjudication", "team", "pools"}
 FIGURES_HELD = 64  # sets of figures kept, the least recently counted dropped first
 
 

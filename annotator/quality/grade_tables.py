@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from annotator.quality.agreement import PairAgreement
+from annotator.quality.progress_tables import AppRows
 from pooling.grades import GRADES
 
 SIZE = len(GRADES)
@@ -41,6 +42,8 @@ class Kept:
     row_key: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))  # sorted
     row_judgment: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     row_grade: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int8))  # UNSURE too
+    row_first: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))  # seconds
+    app: AppRows = field(default_factory=AppRows)  # the Team progress figures' judgments
     notes: dict[int, str] = field(default_factory=dict)  # row key -> note, when one was left
     gold: np.ndarray = field(default_factory=lambda: np.zeros(0, bool))  # per position
     counts: np.ndarray = field(default_factory=lambda: np.zeros((0, SIZE + 1), np.int32))
@@ -67,22 +70,27 @@ class Kept:
         return order[np.minimum(found, len(order) - 1)]
 
     def apply(self, rows: list[tuple]) -> np.ndarray:
-        """Apply judgments ``(id, candidate id, user id, grade or None, note)``, each
-        standing where it is the person's newest on the candidate; returns the positions
-        whose grades changed."""
+        """Apply judgments ``(id, candidate id, user id, grade or None, note, made)``, each
+        standing where it is the person's newest on the candidate, and the earliest one
+        telling when they first judged it (``row_first``, seconds since 1970); returns
+        the positions whose grades changed."""
         if not rows:
             return np.zeros(0, np.int64)
         judgment = np.fromiter((r[0] for r in rows), np.int64, len(rows))
         candidate = np.fromiter((r[1] for r in rows), np.int64, len(rows))
         user = np.fromiter((r[2] for r in rows), np.int64, len(rows))
         grade = np.fromiter((UNSURE if r[3] is None else r[3] for r in rows), np.int8, len(rows))
+        made = np.fromiter((r[5] for r in rows), np.int64, len(rows))
         key = (self.positions(candidate) << USER_BITS) | user
         order = np.lexsort((judgment, key))  # by key, newest last
-        last = order[np.r_[key[order][1:] != key[order][:-1], True]]
+        starts = np.flatnonzero(np.r_[True, key[order][1:] != key[order][:-1]])
+        first = np.minimum.reduceat(made[order], starts)
+        last = order[np.r_[starts[1:] - 1, len(order) - 1]]
         key, judgment, grade = key[last], judgment[last], grade[last]
         at = np.searchsorted(self.row_key, key)
         found = at < len(self.row_key)
         found[found] = self.row_key[at[found]] == key[found]
+        self.row_first[at[found]] = np.minimum(self.row_first[at[found]], first[found])
         newer = found.copy()
         newer[found] = judgment[found] > self.row_judgment[at[found]]
         self.row_judgment[at[newer]] = judgment[newer]
@@ -91,6 +99,7 @@ class Kept:
         self.row_key = np.insert(self.row_key, at[fresh], key[fresh])
         self.row_judgment = np.insert(self.row_judgment, at[fresh], judgment[fresh])
         self.row_grade = np.insert(self.row_grade, at[fresh], grade[fresh])
+        self.row_first = np.insert(self.row_first, at[fresh], first[fresh])
         changed = newer | fresh
         notes = [rows[i][4] or "" for i in last[changed]]
         for k, note in zip(key[changed].tolist(), notes, strict=True):
@@ -228,20 +237,25 @@ class Kept:
             ],
             note_user=np.array([k & USER_MASK for k, _ in notes], np.int64),
             note=np.array([n for _, n in notes], dtype=str),
+            first=self.row_first,
+            **self.app.arrays(),
         )
         return buffer.getvalue()
 
     def load(self, payload: bytes) -> bool:
         """The grades of a saved ``payload``; False when it names a candidate no longer in
-        the pool."""
+        the pool, or was saved before it held what the Team progress figures need."""
         saved = np.load(io.BytesIO(payload), allow_pickle=False)
+        if "first" not in saved.files or "app_made" not in saved.files:
+            return False
         known = set(self.candidate_ids.tolist())
         if not set(saved["candidate"].tolist()) <= known:
             return False
         key = (self.positions(saved["candidate"]) << USER_BITS) | saved["user"]
         order = np.argsort(key)
         self.row_key, self.row_judgment = key[order], saved["judgment"][order]
-        self.row_grade = saved["grade"][order]
+        self.row_grade, self.row_first = saved["grade"][order], saved["first"][order]
+        self.app = AppRows.of(saved)
         note_key = (self.positions(saved["note_candidate"]) << USER_BITS) | saved["note_user"]
         self.notes = dict(zip(note_key.tolist(), saved["note"].tolist(), strict=True))
         return True

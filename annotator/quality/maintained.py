@@ -1,10 +1,13 @@
-"""The lead's agreement figures and adjudication queue, kept up to date instead of counted
-again from every judgment (issue 27).
+"""The lead's agreement figures and adjudication queue, and what the Team progress and Pools
+figures are counted from, kept up to date instead of counted again from every judgment
+(issue 27).
 
 Per pool, this process keeps the current human grade of every (candidate, person), and
 from it small count tables: per candidate its grades (0-3, unsure), per query the
 coincidence of grades (Krippendorff's alpha), and per pair of people and query their
-confusion counts. A view reads the judgments written since the last one (ids above a
+confusion counts; and for the Team progress figures, each assignment's current judgment in
+the pool's app and when each person first judged each candidate (``progress_tables``).
+A view reads the judgments written since the last one (ids above a
 mark, ``storage.figure_records``), applies them, counts the queries they touched again and
 derives the figures from the tables: a bootstrap interval resamples a pair's per-query
 table, never judgments, and a pair's figures are kept until its table changes. So a view
@@ -121,6 +124,7 @@ def _fresh(pool, session) -> Kept:
     else:
         newest = records.newest_judgment(session=session)
         kept.apply(records.judgments_since(pool, 0, session=session))
+        kept.app.apply(records.app_judgments_since(pool, 0, session=session))
         kept.judgment_mark = newest
         kept.seen = records.judgments_up_to(newest - records.LAG, session=session)
         kept.count()
@@ -133,9 +137,9 @@ def _catch_up(kept: Kept, pool, session) -> None:
     """Apply the judgments since the mark (and ``LAG`` before it) and count the queries
     they touched again."""
     newest = records.newest_judgment(session=session)
-    changed = kept.apply(
-        records.judgments_since(pool, kept.judgment_mark - records.LAG, session=session)
-    )
+    after = kept.judgment_mark - records.LAG
+    changed = kept.apply(records.judgments_since(pool, after, session=session))
+    kept.applied += kept.app.apply(records.app_judgments_since(pool, after, session=session))
     kept.judgment_mark = max(newest, kept.judgment_mark)
     kept.seen = records.judgments_up_to(kept.judgment_mark - records.LAG, session=session)
     if len(changed):

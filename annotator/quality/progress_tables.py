@@ -1,0 +1,131 @@
+"""What the Team progress figures are counted from, kept up to date with the lead's other
+figures (``annotator.quality.maintained``): each assignment's current judgment in the
+pool's app (``AppRows``), and when each person first judged each candidate (``Kept``'s
+``row_first``), from which the hours candidates were completed follow. Plain numpy; no
+database, no Streamlit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from storage.counts import HOUR
+
+UNSURE = -1  # an unsure judgment's grade in ``AppRows.grade`` (it has none)
+FIELDS = ("assignment", "revision", "judgment", "user", "query", "made", "grade", "seconds")
+
+
+def _empty(kind) -> np.ndarray:
+    return np.zeros(0, kind)
+
+
+@dataclass
+class AppRows:
+    """Per assignment of the pool (sorted by its id), its current judgment: the one of its
+    highest revision, as ``storage.counts.current_counts`` reads it (the judgment at the
+    assignment's revision). ``made`` is when, in seconds since 1970; ``seconds`` how long
+    it took (NaN when not known)."""
+
+    assignment: np.ndarray = field(default_factory=lambda: _empty(np.int64))
+    revision: np.ndarray = field(default_factory=lambda: _empty(np.int64))
+    judgment: np.ndarray = field(default_factory=lambda: _empty(np.int64))
+    user: np.ndarray = field(default_factory=lambda: _empty(np.int64))
+    query: np.ndarray = field(default_factory=lambda: _empty(np.int64))
+    made: np.ndarray = field(default_factory=lambda: _empty(np.int64))
+    grade: np.ndarray = field(default_factory=lambda: _empty(np.int8))
+    seconds: np.ndarray = field(default_factory=lambda: _empty(np.float64))
+
+    def apply(self, rows: list[tuple]) -> int:
+        """Apply app judgments ``(id, assignment, revision, user, query key, made, grade or
+        None, seconds or None)`` (``storage.figure_records.app_judgments_since``); reading
+        one again changes nothing. Returns how many assignments changed."""
+        if not rows:
+            return 0
+        n = len(rows)
+        judgment = np.fromiter((r[0] for r in rows), np.int64, n)
+        assignment = np.fromiter((r[1] for r in rows), np.int64, n)
+        revision = np.fromiter((r[2] for r in rows), np.int64, n)
+        order = np.lexsort((judgment, revision, assignment))  # newest last per assignment
+        last = order[np.r_[assignment[order][1:] != assignment[order][:-1], True]]
+        new = {
+            "assignment": assignment[last],
+            "revision": revision[last],
+            "judgment": judgment[last],
+            "user": np.array([rows[i][3] for i in last], np.int64),
+            "query": np.array([rows[i][4] for i in last], np.int64),
+            "made": np.array([rows[i][5] for i in last], np.int64),
+            "grade": np.array(
+                [UNSURE if rows[i][6] is None else rows[i][6] for i in last], np.int8
+            ),
+            "seconds": np.array(
+                [np.nan if rows[i][7] is None else rows[i][7] for i in last], np.float64
+            ),
+        }
+        at = np.searchsorted(self.assignment, new["assignment"])
+        found = at < len(self.assignment)
+        found[found] = self.assignment[at[found]] == new["assignment"][found]
+        newer = found.copy()
+        held_revision, held_judgment = self.revision[at[found]], self.judgment[at[found]]
+        newer[found] = (new["revision"][found] > held_revision) | (
+            (new["revision"][found] == held_revision) & (new["judgment"][found] > held_judgment)
+        )
+        fresh = ~found
+        for name in FIELDS:
+            column = getattr(self, name)
+            column[at[newer]] = new[name][newer]
+            setattr(self, name, np.insert(column, at[fresh], new[name][fresh]))
+        return int(newer.sum() + fresh.sum())
+
+    def current_counts(self, names: dict[int, str]) -> list[tuple]:
+        """``storage.counts.current_counts`` by annotator, hour and grade: ``(annotator,
+        hour start, grade or None when unsure, items)``."""
+        hour = self.made // HOUR * HOUR
+        table = np.stack([self.user, hour, self.grade.astype(np.int64)], axis=1)
+        groups, items = np.unique(table, axis=0, return_counts=True)
+        return [
+            (names[user], hour, None if grade == UNSURE else grade, count)
+            for (user, hour, grade), count in zip(groups.tolist(), items.tolist(), strict=True)
+        ]
+
+    def median_seconds(self, names: dict[int, str]) -> dict[str, float]:
+        """``storage.counts.median_seconds``: per annotator the median seconds their current
+        judgments took, those without a time left out."""
+        timed = ~np.isnan(self.seconds)
+        user, seconds = self.user[timed], self.seconds[timed]
+        return {names[u]: float(np.median(seconds[user == u])) for u in np.unique(user).tolist()}
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """The columns to save, named ``app_<column>``."""
+        return {f"app_{name}": getattr(self, name) for name in FIELDS}
+
+    @classmethod
+    def of(cls, saved) -> AppRows:
+        """The rows of saved ``arrays`` (a ``KeyError`` when they are missing)."""
+        return cls(**{name: saved[f"app_{name}"] for name in FIELDS})
+
+
+def completions_by_hour(
+    row_key: np.ndarray,
+    row_first: np.ndarray,
+    user_bits: int,
+    overlap: int,
+    asked: np.ndarray,
+) -> list[tuple[int, int]]:
+    """``storage.counts.completions_by_hour`` from the kept rows: per candidate position
+    (``row_key >> user_bits``) asked about (``asked``, per position), the hour its
+    ``overlap``-th person judged it first, people ordered by when they first did, then by
+    id; ``(hour start, candidates)`` rows, oldest first. Times in whole seconds: the
+    ``overlap``-th time falls in the same hour whichever of two tied people comes first."""
+    position = row_key >> user_bits
+    user = row_key & ((1 << user_bits) - 1)
+    keep = asked[position]
+    position, user, first = position[keep], user[keep], row_first[keep]
+    order = np.lexsort((user, first, position))
+    position, first = position[order], first[order]
+    starts = np.r_[True, position[1:] != position[:-1]] if len(position) else np.zeros(0, bool)
+    index = np.arange(len(position))
+    rank = index - np.maximum.accumulate(np.where(starts, index, 0))
+    hours, completed = np.unique(first[rank == overlap - 1] // HOUR * HOUR, return_counts=True)
+    return list(zip(hours.tolist(), completed.tolist(), strict=True))
