@@ -101,10 +101,10 @@ def _relevance(kept: Kept, made_up: _MadeUp) -> dict[tuple[str, ...], tuple[int,
         graded = kept.counts[:, :SIZE].sum(axis=1)
         low = kept.counts[:, :RELEVANT].sum(axis=1)
         decision = np.full(len(kept.candidate_ids), -1, np.int64)
-        for key, decided in kept.decisions.items():
+        for key, made in kept.decisions.items():
             place = kept.position_of.get(key)
             if place is not None:
-                decision[place] = decided[0]
+                decision[place] = made[0]
     decided = decision >= 0
     judged = decided | (graded > 0)
     relevant = judged & np.where(decided, decision >= RELEVANT, lower_median_reaches(low, graded))

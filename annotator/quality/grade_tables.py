@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import threading
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -226,8 +227,7 @@ class Kept:
         top-up moves positions."""
         buffer = io.BytesIO()
         notes = list(self.notes.items())
-        np.savez(
-            buffer,
+        arrays: dict[str, Any] = dict(
             candidate=self.candidate_ids[self.row_key >> USER_BITS],
             user=self.row_key & USER_MASK,
             judgment=self.row_judgment,
@@ -240,6 +240,7 @@ class Kept:
             first=self.row_first,
             **self.app.arrays(),
         )
+        np.savez(buffer, **arrays)
         return buffer.getvalue()
 
     def load(self, payload: bytes) -> bool:

@@ -49,7 +49,7 @@ class AppRows:
         revision = np.fromiter((r[2] for r in rows), np.int64, n)
         order = np.lexsort((judgment, revision, assignment))  # newest last per assignment
         last = order[np.r_[assignment[order][1:] != assignment[order][:-1], True]]
-        new = {
+        new: dict[str, np.ndarray] = {
             "assignment": assignment[last],
             "revision": revision[last],
             "judgment": judgment[last],

@@ -1,8 +1,8 @@
 """The lead's kept figures (``annotator.quality.maintained``) equal a count from scratch
-(``pool_quality``; the Team progress and Pools figures ``progress.counted_team_figures`` and
-``pool_figures.counted_pool_figures``) after random interleavings of judgments, revisions, decisions, gold
-items and imported grades (the way carried grades are written), on both databases; and
-after a restart, from the saved grades."""
+(``pool_quality``; for the Team progress and Pools figures ``progress.counted_team_figures``
+and ``pool_figures.counted_pool_figures``) after random interleavings of judgments,
+revisions, decisions, gold items and imported grades (the way carried grades are
+written), on both databases; and after a restart, from the saved grades."""
 
 from __future__ import annotations
 
