@@ -360,6 +360,17 @@ def restart() -> None:
     pool_figures.forget()
 
 
+def counted_once(url: str) -> None:
+    """Count the kept figures once, saving their grades: what a running app's earlier
+    views leave behind (``pages`` does it when the quiet views are measured)."""
+    from annotator.quality import maintained
+    from storage.db import make_engine
+
+    engine = make_engine(url)
+    maintained.kept_grades(engine, "p")
+    engine.dispose()
+
+
 def pages(url: str, lead: int) -> dict[str, tuple[float, float]]:
     """Each lead page's render time with AppTest, the first view and the next one."""
     os.environ["QRELS_DATABASE_URL"] = url
@@ -506,6 +517,8 @@ def main() -> None:
                         cases = keypress_cases(url, users)
                         seconds, peak = release(url, folder)
                         shown = pages(url, users["lead"])
+                    else:
+                        counted_once(url)
                     working, keys = working_pages(url, users["lead"], folder)
                 finally:
                     drop()
