@@ -134,7 +134,8 @@ def user_names(*, session: Session) -> dict[int, str]:
 
 
 def unasked(pool: Pool, *, session: Session) -> list[int]:
-    """The ids of an active pool's candidates not chosen yet (``required`` 0)."""
+    """The ids of the pool's candidates nobody is asked to judge (``required`` 0): an
+    active pool's not chosen yet, and gold items."""
     statement = select(PoolCandidate.id).where(
         PoolCandidate.pool_id == pool.id, PoolCandidate.required == 0
     )

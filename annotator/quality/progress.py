@@ -31,7 +31,7 @@ from pooling.i18n import check_name
 from storage import catalog, counts, figure_records
 from storage.counts import current_counts, median_seconds
 from storage.db import referenced, snapshot_scope
-from storage.models import QuerySet
+from storage.models import CorpusVersion, QuerySet
 from storage.pool_records import get_pool, query_texts
 
 PERIODS = {"hour": "h", "day": "D"}  # what a timeline groups by: pandas' frequency
@@ -81,16 +81,25 @@ def team_figures(
         pool = get_pool(pool_name, session=session)
         names = figure_records.user_names(session=session)
         active = is_active(pool.config)
+        # Nobody is asked to judge a gold item, nor an active pool's candidate not chosen
+        # yet: the kept gold items, and for an active pool those of the database.
         unasked = figure_records.unasked(pool, session=session) if active else []
         with kept.lock:
             rows = kept.app.current_counts(names)
             seconds = kept.app.median_seconds(names)
-            asked = np.ones(len(kept.candidate_ids), bool)
+            asked = ~kept.gold
             asked[kept.positions(np.array(unasked, np.int64))] = False
             completions = completions_by_hour(
                 kept.row_key, kept.row_first, USER_BITS, pool.overlap, asked
             )
-        summary = catalog.pool_summary(pool, session, complete=sum(n for _, n in completions))
+        summary = catalog.PoolSummary(  # as catalog.pool_summary, from what is kept
+            name=pool.name,
+            query_set=referenced(QuerySet, pool.query_set_id, session=session).name,
+            corpus_version=referenced(CorpusVersion, pool.corpus_version_id, session=session).name,
+            candidates=int(asked.sum()),
+            overlap=pool.overlap,
+            complete=sum(n for _, n in completions),
+        )
     return _team(rows, seconds, completions, summary, active, per, now)
 
 

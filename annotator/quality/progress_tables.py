@@ -81,12 +81,18 @@ class AppRows:
     def current_counts(self, names: dict[int, str]) -> list[tuple]:
         """``storage.counts.current_counts`` by annotator, hour and grade: ``(annotator,
         hour start, grade or None when unsure, items)``."""
-        hour = self.made // HOUR * HOUR
-        table = np.stack([self.user, hour, self.grade.astype(np.int64)], axis=1)
-        groups, items = np.unique(table, axis=0, return_counts=True)
+        # One integer per row (grade in 3 bits, hour in 24, user above): a sort of integers
+        # is many times faster than of rows.
+        key = (self.user << 27) | ((self.made // HOUR) << 3) | (self.grade.astype(np.int64) + 1)
+        groups, items = np.unique(key, return_counts=True)
         return [
-            (names[user], hour, None if grade == UNSURE else grade, count)
-            for (user, hour, grade), count in zip(groups.tolist(), items.tolist(), strict=True)
+            (
+                names[k >> 27],
+                (k >> 3 & (1 << 24) - 1) * HOUR,
+                None if k & 7 == 0 else (k & 7) - 1,
+                n,
+            )
+            for k, n in zip(groups.tolist(), items.tolist(), strict=True)
         ]
 
     def median_seconds(self, names: dict[int, str]) -> dict[str, float]:
