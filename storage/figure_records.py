@@ -44,6 +44,16 @@ def candidate_count(pool: Pool, *, session: Session) -> int:
     return session.exec(total).one()
 
 
+def newest_candidate(pool: Pool, *, session: Session) -> int:
+    """The pool's highest candidate id (0 before the first): with ``candidate_count``, what
+    tells that the candidates a checkpoint was saved with are still the pool's (candidates
+    are only ever added)."""
+    newest = select(func.coalesce(func.max(PoolCandidate.id), 0)).where(
+        PoolCandidate.pool_id == pool.id
+    )
+    return session.exec(newest).one()
+
+
 def pool_queries(pool: Pool, *, session: Session) -> list[tuple[str, list[str], str | None]]:
     """``(query id, slices, split)`` of every query of the pool's query set."""
     statement = select(Query.query_id, Query.slices, Query.split).where(

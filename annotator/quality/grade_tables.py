@@ -239,6 +239,12 @@ class Kept:
             note=np.array([n for _, n in notes], dtype=str),
             first=self.row_first,
             **self.app.arrays(),
+            # The candidates, in position order: a restart reads them here, not in the
+            # database (half a million rows joined to their queries and chunks at L).
+            pool_candidate=self.candidate_ids,
+            pool_query=self.candidate_query,
+            **_texts("pool_query_ids", self.query_ids),
+            **_texts("pool_chunk_ids", self.chunk_ids.tolist()),
         )
         np.savez(buffer, **arrays)
         return buffer.getvalue()
@@ -260,6 +266,35 @@ class Kept:
         note_key = (self.positions(saved["note_candidate"]) << USER_BITS) | saved["note_user"]
         self.notes = dict(zip(note_key.tolist(), saved["note"].tolist(), strict=True))
         return True
+
+
+def saved_candidates(payload: bytes) -> tuple[np.ndarray, np.ndarray, list, list] | None:
+    """The candidates a ``payload`` was saved with, in position order: their ids, query
+    indexes, the query ids and the chunk ids; None when it holds none."""
+    saved = np.load(io.BytesIO(payload), allow_pickle=False)
+    if "pool_candidate" not in saved.files:
+        return None
+    return (
+        saved["pool_candidate"],
+        saved["pool_query"],
+        _of_texts(saved, "pool_query_ids"),
+        _of_texts(saved, "pool_chunk_ids"),
+    )
+
+
+def _texts(name: str, texts: list[str]) -> dict[str, np.ndarray]:
+    """``texts`` as two arrays (no pickles, any character): their UTF-8 bytes, one after
+    another, and each one's length."""
+    encoded = [text.encode() for text in texts]
+    return {
+        f"{name}_bytes": np.frombuffer(b"".join(encoded), np.uint8),
+        f"{name}_lengths": np.fromiter(map(len, encoded), np.int64, len(encoded)),
+    }
+
+
+def _of_texts(saved, name: str) -> list[str]:
+    data, ends = saved[f"{name}_bytes"].tobytes(), np.cumsum(saved[f"{name}_lengths"]).tolist()
+    return [data[a:b].decode() for a, b in zip([0, *ends[:-1]], ends, strict=True)]
 
 
 def _present(values: np.ndarray, as_list: bool = True):

@@ -40,7 +40,14 @@ from annotator.quality.agreement import (
     krippendorff_alpha,
     pair_of_shares,
 )
-from annotator.quality.grade_tables import SIZE, UNSURE, USER_BITS, USER_MASK, Kept
+from annotator.quality.grade_tables import (
+    SIZE,
+    UNSURE,
+    USER_BITS,
+    USER_MASK,
+    Kept,
+    saved_candidates,
+)
 from annotator.quality.pool_quality import PoolAgreement
 from pooling.grades import POLICIES, check_policy
 from pooling.grouping import GROUPINGS
@@ -48,6 +55,7 @@ from pooling.i18n import check_name
 from storage import figure_records as records
 from storage import gold_records
 from storage.db import session_scope, snapshot_scope
+from storage.figure_tables import FigureCheckpoint
 from storage.pool_records import get_pool
 
 SAVE_AFTER = 20_000  # judgments applied before the grades are saved again
@@ -59,14 +67,32 @@ _KEPT: dict[tuple[str, int], Kept] = {}
 _KEPT_LOCK = threading.Lock()
 
 
-def _candidates(pool, session) -> Kept:
-    """A ``Kept`` with the pool's candidates and queries and no grades yet."""
-    rows = sorted(records.pool_candidates(pool, session=session), key=lambda r: (r[2], r[3]))
-    query_ids = sorted({r[2] for r in rows})
-    index = {q: i for i, q in enumerate(query_ids)}
+def _candidates(pool, session, saved: FigureCheckpoint | None = None) -> Kept:
+    """A ``Kept`` with the pool's candidates and queries and no grades yet: those ``saved``
+    with the checkpoint while they are still the pool's, else read from the database."""
+    held = None if saved is None else saved_candidates(saved.payload)
+    if (
+        held is not None
+        and len(held[0]) == records.candidate_count(pool, session=session)
+        and int(held[0].max(initial=0)) == records.newest_candidate(pool, session=session)
+    ):
+        candidate_ids, candidate_query, query_ids, chunks = held
+        rows = list(
+            zip(
+                candidate_ids.tolist(),
+                candidate_query.tolist(),
+                [query_ids[q] for q in candidate_query.tolist()],
+                chunks,
+                strict=True,
+            )
+        )
+    else:
+        rows = sorted(records.pool_candidates(pool, session=session), key=lambda r: (r[2], r[3]))
+        query_ids = sorted({r[2] for r in rows})
+        index = {q: i for i, q in enumerate(query_ids)}
+        candidate_query = np.array([index[r[2]] for r in rows], np.int64)
+        candidate_ids = np.array([r[0] for r in rows], np.int64)
     described = {q: (s, split) for q, s, split in records.pool_queries(pool, session=session)}
-    candidate_query = np.array([index[r[2]] for r in rows], np.int64)
-    candidate_ids = np.array([r[0] for r in rows], np.int64)
     return Kept(
         pool_id=pool.id,
         overlap=pool.overlap,
@@ -107,10 +133,10 @@ def _decisions(kept: Kept, rows: list[tuple]) -> None:
 
 def _fresh(pool, session) -> Kept:
     """The pool's grades, from its checkpoint and the judgments since, or from scratch."""
-    kept = _candidates(pool, session)
+    saved = records.checkpoint(pool, session=session)
+    kept = _candidates(pool, session, saved)
     kept.names = records.people(session=session)
     _gold(kept, pool, session)
-    saved = records.checkpoint(pool, session=session)
     if (
         saved is not None
         and records.judgments_up_to(saved.judgment_mark - records.LAG, session=session)

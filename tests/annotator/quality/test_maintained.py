@@ -216,6 +216,11 @@ def test_a_restart_reads_the_saved_grades_not_every_judgment(engine, team, monke
         return since(pool, after, session=session)
 
     monkeypatch.setattr(maintained.records, "judgments_since", counted_since)
+
+    def every_candidate(pool, *, session):
+        raise AssertionError("the candidates are read from the checkpoint")
+
+    monkeypatch.setattr(maintained.records, "pool_candidates", every_candidate)
     maintained.pool_agreement(engine, "p", "threshold", rounds=0)
     assert read and min(read) >= 20  # never from the first judgment again
     monkeypatch.undo()
