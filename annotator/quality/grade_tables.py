@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from annotator.quality.agreement import PairAgreement
-from annotator.quality.progress_tables import AppRows
+from annotator.quality.progress_tables import AppRows, completions
 from pooling.grades import GRADES
 
 SIZE = len(GRADES)
@@ -45,6 +45,7 @@ class Kept:
     row_grade: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int8))  # UNSURE too
     row_first: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))  # seconds
     app: AppRows = field(default_factory=AppRows)  # the Team progress figures' judgments
+    completed: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))  # hour or -1
     notes: dict[int, str] = field(default_factory=dict)  # row key -> note, when one was left
     gold: np.ndarray = field(default_factory=lambda: np.zeros(0, bool))  # per position
     counts: np.ndarray = field(default_factory=lambda: np.zeros((0, SIZE + 1), np.int32))
@@ -91,7 +92,9 @@ class Kept:
         at = np.searchsorted(self.row_key, key)
         found = at < len(self.row_key)
         found[found] = self.row_key[at[found]] == key[found]
-        self.row_first[at[found]] = np.minimum(self.row_first[at[found]], first[found])
+        earlier = found.copy()  # a person's first judgment moved: when it completed too
+        earlier[found] = first[found] < self.row_first[at[found]]
+        self.row_first[at[earlier]] = first[earlier]
         newer = found.copy()
         newer[found] = judgment[found] > self.row_judgment[at[found]]
         self.row_judgment[at[newer]] = judgment[newer]
@@ -102,6 +105,7 @@ class Kept:
         self.row_grade = np.insert(self.row_grade, at[fresh], grade[fresh])
         self.row_first = np.insert(self.row_first, at[fresh], first[fresh])
         changed = newer | fresh
+        moved = np.unique(key[earlier & ~changed] >> USER_BITS)
         notes = [rows[i][4] or "" for i in last[changed]]
         for k, note in zip(key[changed].tolist(), notes, strict=True):
             if note:
@@ -109,7 +113,7 @@ class Kept:
             else:
                 self.notes.pop(k, None)
         self.applied += int(changed.sum())
-        return np.unique(key[changed] >> USER_BITS)
+        return np.union1d(key[changed] >> USER_BITS, moved)
 
     def rows_of(self, queries: np.ndarray) -> np.ndarray:
         """The row indexes of the candidates of ``queries`` (sorted query indexes)."""
@@ -131,17 +135,21 @@ class Kept:
             self.counts = np.zeros((len(self.candidate_ids), SIZE + 1), np.int32)
             self.coincidence = np.zeros((n_queries, SIZE * SIZE))
             self.pairs, self.presence = {}, {}
+            self.completed = np.full(len(self.candidate_ids), -1, np.int64)
         else:
             queries = np.unique(queries)
             rows = self.rows_of(queries)
             places = _ranges(self.query_start[queries], self.query_start[queries + 1])
             self.counts[places] = 0
             self.coincidence[queries] = 0
+            self.completed[places] = -1
             for table in self.presence.values():
                 table[queries] = 0
         position = self.row_key[rows] >> USER_BITS
         user = self.row_key[rows] & USER_MASK
         grade = self.row_grade[rows].astype(np.int64)
+        done, hour = completions(position, user, self.row_first[rows], self.overlap)
+        self.completed[done] = hour
         # Counted with bincount, which is many times faster than np.unique or np.add.at.
         self.counts += (
             np.bincount(position * (SIZE + 1) + grade, minlength=self.counts.size)

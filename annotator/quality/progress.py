@@ -24,7 +24,6 @@ from sqlalchemy.engine import Engine
 
 from annotator.labeling.active_pooling import is_active
 from annotator.quality import maintained
-from annotator.quality.grade_tables import USER_BITS
 from annotator.quality.progress_tables import completions_by_hour
 from pooling.grades import GRADES
 from pooling.i18n import check_name
@@ -89,9 +88,7 @@ def team_figures(
             seconds = kept.app.median_seconds(names)
             asked = ~kept.gold
             asked[kept.positions(np.array(unasked, np.int64))] = False
-            completions = completions_by_hour(
-                kept.row_key, kept.row_first, USER_BITS, pool.overlap, asked
-            )
+            completions = completions_by_hour(kept.completed[asked])
         summary = catalog.PoolSummary(  # as catalog.pool_summary, from what is kept
             name=pool.name,
             query_set=referenced(QuerySet, pool.query_set_id, session=session).name,

@@ -112,26 +112,24 @@ class AppRows:
         return cls(**{name: saved[f"app_{name}"] for name in FIELDS})
 
 
-def completions_by_hour(
-    row_key: np.ndarray,
-    row_first: np.ndarray,
-    user_bits: int,
-    overlap: int,
-    asked: np.ndarray,
-) -> list[tuple[int, int]]:
-    """``storage.counts.completions_by_hour`` from the kept rows: per candidate position
-    (``row_key >> user_bits``) asked about (``asked``, per position), the hour its
-    ``overlap``-th person judged it first, people ordered by when they first did, then by
-    id; ``(hour start, candidates)`` rows, oldest first. Times in whole seconds: the
+def completions(
+    position: np.ndarray, user: np.ndarray, first: np.ndarray, overlap: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """The candidate positions that are complete among rows ``(position, user, first)``
+    (every row of a position given), and the hour each was: when its ``overlap``-th person
+    first judged it, people ordered by when they first did, then by id, as
+    ``storage.counts.completions_by_hour`` has it. Times in whole seconds: the
     ``overlap``-th time falls in the same hour whichever of two tied people comes first."""
-    position = row_key >> user_bits
-    user = row_key & ((1 << user_bits) - 1)
-    keep = asked[position]
-    position, user, first = position[keep], user[keep], row_first[keep]
     order = np.lexsort((user, first, position))
     position, first = position[order], first[order]
     starts = np.r_[True, position[1:] != position[:-1]] if len(position) else np.zeros(0, bool)
     index = np.arange(len(position))
-    rank = index - np.maximum.accumulate(np.where(starts, index, 0))
-    hours, completed = np.unique(first[rank == overlap - 1] // HOUR * HOUR, return_counts=True)
-    return list(zip(hours.tolist(), completed.tolist(), strict=True))
+    chosen = index - np.maximum.accumulate(np.where(starts, index, 0)) == overlap - 1
+    return position[chosen], first[chosen] // HOUR * HOUR
+
+
+def completions_by_hour(completed: np.ndarray) -> list[tuple[int, int]]:
+    """``(hour start, candidates)`` rows, oldest first, of the hours candidates were
+    ``completed`` (-1: not complete)."""
+    hours, count = np.unique(completed[completed >= 0], return_counts=True)
+    return list(zip(hours.tolist(), count.tolist(), strict=True))
