@@ -78,7 +78,7 @@ def pool_summary(pool: Pool, session: Session, complete: int | None = None) -> P
     """A pool's size and how many candidates have their judgments
     (``storage.status.pool_counts``)."""
     return pool_counts(
-        session.connection(),
+        session.connection().connection.driver_connection,  # in the session's transaction
         pool.id,
         pool.name,
         session.get(QuerySet, pool.query_set_id).name,
