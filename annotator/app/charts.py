@@ -129,12 +129,22 @@ def _axis(times: pd.Series, form: str, angled: bool = True) -> alt.Axis:
     return alt.Axis(values=_ticks(times, form), format=form, labelAngle=-45 if angled else 0)
 
 
-def _ticks(times: pd.Series, form: str) -> list[int]:
-    """The distinct ``times`` (UTC) as Vega reads them (milliseconds), one per label of
-    ``form``: no two ticks say the same."""
-    ticks: dict[str, int] = {}
+def _ticks(times: pd.Series, form: str) -> list[alt.DateTime]:
+    """The distinct ``times`` (UTC), one per label of ``form``: no two ticks say the same.
+    (Vega-Lite takes a temporal axis's values as dates, not as numbers.)"""
+    ticks: dict[str, alt.DateTime] = {}
     for moment in sorted(pd.to_datetime(times.dropna(), utc=True).unique()):
-        ticks.setdefault(moment.strftime(form), int(moment.timestamp() * 1000))
+        ticks.setdefault(
+            moment.strftime(form),
+            alt.DateTime(
+                year=moment.year,
+                month=moment.month,
+                date=moment.day,
+                hours=moment.hour,
+                minutes=moment.minute,
+                utc=True,
+            ),
+        )
     return list(ticks.values())
 
 

@@ -52,6 +52,7 @@ def assert_uncut(page, keys: list[str], where: str) -> None:
         cut = [text for text in shown["texts"] if "…" in text]
         assert not cut, f"{where}: chart {key} cuts {cut}"
         for labels in shown["axes"]:
+            assert labels, f"{where}: chart {key} has an axis without labels"
             assert len(labels) == len(set(labels)), f"{where}: chart {key} repeats {labels}"
 
 
