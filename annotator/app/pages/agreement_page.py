@@ -49,7 +49,8 @@ charts.show(
 
 for result in reports:
     st.divider()
-    ui.plain(result.group)  # "slice:<tag>": a tag from the queries file
+    # "slice:<tag>": a tag from the queries file
+    ui.plain(ui.t("group_all") if result.group == "all" else result.group)
     st.text(ui.t("alpha_line", value=result.alpha.text(ui.lang())))
     st.caption(ui.t("pairs_table"))
     pairs = charts.shown(agreement.pairs_frame(result, ui.lang()))
