@@ -3,6 +3,10 @@
 SQLite is the embedded default (WAL so that the app and the CLI can read while one of them
 writes, foreign keys on, a busy timeout instead of instant "database is locked"); PostgreSQL
 is the multi-user deployment. Schema changes only ever go through Alembic migrations.
+
+A command that only reads a few counts (``qrels status``) can skip SQLAlchemy altogether:
+``read_connection`` opens the driver's own connection (sqlite3, psycopg) from the same URL,
+in the same kind of snapshot, after the same schema check.
 """
 
 from __future__ import annotations
@@ -10,20 +14,22 @@ from __future__ import annotations
 import functools
 import logging
 import re
+import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
-
-from sqlalchemy import create_engine, event, text
-from sqlalchemy.engine import Connection, Engine, make_url
-from sqlalchemy.exc import DBAPIError, OperationalError
+from typing import TYPE_CHECKING, Any, TypeVar
+from urllib.parse import unquote
 
 from pooling.i18n import LocalizedError
 from pooling.settings import current
 
+# SQLAlchemy is imported where an engine is made or used, not here: ``read_connection``
+# (``qrels status``) reads through the driver alone, and importing SQLAlchemy costs a
+# third of a second before anything is done.
 if TYPE_CHECKING:
     from alembic.config import Config
+    from sqlalchemy.engine import Connection, Engine
     from sqlmodel import Session
 
 logger = logging.getLogger(__name__)
@@ -43,10 +49,19 @@ def database_url(explicit: str | None = None) -> str:
     """The URL to use: ``explicit`` (from ``--db``), else ``$QRELS_DATABASE_URL``, else
     ``sqlite:///qrels.db`` in the working directory. ``postgresql://`` URLs get psycopg 3."""
     url = explicit or current().database_url or DEFAULT_URL
-    parsed = make_url(url)
-    if parsed.drivername in ("postgresql", "postgres"):
-        parsed = parsed.set(drivername="postgresql+psycopg")
-    return parsed.render_as_string(hide_password=False)
+    return _PLAIN_POSTGRES.sub("postgresql+psycopg://", url, count=1)
+
+
+def shown_url(explicit: str | None = None) -> str:
+    """``database_url(explicit)`` with its password hidden, as SQLAlchemy shows it."""
+    return _PASSWORD.sub(r"\g<scheme>:***@", database_url(explicit), count=1)
+
+
+# The URL's parts as SQLAlchemy reads them (``dialect[+driver]://[user[:password]@]...``),
+# without importing it; what does not match is left to SQLAlchemy to refuse.
+_PLAIN_POSTGRES = re.compile(r"^postgres(?:ql)?://")
+_URL = re.compile(r"^(?P<backend>[\w-]+)(?:\+\w+)?://(?P<rest>[^?]*)(?:\?(?P<query>.*))?$")
+_PASSWORD = re.compile(r"^(?P<scheme>[^:/]+://[^:@/]*):[^@/]*@")
 
 
 def _on_sqlite_connect(dbapi_connection, _record) -> None:
@@ -70,6 +85,9 @@ def _on_sqlite_begin(connection) -> None:
 
 def make_engine(url: str | None = None) -> Engine:
     """An engine for ``database_url(url)``, configured for SQLite or PostgreSQL."""
+    from sqlalchemy import create_engine, event
+    from sqlalchemy.engine import make_url
+
     url = database_url(url)
     if make_url(url).get_backend_name() == "sqlite":
         engine = create_engine(
@@ -142,6 +160,8 @@ RETRYABLE = {"40P01", "40001"}
 def lost_a_race(error: BaseException) -> bool:
     """True for an error that means this transaction collided with another and may simply
     be tried again (on PostgreSQL; SQLite's writers are serial)."""
+    from sqlalchemy.exc import DBAPIError
+
     return isinstance(error, DBAPIError) and getattr(error.orig, "sqlstate", None) in RETRYABLE
 
 
@@ -193,6 +213,10 @@ def migrations_head() -> str:
 def current_revision(engine: Engine) -> str | None:
     """The schema revision the database is at, or None when it has no schema yet: one
     SELECT of Alembic's version table (a missing table means no schema)."""
+    from sqlalchemy import text
+    from sqlalchemy.exc import DatabaseError as Unusable  # unreachable, or not a database
+    from sqlalchemy.exc import DBAPIError
+
     try:
         with engine.connect() as connection:
             try:
@@ -202,7 +226,7 @@ def current_revision(engine: Engine) -> str | None:
                 if engine.dialect.has_table(connection, "alembic_version"):
                     raise
                 return None
-    except OperationalError as exc:
+    except Unusable as exc:
         raise DatabaseError("db_unreachable", url=_safe(engine), detail=exc.orig) from exc
 
 
@@ -222,12 +246,99 @@ def check_schema(engine: Engine) -> None:
     a_file = engine.url.get_backend_name() == "sqlite" and database not in (None, "", ":memory:")
     if a_file and not Path(str(database)).exists():
         raise DatabaseError("db_missing", url=_safe(engine))
-    current, head = current_revision(engine), head_revision()
+    _refuse_other_revision(current_revision(engine), _safe(engine))
+
+
+def _refuse_other_revision(current: str | None, safe_url: str) -> None:
+    """The schema check's verdict, the same whichever way the revision was read."""
     if current is None:
-        raise DatabaseError("db_not_initialised", url=_safe(engine))
+        raise DatabaseError("db_not_initialised", url=safe_url)
+    head = head_revision()
     if current != head:
-        raise DatabaseError("db_outdated", url=_safe(engine), current=current, head=head)
+        raise DatabaseError("db_outdated", url=safe_url, current=current, head=head)
 
 
 def _safe(engine: Engine) -> str:
     return engine.url.render_as_string(hide_password=True)
+
+
+# -- reading without SQLAlchemy -------------------------------------------------------------
+
+
+@contextmanager
+def read_connection(url: str | None = None) -> Iterator[Any]:
+    """The driver's own connection (``sqlite3`` or ``psycopg``) to ``database_url(url)``,
+    after the schema check of ``check_schema`` (same errors), in a snapshot as
+    ``snapshot_connection``'s: a deferred transaction on SQLite, a read-only REPEATABLE READ
+    one on PostgreSQL. Nothing is committed. For a command that must start at once and only
+    reads; its SQL is the driver's (``?`` placeholders on SQLite, ``%s`` on PostgreSQL)."""
+    url, safe = database_url(url), shown_url(url)
+    parts = _URL.match(url)
+    backend, rest, query = (parts["backend"], parts["rest"], parts["query"]) if parts else ("",) * 3
+    if backend == "sqlite":
+        connection = _sqlite_reader(rest.removeprefix("/"), safe)
+    elif backend == "postgresql":
+        connection = _postgres_reader(f"postgresql://{rest}" + (f"?{query}" if query else ""), safe)
+    else:  # not a database this tool runs on: refused as every other command refuses it
+        check_schema(make_engine(url))
+        raise LookupError(f"no driver of its own for {safe}")  # a bug: the check refuses it
+    try:
+        yield connection
+    finally:
+        connection.rollback()
+        connection.close()
+
+
+def _sqlite_reader(path: str, safe_url: str) -> sqlite3.Connection:
+    path = unquote(path)
+    if path in ("", ":memory:"):
+        raise DatabaseError("db_not_initialised", url=safe_url)  # a new memory database
+    if not Path(path).exists():
+        raise DatabaseError("db_missing", url=safe_url)
+    connection = None
+    try:
+        connection = sqlite3.connect(
+            path, timeout=SQLITE_BUSY_TIMEOUT_MS / 1000, isolation_level=None
+        )
+        connection.execute("BEGIN DEFERRED")  # one state of the database for every count
+        known = connection.execute(
+            "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'alembic_version'"
+        ).fetchone()[0]
+        current = _revision(connection) if known else None
+    except sqlite3.DatabaseError as exc:  # not a database, unreadable, locked for too long
+        if connection is not None:
+            connection.close()
+        raise DatabaseError("db_unreachable", url=safe_url, detail=exc) from exc
+    return _checked(connection, current, safe_url)
+
+
+def _postgres_reader(conninfo: str, safe_url: str):
+    import psycopg
+
+    connection = None
+    try:
+        connection = psycopg.connect(conninfo)
+        connection.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        known = connection.execute("SELECT to_regclass('alembic_version') IS NOT NULL")
+        current = _revision(connection) if known.fetchone() == (True,) else None
+    except psycopg.Error as exc:  # unreachable, refused, a URL libpq cannot read
+        if connection is not None:
+            connection.close()
+        raise DatabaseError("db_unreachable", url=safe_url, detail=exc) from exc
+    return _checked(connection, current, safe_url)
+
+
+def _checked(connection: Any, current: str | None, safe_url: str) -> Any:
+    """``connection`` when the database is at this release's revision; else it is closed
+    (an open read would hold its snapshot, and on PostgreSQL its locks) and refused."""
+    try:
+        _refuse_other_revision(current, safe_url)
+    except DatabaseError:
+        connection.close()
+        raise
+    return connection
+
+
+def _revision(connection) -> str | None:
+    found = connection.execute("SELECT version_num FROM alembic_version").fetchone()
+    return found[0] if found else None

@@ -1,39 +1,19 @@
 """What ``qrels status`` says the database holds, counted in a few grouped statements.
 
 Every command pays for what it imports before it does anything, and ``status`` is the one
-people run to see where things stand: so this reads the tables through SQLAlchemy's core
-alone (``table``/``column``), without the models (building them costs more than a second
-at start) and without loading rows one by one.
+people run to see where things stand: so this is plain SQL on the driver's own connection
+(``storage.db.read_connection``: sqlite3 or psycopg), without SQLAlchemy (a third of a
+second to import), the models or Alembic, and without loading rows one by one. The SQL is
+the same on both databases but for the placeholder, which ``_rows`` sets.
 """
 
 from __future__ import annotations
 
+import json
+import sqlite3
 from collections import Counter
-from dataclasses import dataclass, field, replace
-
-from sqlalchemy import JSON, Boolean, column, distinct, func, literal, select, table
-from sqlalchemy.engine import Connection
-
-corpus_version = table("corpus_version", column("id"), column("name"), column("content_hash"))
-corpus_version.append_column(column("chunking", JSON))
-document = table("document", column("corpus_version_id"))
-chunk = table("chunk", column("corpus_version_id"))
-query_set = table("query_set", column("id"), column("name"))
-query = table("query", column("id"), column("query_set_id"), column("split"))
-query.append_column(column("answerable", Boolean))
-query.append_column(column("slices", JSON))
-judgment = table("judgment", column("query_id"), column("chunk_id"), column("user_id"))
-app_user = table("app_user", column("id"), column("name"), column("role"), column("kind"))
-app_user.append_column(column("password_hash"))
-app_user.append_column(column("disabled", Boolean))
-system = table("system", column("id"), column("name"), column("kind"))
-run_entry = table("run_entry", column("id"), column("system_id"))
-pool = table("pool", column("id"), column("name"), column("overlap"), column("config", JSON))
-pool.append_column(column("query_set_id"))
-pool.append_column(column("corpus_version_id"))
-pool_candidate = table(
-    "pool_candidate", column("pool_id"), column("query_id"), column("chunk_id"), column("required")
-)
+from dataclasses import dataclass, field
+from typing import Any
 
 
 @dataclass
@@ -78,119 +58,124 @@ class Status:
     users: dict[str, int]  # role -> accounts that can log in
 
 
-def status(connection: Connection) -> Status:
-    """A summary of everything the database holds, for ``qrels status``, read on
-    ``connection`` (in a snapshot: ``storage.db.snapshot_scope``)."""
+def status(connection: Any) -> Status:
+    """A summary of everything the database holds, for ``qrels status``, read on the
+    driver's ``connection`` (in a snapshot: ``storage.db.read_connection``)."""
     return Status(
         corpus_versions=_corpora(connection),
         query_sets=_query_sets(connection),
         systems=[
-            tuple(row)
-            for row in connection.execute(
-                select(system.c.name, system.c.kind, func.count(run_entry.c.id))
-                .select_from(system.outerjoin(run_entry, run_entry.c.system_id == system.c.id))
-                .group_by(system.c.id, system.c.name, system.c.kind)
-                .order_by(system.c.name)
+            (name, kind, entries)
+            for name, kind, entries in _rows(
+                connection,
+                # Counted per system from its index: a join grouped by system reads every
+                # entry's row (0.5 s at a million).
+                "SELECT name, kind, (SELECT count(*) FROM run_entry"
+                " WHERE run_entry.system_id = system.id) FROM system ORDER BY name",
             )
         ],
         pools=_pools(connection),
         users=dict(
-            connection.execute(
-                select(app_user.c.role, func.count())
-                .where(app_user.c.password_hash.is_not(None), app_user.c.disabled.is_(False))
-                .group_by(app_user.c.role)
-            ).all()
+            _rows(
+                connection,
+                "SELECT role, count(*) FROM app_user"
+                " WHERE password_hash IS NOT NULL AND NOT disabled GROUP BY role",
+            )
         ),
     )
 
 
-def _per_version(connection: Connection, key) -> dict[int, int]:
-    return dict(connection.execute(select(key, func.count()).group_by(key)).all())
+def _rows(connection: Any, sql: str, *params: object) -> list[tuple]:
+    """Every row of ``sql`` (``?`` placeholders) on a sqlite3 or psycopg connection."""
+    if not isinstance(connection, sqlite3.Connection):
+        sql = sql.replace("?", "%s")
+    return [tuple(row) for row in connection.execute(sql, params).fetchall()]
 
 
-def _corpora(connection: Connection) -> list[CorpusSummary]:
-    documents = _per_version(connection, document.c.corpus_version_id)
-    chunks = _per_version(connection, chunk.c.corpus_version_id)
-    versions = connection.execute(select(corpus_version).order_by(corpus_version.c.name))
+def _json(value: Any) -> Any:
+    """A JSON column's value: SQLite gives its text, psycopg the parsed value."""
+    return json.loads(value) if isinstance(value, str) else value
+
+
+def _corpora(connection: Any) -> list[CorpusSummary]:
+    documents = dict(
+        _rows(connection, "SELECT corpus_version_id, count(*) FROM document GROUP BY 1")
+    )
+    chunks = dict(_rows(connection, "SELECT corpus_version_id, count(*) FROM chunk GROUP BY 1"))
+    versions = _rows(
+        connection,
+        "SELECT id, name, chunking, content_hash FROM corpus_version ORDER BY name",
+    )
     return [
-        CorpusSummary(
-            cv.name, documents.get(cv.id, 0), chunks.get(cv.id, 0), cv.chunking, cv.content_hash
-        )
-        for cv in versions
+        CorpusSummary(name, documents.get(id_, 0), chunks.get(id_, 0), _json(chunking), content)
+        for id_, name, chunking, content in versions
     ]
 
 
-def _query_sets(connection: Connection) -> list[QuerySetSummary]:
+def _query_sets(connection: Any) -> list[QuerySetSummary]:
     queries: dict[int, list] = {}
-    for row in connection.execute(
-        select(query.c.query_set_id, query.c.split, query.c.answerable, query.c.slices)
+    for set_id, split, answerable, slices in _rows(
+        connection, "SELECT query_set_id, split, answerable, slices FROM query"
     ):
-        queries.setdefault(row.query_set_id, []).append(row)
-    names = dict(connection.execute(select(app_user.c.id, app_user.c.name)).all())
-    sets = list(connection.execute(select(query_set).order_by(query_set.c.name)))
+        queries.setdefault(set_id, []).append((split, answerable, _json(slices)))
+    names = dict(_rows(connection, "SELECT id, name FROM app_user"))
+    sets = _rows(connection, "SELECT id, name FROM query_set ORDER BY name")
     per_person = (
-        select(query.c.query_set_id, judgment.c.user_id, func.count())
-        .join_from(judgment, query, query.c.id == judgment.c.query_id)
-        .group_by(query.c.query_set_id, judgment.c.user_id)
+        "SELECT query.query_set_id, judgment.user_id, count(*) FROM judgment"
+        " JOIN query ON query.id = judgment.query_id GROUP BY query.query_set_id, judgment.user_id"
     )
     if len(sets) == 1:  # every judgment is on its queries: counted per person from an index
-        per_person = select(literal(sets[0].id), judgment.c.user_id, func.count()).group_by(
-            judgment.c.user_id
-        )
+        per_person = f"SELECT {int(sets[0][0])}, user_id, count(*) FROM judgment GROUP BY user_id"
     people: dict[int, dict[str, int]] = {}
-    for set_id, user, count in connection.execute(per_person):
+    for set_id, user, count in _rows(connection, per_person):
         people.setdefault(set_id, {})[names[user]] = count
     # A query is judged when any judgment names it: one indexed look per query.
     judged: dict[int, int] = dict(
-        connection.execute(
-            select(query.c.query_set_id, func.count())
-            .where(select(judgment.c.query_id).where(judgment.c.query_id == query.c.id).exists())
-            .group_by(query.c.query_set_id)
-        ).all()
+        _rows(
+            connection,
+            "SELECT query_set_id, count(*) FROM query WHERE EXISTS"
+            " (SELECT 1 FROM judgment WHERE judgment.query_id = query.id) GROUP BY query_set_id",
+        )
     )
     summaries = []
-    for qs in sets:
-        rows, by_annotator = queries.get(qs.id, []), dict(sorted(people.get(qs.id, {}).items()))
-        slices = Counter(tag for row in rows for tag in row.slices)
+    for set_id, name in sets:
+        rows, by_annotator = queries.get(set_id, []), dict(sorted(people.get(set_id, {}).items()))
+        slices = Counter(tag for _, _, tags in rows for tag in tags)
         summaries.append(
             QuerySetSummary(
-                name=qs.name,
+                name=name,
                 queries=len(rows),
-                dev=sum(row.split == "dev" for row in rows),
-                test=sum(row.split == "test" for row in rows),
-                unanswerable=sum(not row.answerable for row in rows),
+                dev=sum(split == "dev" for split, _, _ in rows),
+                test=sum(split == "test" for split, _, _ in rows),
+                unanswerable=sum(not answerable for _, answerable, _ in rows),
                 slices=dict(sorted(slices.items())),
                 judgments=sum(by_annotator.values()),
-                judged_queries=judged.get(qs.id, 0),
+                judged_queries=judged.get(set_id, 0),
                 judgments_by_annotator=by_annotator,
             )
         )
     return summaries
 
 
-def _pools(connection: Connection) -> list[PoolSummary]:
-    set_names = dict(connection.execute(select(query_set.c.id, query_set.c.name)).all())
-    version_names = dict(
-        connection.execute(select(corpus_version.c.id, corpus_version.c.name)).all()
+def _pools(connection: Any) -> list[PoolSummary]:
+    set_names = dict(_rows(connection, "SELECT id, name FROM query_set"))
+    version_names = dict(_rows(connection, "SELECT id, name FROM corpus_version"))
+    pools = _rows(
+        connection,
+        "SELECT id, name, query_set_id, corpus_version_id, overlap, config FROM pool ORDER BY name",
     )
-    return [
-        replace(
-            pool_counts(
-                connection,
-                p.id,
-                p.name,
-                set_names[p.query_set_id],
-                version_names[p.corpus_version_id],
-                p.overlap,
-            ),
-            systems=(p.config or {}).get("systems_spec", ""),
+    summaries = []
+    for id_, name, set_id, version_id, overlap, config in pools:
+        summary = pool_counts(
+            connection, id_, name, set_names[set_id], version_names[version_id], overlap
         )
-        for p in connection.execute(select(pool).order_by(pool.c.name))
-    ]
+        summary.systems = (_json(config) or {}).get("systems_spec", "")
+        summaries.append(summary)
+    return summaries
 
 
 def pool_counts(
-    connection: Connection,
+    connection: Any,
     pool_id: int,
     name: str,
     query_set_name: str,
@@ -198,36 +183,39 @@ def pool_counts(
     overlap: int,
     complete: int | None = None,
 ) -> PoolSummary:
-    """A pool's size and how many candidates have their judgments; ``complete`` when the
-    caller counted that already (``storage.counts.completions_by_hour`` adds up to it):
-    counting it here looks at every candidate's judges again."""
+    """A pool's size and how many candidates have their judgments, read on the driver's
+    ``connection``; ``complete`` when the caller counted that already
+    (``storage.counts.completions_by_hour`` adds up to it): counting it here looks at every
+    candidate's judges again."""
     # An active pool's candidates not chosen yet (required 0) are not asked about.
-    asked = pool_candidate.c.pool_id == pool_id, func.coalesce(pool_candidate.c.required, 1) != 0
+    asked = "pool_candidate.pool_id = ? AND coalesce(pool_candidate.required, 1) != 0"
     if complete is None:
-        complete = connection.execute(
-            select(func.count()).where(*asked, _human_judges() >= overlap)
-        ).scalar_one()
+        complete = _rows(
+            connection,
+            f"SELECT count(*) FROM pool_candidate WHERE {asked} AND {_HUMAN_JUDGES} >= ?",
+            pool_id,
+            overlap,
+        )[0][0]
     return PoolSummary(
         name=name,
         query_set=query_set_name,
         corpus_version=corpus_version_name,
-        candidates=connection.execute(select(func.count()).where(*asked)).scalar_one(),
+        # From the kept tallies (storage.tallies: ``asked`` per query), not a count of every
+        # candidate (a third of a second at half a million).
+        candidates=_rows(
+            connection, "SELECT coalesce(sum(asked), 0) FROM query_tally WHERE pool_id = ?", pool_id
+        )[0][0],
         overlap=overlap,
         complete=complete,
     )
 
 
-def _human_judges():
-    """How many distinct human annotators judged the candidate of the enclosing query (a
-    correlated subquery on ``pool_candidate``): a candidate is complete at its pool's
-    overlap. Judgments count from anywhere, the app or an import."""
-    return (
-        select(func.count(distinct(judgment.c.user_id)))
-        .join_from(judgment, app_user, app_user.c.id == judgment.c.user_id)
-        .where(
-            app_user.c.kind == "human",
-            judgment.c.query_id == pool_candidate.c.query_id,
-            judgment.c.chunk_id == pool_candidate.c.chunk_id,
-        )
-        .scalar_subquery()
-    )
+# How many distinct human annotators judged the candidate (a correlated subquery on
+# ``pool_candidate``): a candidate is complete at its pool's overlap. Judgments count from
+# anywhere, the app or an import.
+_HUMAN_JUDGES = (
+    "(SELECT count(DISTINCT judgment.user_id) FROM judgment"
+    " JOIN app_user ON app_user.id = judgment.user_id"
+    " WHERE app_user.kind = 'human' AND judgment.query_id = pool_candidate.query_id"
+    " AND judgment.chunk_id = pool_candidate.chunk_id)"
+)

@@ -80,7 +80,7 @@ def check_command(words: str) -> str | None:
     for word in words.split():
         if word.startswith(("-", "[", "(", "<", "'", '"')) or not isinstance(command, click.Group):
             break
-        sub = command.commands.get(word)
+        sub = command.get_command(click.Context(command), word)
         if sub is None:
             if re.fullmatch(r"[a-z][a-z-]*", word):
                 return f"no command {word!r} in {command.name!r}"

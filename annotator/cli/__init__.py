@@ -7,37 +7,54 @@ One module per group of commands (``setup_commands``, ``import_commands``,
 print comes from ``formatting`` (``annotator.evaluation.evaluation_text`` for ``evaluate``)
 in the user's language (``--lang``, else ``QRELS_LANG``, else the locale).
 Commands parse arguments and call ``storage`` and the domain modules of ``annotator``; each
-imports what it needs when it runs, so the command starts at once.
+imports what it needs when it runs, and a command module is itself imported only when one
+of its commands runs (or ``--help`` lists them all), so the command starts at once.
 """
 
 from __future__ import annotations
 
+import importlib
 import sys
 import traceback
 
 import click
 
-from annotator.cli import (
-    carry_commands,
-    cli_messages,  # noqa: F401  (registers the CLI's messages)
-    evaluate_commands,
-    gold_commands,
-    import_commands,
-    judge_commands,
-    pool_commands,
-    quality_commands,
-    release_commands,
-    sample_commands,
-    setup_commands,
-)
+from annotator.cli import cli_messages  # noqa: F401  (registers the CLI's messages)
 from annotator.cli.context import EXIT_CANNOT_RUN, USER_ERRORS, QrelsError
 from pooling.i18n import LANGUAGES, t
 from pooling.settings import chosen
 
+# Each command module and the commands in its ``COMMANDS``, by name (a test checks them):
+# ``qrels status`` imports ``setup_commands`` alone, not the imports of the other nine.
+COMMAND_MODULES = {
+    "setup_commands": ("init", "status", "demo", "serve", "user"),
+    "import_commands": ("import",),
+    "pool_commands": ("pool",),
+    "release_commands": ("release", "coverage"),
+    "quality_commands": ("agreement", "calibrate"),
+    "evaluate_commands": ("evaluate",),
+    "carry_commands": ("carry",),
+    "gold_commands": ("gold",),
+    "sample_commands": ("sample",),
+    "judge_commands": ("judge",),
+}
+_MODULE_OF = {name: module for module, names in COMMAND_MODULES.items() for name in names}
+
 
 class _Group(click.Group):
     """Turns the errors users cause into one clear line instead of a traceback, exit code
-    2; an interrupted command exits 2 too (click's own would be 1, a failed gate's code)."""
+    2; an interrupted command exits 2 too (click's own would be 1, a failed gate's code).
+    Its commands are loaded from their modules when first named (``COMMAND_MODULES``)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(_MODULE_OF)
+
+    def get_command(self, ctx: click.Context | None, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in _MODULE_OF:
+            module = importlib.import_module(f"annotator.cli.{_MODULE_OF[cmd_name]}")
+            for command in module.COMMANDS:
+                self.commands.setdefault(str(command.name), command)
+        return self.commands.get(cmd_name)
 
     def invoke(self, ctx: click.Context):
         try:
@@ -65,22 +82,6 @@ def cli(ctx: click.Context, db_url: str | None, lang: str | None) -> None:
     # environment is left as it was.
     ctx.with_resource(chosen(language=lang))
     ctx.obj = {"db": db_url}
-
-
-for _module in (
-    setup_commands,
-    import_commands,
-    pool_commands,
-    release_commands,
-    quality_commands,
-    evaluate_commands,
-    carry_commands,
-    gold_commands,
-    sample_commands,
-    judge_commands,
-):
-    for _command in _module.COMMANDS:
-        cli.add_command(_command)
 
 
 def main() -> None:

@@ -31,21 +31,22 @@ def init(ctx: click.Context) -> None:
     say("init_done", url=made.url.render_as_string(hide_password=True), head=head)
 
 
-def _status(made) -> list[str]:
-    from storage.db import current_revision, snapshot_connection
+def _status(url: str | None) -> list[str]:
+    # The driver's own connection, not an engine: SQLAlchemy alone takes longer to import
+    # than the whole command may (issue 27). The schema is checked as every command's is.
+    from storage.db import head_revision, read_connection, shown_url
     from storage.status import status as summarise
 
-    with snapshot_connection(made) as connection:
+    with read_connection(url) as connection:
         summary = summarise(connection)
-    url = made.url.render_as_string(hide_password=True)
-    return status_lines(summary, url, current_revision(made))
+    return status_lines(summary, shown_url(url), head_revision())
 
 
 @click.command()
 @click.pass_context
 def status(ctx: click.Context) -> None:
     """Print what the database holds: versions, counts, systems, pools, progress."""
-    echo_lines(_status(engine(ctx)))
+    echo_lines(_status(ctx.obj["db"]))
 
 
 def _serve(url: str, port: int, host: str, **settings: str) -> None:
@@ -177,7 +178,7 @@ def demo(demo_dir: Path, reset: bool, no_serve: bool, empty: bool, port: int, ho
                 t("demo_runs", runs=", ".join(str(path) for path in done.runs)),
             ]
         )
-    echo_lines(["", *_status(made), "", t("demo_loaded", path=demo_dir / "qrels.db")])
+    echo_lines(["", *_status(url), "", t("demo_loaded", path=demo_dir / "qrels.db")])
     echo_lines(["", t("demo_use")])
     click.echo("  source .venv/bin/activate")
     click.echo(f"  export QRELS_DATABASE_URL={database_url(url)}")

@@ -12,7 +12,7 @@ import pytest
 
 from annotator.labeling import assignment
 from storage.accounts import get_user
-from storage.db import session_scope
+from storage.db import read_connection, session_scope
 from tests.conftest import run_qrels, snapshot, write
 
 DOCUMENTS = {
@@ -72,7 +72,7 @@ def test_a_folder_and_a_question_list_to_a_release_and_an_evaluation(
     assert "chunking: 800/0" in shown and "passed over (not .md, .txt, .html): logo.png" in shown
     shown = run_qrels(db_url, "import", "queries", questions, "--query-set", "questions-v1")
     assert "imported query set 'questions-v1': 5 queries" in shown.output
-    with engine.connect() as connection:
+    with read_connection(db_url) as connection:
         from storage.status import status
 
         assert "docs-v1" in str(status(connection))

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from sqlmodel import select
 
-from storage.db import session_scope, snapshot_connection
+from storage import tallies
+from storage.db import read_connection, session_scope
 from storage.imports import annotator_account, import_corpus, import_judgments, import_queries
 from storage.models import Chunk, Pool, PoolCandidate, Query
 from storage.status import status
@@ -36,6 +37,7 @@ def test_pool_progress_counts_distinct_human_judges(engine, tmp_path):
                     shuffle_key=key,
                 )
             )
+        tallies.candidates_added(pool, [(query.id, None)] * 3, session=session)
         annotator_account("judge", "model", session=session)
 
     def judge(name: str, lines: str, kind: str = "human") -> None:
@@ -47,7 +49,7 @@ def test_pool_progress_counts_distinct_human_judges(engine, tmp_path):
     judge("bob", "q1 0 tea 3\n")
     judge("judge", "q1 0 bike 1\nq1 0 bike-2 1\n", kind="model")  # a model does not count
     judge("ann2", "q1 0 tea 3\n")
-    with snapshot_connection(engine) as connection:
+    with read_connection(engine.url.render_as_string(hide_password=False)) as connection:
         (summary,) = status(connection).pools
     assert (summary.name, summary.candidates, summary.overlap, summary.complete) == ("p", 3, 2, 1)
 
@@ -64,7 +66,7 @@ def test_status_counts_each_query_sets_judgments_apart(engine, tmp_path):
             import_judgments(
                 path, session=session, annotator="ann", rubric_version="v1", query_set=name
             )
-    with snapshot_connection(engine) as connection:
+    with read_connection(engine.url.render_as_string(hide_password=False)) as connection:
         one, two = status(connection).query_sets
     assert (one.name, one.judgments, one.judged_queries, one.judgments_by_annotator) == (
         "one",

@@ -9,7 +9,7 @@ from sqlmodel import select
 
 from pooling.readers import InputError
 from storage.catalog import NotFound
-from storage.db import session_scope, snapshot_connection
+from storage.db import read_connection, session_scope
 from storage.imports import import_corpus, import_judgments, import_queries, import_run
 from storage.models import Chunk, CorpusVersion, Document, Judgment, Query, RunEntry, System, User
 from storage.status import status
@@ -238,7 +238,7 @@ def test_status_counts(loaded, tmp_path):
             annotator="a",
             rubric_version="v1",
         )
-    with snapshot_connection(loaded) as connection:
+    with read_connection(loaded.url.render_as_string(hide_password=False)) as connection:
         summary = status(connection)
     (cv,), (qs,) = summary.corpus_versions, summary.query_sets
     assert (cv.documents, cv.chunks) == (3, 4)

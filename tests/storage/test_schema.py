@@ -10,6 +10,7 @@ from sqlalchemy import text
 from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlmodel import select
 
+from pooling.settings import chosen
 from storage.db import (
     DatabaseError,
     _alembic_config,
@@ -19,6 +20,7 @@ from storage.db import (
     head_revision,
     make_engine,
     migrations_head,
+    read_connection,
     session_scope,
     upgrade,
 )
@@ -72,6 +74,58 @@ def test_unreachable_database_is_reported():
     engine = make_engine("postgresql://nobody@127.0.0.1:1/none")
     with pytest.raises(DatabaseError, match="cannot connect to the database"):
         upgrade(engine)
+
+
+def refusals(engine, url: str) -> list[tuple[str, str]]:
+    """What ``check_schema`` (every command) and ``read_connection`` (``qrels status``, which
+    reads without SQLAlchemy) say about the database, in English and in Chinese."""
+    said = []
+    for language in ("en", "zh"):
+        with chosen(language=language):
+            with pytest.raises(DatabaseError) as by_engine:
+                check_schema(engine)
+            with pytest.raises(DatabaseError) as by_driver, read_connection(url):
+                pass
+            said.append((str(by_engine.value), str(by_driver.value)))
+    return said
+
+
+def test_status_refuses_a_database_at_another_revision_as_every_command_does(db_url):
+    engine = make_engine(db_url)
+    with engine.connect():  # an empty database (SQLite: an empty file)
+        pass
+    (english, _), (chinese, _) = said = refusals(engine, db_url)
+    assert all(by_engine == by_driver for by_engine, by_driver in said), said
+    assert "has no qrels-studio schema" in english and "尚未建立" in chinese
+    upgrade(engine)
+    with session_scope(engine) as session:
+        session.execute(text("UPDATE alembic_version SET version_num = '0005'"))
+    (english, _), (chinese, _) = said = refusals(engine, db_url)
+    assert all(by_engine == by_driver for by_engine, by_driver in said), said
+    assert f"has schema 0005, this release needs {head_revision()}" in english
+    assert "表结构版本为 0005" in chinese
+    with session_scope(engine) as session:
+        session.execute(text(f"UPDATE alembic_version SET version_num = '{head_revision()}'"))
+    with read_connection(db_url) as connection:  # at the head: it reads
+        found = connection.execute("SELECT version_num FROM alembic_version").fetchone()
+    assert found[0] == head_revision()
+    engine.dispose()
+
+
+def test_status_names_a_missing_file_or_an_unreachable_server_as_every_command_does(tmp_path):
+    missing = f"sqlite:///{tmp_path / 'qrels.db'}"
+    assert [a == b for a, b in refusals(make_engine(missing), missing)] == [True, True]
+    assert not (tmp_path / "qrels.db").exists()
+    not_a_database = write(tmp_path, "notes.db", "not a database\n")
+    url = f"sqlite:///{not_a_database}"
+    said = refusals(make_engine(url), url)  # a traceback from every command but status before
+    assert [a == b for a, b in said] == [True, True] and "file is not a database" in said[0][0]
+    unreachable = "postgresql://nobody@127.0.0.1:1/none"
+    with (
+        pytest.raises(DatabaseError, match="cannot connect to the database"),
+        read_connection(unreachable),
+    ):
+        pass
 
 
 def load(engine, tmp_path, judgments: str, annotator: str = "a", chunk_size=None) -> Path:
