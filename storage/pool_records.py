@@ -89,6 +89,21 @@ def query_texts(query_set: QuerySet, *, session: Session) -> dict[str, str]:
     return dict(rows)
 
 
+def imported_run_names(
+    query_set: QuerySet, corpus_version: CorpusVersion, *, session: Session
+) -> list[str]:
+    """The names of the runs imported for this query set and corpus version, sorted."""
+    return sorted(
+        session.exec(
+            select(System.name).where(
+                System.kind == "external_run",
+                System.query_set_id == query_set.id,
+                System.corpus_version_id == corpus_version.id,
+            )
+        ).all()
+    )
+
+
 def imported_runs(
     names: list[str], query_set: QuerySet, corpus_version: CorpusVersion, *, session: Session
 ) -> dict[str, Run]:
