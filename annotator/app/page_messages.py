@@ -555,6 +555,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "基于模型评审与人工样本的估计",
     },
     "estimate_choose_model": {"en": "Model judge", "zh": "模型评审"},
+    "eval_scoring": {"en": "Scoring the runs…", "zh": "正在为运行结果评分…"},
+    "eval_estimating": {"en": "Estimating with the model judge…", "zh": "正在用模型评审估计…"},
     "estimate_off": {"en": "(no estimates)", "zh": "（不估计）"},
     "estimate_differences": {
         "en": "Estimated differences from the baseline",

@@ -54,7 +54,7 @@ USER_KEY, LANG_KEY, POOL_KEY, SESSION_KEY = "user_id", "lang", "pool", "login_se
 COOKIE = "qrels_session"
 
 
-@st.cache_resource
+@st.cache_resource(show_spinner=False)
 def engine() -> Engine:
     """One engine per app process, on ``$QRELS_DATABASE_URL`` (set by ``qrels serve``)."""
     return make_engine()
@@ -109,7 +109,7 @@ def figures(name: str, *args: object) -> tuple[Counted, Any]:
     return replace(counted, current=counted.version == version), value
 
 
-@st.cache_resource
+@st.cache_resource(show_spinner=False)
 def _kept() -> dict:
     """The figures this process counted, by database, name and arguments."""
     return {}

@@ -30,7 +30,8 @@ from pooling.metrics import DEFAULT_METRICS
 from pooling.release_folder import read_model_judgments, read_sample
 
 
-@st.cache_resource(max_entries=4, show_spinner=True)
+# No default spinner: it names the function in English; the calls show the page's own words.
+@st.cache_resource(max_entries=4, show_spinner=False)
 def evaluated(
     folder: str, files: tuple[tuple[str, bytes], ...], options: tuple, stored: tuple[str, ...]
 ):
@@ -53,7 +54,7 @@ def release_models(folder: str) -> list[str]:
     return sorted(read_model_judgments(folder)) if read_sample(folder) else []
 
 
-@st.cache_resource(max_entries=4, show_spinner=True)
+@st.cache_resource(max_entries=4, show_spinner=False)
 def estimated(
     folder: str,
     files: tuple[tuple[str, bytes], ...],
@@ -122,12 +123,13 @@ if not uploads and not stored:
     st.info(ui.t("eval_upload_hint"))
     st.stop()
 try:
-    result, data = evaluated(
-        folder,
-        tuple((u.name, u.getvalue()) for u in uploads or []),
-        (metrics, level, split, by, int(context_k), condensed),
-        tuple(stored),
-    )
+    with st.spinner(ui.t("eval_scoring")):
+        result, data = evaluated(
+            folder,
+            tuple((u.name, u.getvalue()) for u in uploads or []),
+            (metrics, level, split, by, int(context_k), condensed),
+            tuple(stored),
+        )
 except (LocalizedError, OSError) as error:
     ui.plain(error, "error")
     st.stop()
@@ -207,13 +209,14 @@ if models:
     )
     if model:
         try:
-            found = estimated(
-                folder,
-                tuple((u.name, u.getvalue()) for u in uploads or []),
-                (metrics, level, split, by, int(context_k), condensed),
-                tuple(stored),
-                model,
-            )
+            with st.spinner(ui.t("eval_estimating")):
+                found = estimated(
+                    folder,
+                    tuple((u.name, u.getvalue()) for u in uploads or []),
+                    (metrics, level, split, by, int(context_k), condensed),
+                    tuple(stored),
+                    model,
+                )
         except (LocalizedError, OSError) as error:
             ui.plain(error, "error")
             st.stop()
