@@ -148,27 +148,15 @@ def _write_chunk_map(path: Path, parents: dict[str, str]) -> None:
         handle.writelines(f"{chunk}\t{parents[chunk]}\n" for chunk in sorted(parents))
 
 
-def _in_key_order(keys: list[tuple[str, str]]) -> list[int]:
-    """The places of ``keys`` ((query id, chunk id) pairs) in the order ``sorted`` gives
-    them, by one sort of two string columns (sorting a million tuples of strings in Python
-    took seconds; numpy's string order is Python's, by code point)."""
-    if not keys:
-        return []
-    columns = np.array(keys, dtype=str)  # one row a key
-    return np.lexsort((columns[:, 1], columns[:, 0])).tolist()
-
-
 def _write_pool_unjudged(path: Path, snapshot: ReleaseSnapshot, resolution: Resolution) -> int:
     """The pool's candidates without a grade in the release, each with why; returns how many."""
     unjudged = {key: "unresolved" for key in resolution.unresolved}
     unjudged.update(dict.fromkeys(snapshot.not_chosen, "not_chosen"))
-    keys = [key for key in unjudged if key not in resolution.grades]
+    rows = sorted((*key, why) for key, why in unjudged.items() if key not in resolution.grades)
     with open(path, "w", encoding="utf-8", newline="\n") as handle:
         handle.write("\t".join(POOL_UNJUDGED_HEADER) + "\n")
-        for at in _in_key_order(keys):
-            query_id, chunk_id = keys[at]
-            handle.write(f"{query_id}\t{chunk_id}\t{unjudged[keys[at]]}\n")
-    return len(keys)
+        handle.writelines("\t".join(row) + "\n" for row in rows)
+    return len(rows)
 
 
 def write_release(
@@ -191,10 +179,8 @@ def write_release(
     ``derived_from`` (a pool carried from another release:
     ``annotator.releases.carry.derived_from``) goes into the manifest as it is."""
     qrels = Qrels.from_dict({}, version)
-    keys, grades = list(resolution.grades), list(resolution.grades.values())
-    for at in _in_key_order(keys):
-        query_id, chunk_id = keys[at]
-        qrels.grades.setdefault(query_id, {})[chunk_id] = grades[at]
+    for (query_id, chunk_id), grade in sorted(resolution.grades.items()):
+        qrels.grades.setdefault(query_id, {})[chunk_id] = grade
     qrels.save(folder / "qrels.trec")
     qrels.save(folder / "qrels.tsv", "beir")
     qrels.documents(parents).save(folder / "qrels-doc.trec")
