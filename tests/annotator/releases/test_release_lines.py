@@ -267,10 +267,10 @@ def test_the_database_escapes_text_as_orjson_does(engine):
 
 
 def test_the_other_files_are_the_reference_writers(engine, tmp_path):
-    """qrels.trec, qrels.tsv and pool-unjudged.tsv, put in order by one numpy sort of the id
-    columns (``release_files._in_key_order``), are byte for byte those of sorting the
-    (query, chunk) tuples in Python: ids of several planes of unicode (code point order,
-    not UTF-16's), candidates graded, unresolved and never judged."""
+    """qrels.trec, qrels.tsv and pool-unjudged.tsv are byte for byte lines of the (query,
+    chunk) pairs sorted in Python: ids of several planes of unicode (code point order, not
+    UTF-16's), candidates graded, unresolved and never judged. What any faster ordering of
+    these files has to keep."""
     everything_a_release_meets(engine, tmp_path)
     result = releases.create_release(engine, "v1", "p", tmp_path / "out", allow_unresolved=True)
     folder = result.folder
