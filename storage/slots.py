@@ -395,8 +395,9 @@ def record_judgment(
     )
     session.add(judgment)
     session.flush()
-    if expected_revision == 0:
+    if expected_revision == 0:  # a change of their grade is not a new judge
         tallies.judged_first_time(assignment.pool_id, user.id, session=session)
+        tallies.judged(user, judgment, session=session)
     return judgment
 
 
