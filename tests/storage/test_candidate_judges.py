@@ -12,11 +12,11 @@ from alembic import command
 from annotator.labeling import assignment
 from annotator.pools.pool_building import build_pool
 from storage import tallies
-from storage.catalog import chunk_keys, query_keys
+from storage.catalog import chunk_keys, query_keys, resolve_corpus_version, resolve_query_set
 from storage.db import _alembic_config, read_connection, session_scope, upgrade
 from storage.history import append_judgments
 from storage.imports import annotator_account, import_judgments
-from storage.models import CorpusVersion, JudgmentBatch, Pool, QuerySet
+from storage.models import JudgmentBatch, Pool
 from storage.pool_records import get_pool
 from storage.status import status
 from tests.conftest import N_CHUNKS, N_QUERIES, write
@@ -36,6 +36,7 @@ def revise(engine, user_id: int, rng: random.Random) -> None:
     count = assignment.judged_count(engine, "p", user_id)
     if count:
         item = assignment.judged_item(engine, "p", user_id, rng.randrange(count))
+        assert item is not None
         assert assignment.submit(engine, item, user_id, grade=rng.randint(0, 3))
 
 
@@ -60,8 +61,8 @@ def carried(engine, annotator: str, kind: str, rng: random.Random, n: int) -> No
     """Grades appended as a carry appends them (``annotator.releases.carry``)."""
     with session_scope(engine) as session:
         user, _ = annotator_account(annotator, kind, session=session)
-        query_set = session.get(QuerySet, 1)
-        version = session.get(CorpusVersion, 1)
+        query_set = resolve_query_set(None, session=session)
+        version = resolve_corpus_version(None, session=session)
         queries = query_keys(query_set, session=session)
         chunks = chunk_keys(version, session=session)
         append_judgments(
