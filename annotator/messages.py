@@ -525,9 +525,15 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "eval_md_gate": {"en": "Gate", "zh": "门禁"},
     "eval_release": {"en": "Release", "zh": "发布版本"},
+    "eval_stored_runs": {
+        "en": "Runs in the database for this release's queries and corpus "
+        "(the first is the baseline)",
+        "zh": "数据库中与该发布的查询和语料对应的运行结果（第一个为基线）",
+    },
     "eval_runs": {
-        "en": "TREC run files (the first is the baseline)",
-        "zh": "TREC 运行结果文件（第一个为基线）",
+        "en": "TREC run files to upload (after the runs chosen above; the first run of all "
+        "is the baseline)",
+        "zh": "上传 TREC 运行结果文件（排在上面所选的运行结果之后；全部中的第一个为基线）",
     },
     "eval_metrics": {"en": "Metrics", "zh": "指标"},
     "eval_level": {"en": "Level", "zh": "粒度"},
@@ -545,8 +551,9 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "还没有任何发布：请先在“发布”页面创建。",
     },
     "eval_upload_hint": {
-        "en": "Upload one or more TREC runs to evaluate them against the release.",
-        "zh": "上传一个或多个 TREC 运行结果，以该发布评估它们。",
+        "en": "Choose runs from the database or upload TREC runs to evaluate them against "
+        "the release.",
+        "zh": "从数据库中选择运行结果，或上传 TREC 运行结果，以该发布评估它们。",
     },
     "eval_overall": {"en": "Overall", "zh": "总体"},
     "eval_chart_metric": {"en": "Metric in the charts", "zh": "图表中的指标"},

@@ -2,6 +2,7 @@
 pages at S, M and L, on SQLite and PostgreSQL.
 
     python benchmarks/app_scale.py [--sizes S,M,L] [--backends sqlite,postgres] [--json FILE]
+    python benchmarks/app_scale.py --sizes L --db URL [--working-only] [--json FILE]
     python benchmarks/app_scale.py --report FILE [FILE ...]
 
 | size | chunks | queries | candidates per query | judgments |
@@ -35,6 +36,10 @@ revising an earlier item when nothing is left to judge) while each lead page is 
 after a restart (the app's caches and kept figures dropped: what a new process has) and
 again a second later, when more judgments have arrived. The keys' times during that phase
 are reported beside the quiet ones.
+
+``--db URL`` measures an already built database of the one size given (an L build takes
+20-40 minutes) instead of building one; the measuring writes judgments and a release
+into it, so give it a copy. ``--working-only`` measures the working team alone.
 """
 
 from __future__ import annotations
@@ -346,11 +351,24 @@ def restart() -> None:
     """Drop what an app process keeps (as a new process would start)."""
     import streamlit as st
 
+    from annotator.pools import pool_figures
     from annotator.quality import maintained
 
     st.cache_resource.clear()
     st.cache_data.clear()
     maintained.forget()
+    pool_figures.forget()
+
+
+def counted_once(url: str) -> None:
+    """Count the kept figures once, saving their grades: what a running app's earlier
+    views leave behind (``pages`` does it when the quiet views are measured)."""
+    from annotator.quality import maintained
+    from storage.db import make_engine
+
+    engine = make_engine(url)
+    maintained.kept_grades(engine, "p")
+    engine.dispose()
 
 
 def pages(url: str, lead: int) -> dict[str, tuple[float, float]]:
@@ -390,15 +408,11 @@ def working_pages(
 def press(url: str, stop: Path, out: Path) -> None:
     """Press keys as ``PRESSERS`` until ``stop`` exists; write their milliseconds to
     ``out``. Each presser judges their next item, or revises an earlier one."""
-    from sqlalchemy import select
-
     from annotator.labeling import page_position
-    from storage.db import make_engine, session_scope
-    from storage.models import User
+    from storage.db import make_engine
 
+    users = known_users(url)
     engine = make_engine(url)
-    with session_scope(engine) as session:
-        users = dict(session.exec(select(User.name, User.id)).all())
     rng = random.Random(7)
     views = {name: page_position.view(engine, "p", users[name], None) for name in PRESSERS}
     times: list[float] = []
@@ -415,6 +429,25 @@ def press(url: str, stop: Path, out: Path) -> None:
         time.sleep(PRESS_EVERY)
     out.write_text(json.dumps(times))
     engine.dispose()
+
+
+def backend_of(url: str) -> str:
+    """``sqlite`` or ``postgres``: the backend of database ``url``."""
+    return "sqlite" if url.startswith("sqlite") else "postgres"
+
+
+def known_users(url: str) -> dict[str, int]:
+    """The accounts' ids by name in an already built database."""
+    from sqlalchemy import select
+
+    from storage.db import make_engine, session_scope
+    from storage.models import User
+
+    engine = make_engine(url)
+    with session_scope(engine) as session:
+        users = dict(session.exec(select(User.name, User.id)).all())
+    engine.dispose()
+    return users
 
 
 def database(backend: str, folder: Path):
@@ -454,6 +487,8 @@ def main() -> None:
     parser.add_argument(
         "--report", nargs="+", metavar="FILE", help="print the tables of earlier --json files"
     )
+    parser.add_argument("--db", help="an already built database of the one size given (a copy)")
+    parser.add_argument("--working-only", action="store_true", help="only the working team")
     parser.add_argument("--press", nargs=3, metavar=("URL", "STOP", "OUT"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.press:
@@ -462,19 +497,28 @@ def main() -> None:
     if args.report:
         report([r for file in args.report for r in json.loads(Path(file).read_text())])
         return
+    if args.db and "," in args.sizes:
+        parser.error("--db holds one size: give it with --sizes")
+    backends = [backend_of(args.db)] if args.db else args.backends.split(",")
     results = []
-    for backend in args.backends.split(","):
+    for backend in backends:
         for name in args.sizes.split(","):
             size = SIZES[name]
+            cases: dict[str, tuple[list[float], list[int]]] = {}
+            seconds = peak = None
+            shown: dict[str, tuple[float, float]] = {}
             with tempfile.TemporaryDirectory() as folder:
                 folder = Path(folder)
                 os.environ["QRELS_CACHE_DIR"] = str(folder / "cache")
-                url, drop = database(backend, folder)
+                url, drop = (args.db, lambda: None) if args.db else database(backend, folder)
                 try:
-                    users = build(size, url, folder)
-                    cases = keypress_cases(url, users)
-                    seconds, peak = release(url, folder)
-                    shown = pages(url, users["lead"])
+                    users = known_users(url) if args.db else build(size, url, folder)
+                    if not args.working_only:
+                        cases = keypress_cases(url, users)
+                        seconds, peak = release(url, folder)
+                        shown = pages(url, users["lead"])
+                    else:
+                        counted_once(url)
                     working, keys = working_pages(url, users["lead"], folder)
                 finally:
                     drop()
@@ -489,15 +533,16 @@ def main() -> None:
                         "statements": max(counts),
                     }
                 )
-            results.append(
-                {
-                    "size": name,
-                    "backend": backend,
-                    "case": "release create",
-                    "release_s": seconds,
-                    "peak_mib": peak,
-                }
-            )
+            if seconds is not None:
+                results.append(
+                    {
+                        "size": name,
+                        "backend": backend,
+                        "case": "release create",
+                        "release_s": seconds,
+                        "peak_mib": peak,
+                    }
+                )
             results.append(
                 {
                     "size": name,
@@ -508,7 +553,8 @@ def main() -> None:
                     "working_p95_ms": p95(keys),
                 }
             )
-            for page, (first, again) in shown.items():
+            for page in working:
+                first, again = shown.get(page, (None, None))
                 results.append(
                     {
                         "size": name,
@@ -565,11 +611,9 @@ def report(results: list[dict]) -> None:
     for r in results:
         if "first_s" in r:
             working = [r.get("working_first_s"), r.get("working_next_s")]
-            shown = " | ".join("" if w is None else f"{w:.2f}" for w in working)
-            print(
-                f"| {r['size']} | {r['backend']} | {r.get('page', r['case'][5:])} | "
-                f"{r['first_s']:.2f} | {r.get('next_s', r.get('cached_s')):.2f} | {shown} |"
-            )
+            quiet = [r["first_s"], r.get("next_s", r.get("cached_s"))]
+            shown = " | ".join("" if w is None else f"{w:.2f}" for w in quiet + working)
+            print(f"| {r['size']} | {r['backend']} | {r.get('page', r['case'][5:])} | {shown} |")
 
 
 if __name__ == "__main__":

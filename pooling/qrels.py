@@ -17,8 +17,10 @@ JSONL (``query_id``, ``chunk_id``, ``grade``, optional ``unsure`` and ``note``).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from itertools import chain
 from pathlib import Path
 
 from pooling.grades import GRADES, RELEVANT
@@ -108,18 +110,24 @@ class Qrels(Mapping):
     def per_grade(self) -> dict[str, int]:
         """How many judgments have each grade (keys ``"0"``..``"3"``)."""
         counts = dict.fromkeys((str(g) for g in GRADES), 0)
-        for _, _, grade in self.judgments():
-            counts[str(grade)] += 1
+        # Counted without sorting: a release's qrels hold a million.
+        for grade, many in Counter(
+            chain.from_iterable(map(dict.values, self.grades.values()))
+        ).items():
+            counts[str(grade)] += many
         return counts
 
     def documents(self, parents: Mapping[str, str]) -> Qrels:
         """Document-level qrels: each document's grade is the highest of its chunks'
         (``parents``: chunk id -> document id)."""
         grades: dict[str, dict[str, int]] = {}
-        for query_id, chunk_id, grade in self.judgments():
-            judged = grades.setdefault(query_id, {})
-            document = parents[chunk_id]
-            judged[document] = max(grade, judged.get(document, grade))
+        for query_id in sorted(self.grades):  # ``judgments``' order, without its generator
+            judged: dict[str, int] = {}
+            for chunk_id, grade in sorted(self.grades[query_id].items()):
+                document = parents[chunk_id]
+                judged[document] = max(grade, judged.get(document, grade))
+            if judged:
+                grades[query_id] = judged
         return Qrels(grades, self.name)
 
     # -- conversions ---------------------------------------------------------------------
@@ -167,11 +175,18 @@ class Qrels(Mapping):
     def save(self, path: Path | str, kind: str = "trec") -> None:
         """Write the qrels as ``kind`` (``trec`` or ``beir``), by query id then id."""
         check_name(kind, FORMATS, "what_qrels_format")
-        line = "{} 0 {} {}\n" if kind == "trec" else "{}\t{}\t{}\n"
+        middle, last = (" 0 ", " ") if kind == "trec" else ("\t", "\t")
         with open(path, "w", encoding="utf-8", newline="\n") as handle:
             if kind == "beir":
                 handle.write("\t".join(BEIR_HEADER) + "\n")
-            handle.writelines(line.format(*judgment) for judgment in self.judgments())
+            # A query's lines joined at once (``judgments``' order): a release writes a
+            # million.
+            for query_id in sorted(self.grades):
+                start = query_id + middle
+                judged = sorted(self.grades[query_id].items())
+                handle.write(
+                    "".join([f"{start}{doc_id}{last}{grade}\n" for doc_id, grade in judged])
+                )
 
 
 # -- reading judgment files -------------------------------------------------------------

@@ -96,6 +96,9 @@ def final_grades(
         gold=gold,
         adjudicated=adjudicated,
     )
-    decided = table.index.isin(list(grades)) if grades else np.zeros(len(table), bool)
+    # Of the candidates not agreed, those a carried, gold or adjudicated grade settles: a
+    # few keys looked up, not the million agreed ones again.
+    settled = (carried or {}).keys() | (gold or {}).keys() | adjudicated.keys()
+    decided = table.index.isin(list(settled)) if settled else np.zeros(len(table), bool)
     unresolved = table.index[~agreed & ~decided].tolist()
     return grades, unresolved

@@ -205,12 +205,12 @@ def system_combinations(pool: Pool, *, session: Session) -> dict[tuple[str, ...]
     """Each set of systems that found the same candidates (names sorted) -> how many of
     the pool's candidates exactly that set found: the intersections of an UpSet chart,
     from which every system's total, unique and shared counts follow."""
-    sources = _sources(pool)
+    sources = candidate_sources(pool)
     rows = session.exec(select(sources.c.systems, func.count()).group_by(sources.c.systems))
     return {systems: n for systems, (n,) in _combined(rows.all()).items()}
 
 
-def _sources(pool: Pool):
+def candidate_sources(pool: Pool):
     """Per candidate of the pool (``candidate``): the names of the systems that found it,
     joined (``systems``)."""
     return (
@@ -246,7 +246,7 @@ def combination_relevance(
     lead's latest adjudication, else the median (rounded down) of the humans' current
     grades, which is what a release resolves an agreed candidate to: relevant when fewer
     than half of them are below ``threshold``. Unsure judgments carry no grade."""
-    sources, graded = _sources(pool), _graded_candidates(pool, threshold)
+    sources, graded = candidate_sources(pool), _graded_candidates(pool, threshold)
     decided = graded.c.decision.is_not(None)
     judged = decided | (graded.c.grades > 0)
     relevant = case(

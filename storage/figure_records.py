@@ -19,9 +19,10 @@ from sqlalchemy import func
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, select
 
+from storage.counts import candidate_sources, epoch_seconds
 from storage.figure_tables import FigureCheckpoint
 from storage.history import adjudications
-from storage.models import Chunk, Judgment, Pool, PoolCandidate, Query, User
+from storage.models import CandidateSource, Chunk, Judgment, Pool, PoolCandidate, Query, User
 
 LAG = 5_000  # ids read again below the mark: transactions still open when it was set
 
@@ -41,6 +42,16 @@ def candidate_count(pool: Pool, *, session: Session) -> int:
     """How many candidates the pool has (a top-up adds some)."""
     total = select(func.count()).select_from(PoolCandidate).where(PoolCandidate.pool_id == pool.id)
     return session.exec(total).one()
+
+
+def newest_candidate(pool: Pool, *, session: Session) -> int:
+    """The pool's highest candidate id (0 before the first): with ``candidate_count``, what
+    tells that the candidates a checkpoint was saved with are still the pool's (candidates
+    are only ever added)."""
+    newest = select(func.coalesce(func.max(PoolCandidate.id), 0)).where(
+        PoolCandidate.pool_id == pool.id
+    )
+    return session.exec(newest).one()
 
 
 def pool_queries(pool: Pool, *, session: Session) -> list[tuple[str, list[str], str | None]]:
@@ -81,12 +92,20 @@ def _on_candidates(pool: Pool, *columns):
     )
 
 
-JUDGMENT_FIELDS = (Judgment.id, PoolCandidate.id, Judgment.user_id, Judgment.grade, Judgment.note)
+JUDGMENT_FIELDS = (
+    Judgment.id,
+    PoolCandidate.id,
+    Judgment.user_id,
+    Judgment.grade,
+    Judgment.note,
+    epoch_seconds(Judgment.created_at),
+)
 
 
 def judgments_since(pool: Pool, after: int, *, session: Session) -> list[tuple]:
     """People's judgments of the pool's candidates (wherever made) with ids above
-    ``after``: ``(judgment id, candidate id, user id, grade or None when unsure, note)``."""
+    ``after``: ``(judgment id, candidate id, user id, grade or None when unsure, note,
+    seconds since 1970 when it was made)``."""
     statement = _on_candidates(pool, *JUDGMENT_FIELDS).where(Judgment.id > after)
     return [tuple(row) for row in session.connection().execute(statement)]
 
@@ -99,6 +118,51 @@ def judgments_of(pool: Pool, candidates: Iterable[int], *, session: Session) -> 
         statement = _on_candidates(pool, *JUDGMENT_FIELDS).where(PoolCandidate.id.in_(part))
         rows += [tuple(row) for row in session.connection().execute(statement)]
     return rows
+
+
+def app_judgments_since(pool: Pool, after: int, *, session: Session) -> list[tuple]:
+    """Judgments made in the pool's app (on an assignment) with ids above ``after``:
+    ``(judgment id, assignment id, revision, user id, query key, seconds since 1970 when
+    made, grade or None when unsure, seconds taken or None)``; what the Team progress
+    figures count (``storage.counts.current_counts``)."""
+    statement = select(
+        Judgment.id,
+        Judgment.assignment_id,
+        Judgment.revision,
+        Judgment.user_id,
+        Judgment.query_id,
+        epoch_seconds(Judgment.created_at),
+        Judgment.grade,
+        Judgment.seconds,
+    ).where(Judgment.id > after, Judgment.pool_id == pool.id, Judgment.assignment_id.is_not(None))
+    return [tuple(row) for row in session.connection().execute(statement)]
+
+
+def user_names(*, session: Session) -> dict[int, str]:
+    """Every account's name by id (the Team progress figures name whoever judged)."""
+    return dict(session.exec(select(User.id, User.name)).all())
+
+
+def unasked(pool: Pool, *, session: Session) -> list[int]:
+    """The ids of the pool's candidates nobody is asked to judge (``required`` 0): an
+    active pool's not chosen yet, and gold items."""
+    statement = select(PoolCandidate.id).where(
+        PoolCandidate.pool_id == pool.id, PoolCandidate.required == 0
+    )
+    return list(session.exec(statement).all())
+
+
+def newest_source(*, session: Session) -> int:
+    """The highest candidate source id: a pool's systems per candidate hold until it moves."""
+    return session.exec(select(func.coalesce(func.max(CandidateSource.id), 0))).one()
+
+
+def candidate_systems(pool: Pool, *, session: Session) -> list[tuple[int, str]]:
+    """``(candidate id, the names of the systems that found it joined by
+    ``storage.counts.SEPARATOR``)`` for every candidate of the pool with a source."""
+    sources = candidate_sources(pool)
+    statement = select(sources.c.candidate, sources.c.systems)
+    return [tuple(row) for row in session.connection().execute(statement)]
 
 
 def decisions_since(pool: Pool, after: int, *, session: Session) -> list[tuple]:

@@ -4,8 +4,10 @@ A judgment or an adjudication is never updated: a later one supersedes an earlie
 **A user's current grade** on a (query, chunk) is their latest judgment of it (the highest
 id) among the judgments in question; ``latest_judgments`` is that definition in SQL,
 filtered as each caller needs (a pool's candidates, one annotator, one assignment), and a
-release applies it to the lines it writes, oldest first (``release_records``;
-``pooling.release_folder.Tally``). A candidate's
+release applies it to the rows of the lines it writes, oldest first
+(``storage.release_lines.release_history``;
+``annotator.releases.release_files.write_history``), as ``pooling.release_folder.Tally``
+does reading the lines back. A candidate's
 final decision is the lead's latest adjudication of it. Every function takes a keyword-only
 ``session``; only ``append_judgments`` (a batch of judgments, imported or carried) and
 ``adjudicate`` write.
@@ -14,12 +16,16 @@ final decision is the lead's latest adjudication of it. Every function takes a k
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from datetime import datetime
 from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import String, Subquery, func, insert, type_coerce
+from sqlalchemy import (
+    Subquery,
+    func,
+    insert,
+)
 from sqlmodel import Session, select
 
 from pooling.grades import check_grade
@@ -110,7 +116,7 @@ def append_judgments(
 # A person's current grade of a candidate: judgments are append-only history, and of a
 # person's judgments of one (query, chunk) the newest (the largest id) is the one that
 # counts. ``latest_judgments`` and ``newest_first`` are this rule for SQL; a release's
-# ``pooling.release_folder.Tally`` reads it in judgments.jsonl's order, and
+# ``write_history`` and ``pooling.release_folder.Tally`` apply it in judgments.jsonl's order, and
 # ``storage.counts`` finds an app judgment by its assignment's revision. A test pins them
 # equal (tests/storage/test_current_grade.py). A gold check is the exception: there the
 # first judgment counts (``first``), so a change after seeing the answer does not.
@@ -301,18 +307,13 @@ def latest_adjudications(pool: Pool, *, session: Session) -> dict[tuple[str, str
 @lru_cache(maxsize=4096)  # one person's pseudonym on many lines of a release
 def pseudonym(user_id: int, created_at: datetime) -> str:
     """A stable stand-in for a person's name, the same in every release."""
-    digest = hashlib.sha256(f"qrels-studio:{user_id}:{_iso(created_at)}".encode())
+    digest = hashlib.sha256(f"qrels-studio:{user_id}:{iso_time(created_at)}".encode())
     return f"annotator-{digest.hexdigest()[:8]}"
 
 
-def _iso(moment: datetime | str) -> str:
-    """``moment`` as ISO 8601 without a zone (times are stored in UTC). SQLite's stored text
-    (``YYYY-MM-DD HH:MM:SS.ffffff``, read as it is by ``release_records``: parsing a million
-    of them into datetimes and back took a sixth of a release) gives what the datetime
-    would; a test pins the two equal."""
-    if isinstance(moment, str):
-        text = moment.replace(" ", "T", 1)
-        return text[:-7] if text.endswith(".000000") else text
+def iso_time(moment: datetime) -> str:
+    """``moment`` as ISO 8601 without a zone (times are stored in UTC); ``storage.release_lines``
+    writes the same in SQL, for a release's judgments (a test pins the two equal)."""
     return moment.replace(tzinfo=None).isoformat()
 
 
@@ -325,138 +326,3 @@ def _on_candidates(pool: Pool):
         & (PoolCandidate.chunk_id == Judgment.chunk_id)
         & (PoolCandidate.pool_id == pool.id),
     )
-
-
-def _is_candidate(pool: Pool):
-    """True for a judgment of one of the pool's candidates (``_on_candidates``)."""
-    return (
-        select(PoolCandidate.id)
-        .where(
-            PoolCandidate.pool_id == pool.id,
-            PoolCandidate.query_id == Judgment.query_id,
-            PoolCandidate.chunk_id == Judgment.chunk_id,
-        )
-        .exists()
-    )
-
-
-def stored_time(column, session: Session):
-    """``column`` (a time) as the database gives it: on SQLite its stored text, left for
-    ``_iso`` to write as it is; elsewhere the datetime."""
-    if session.get_bind().dialect.name == "sqlite":
-        return type_coerce(column, String)
-    return column
-
-
-def release_records(pool: Pool, *, session: Session, batch: int = 10_000) -> Iterator[dict]:
-    """Everything that decides a grade of the pool, oldest first, read ``batch`` rows at a
-    time: every human judgment of its candidates (earlier revisions too, from the app or
-    imported, with where it came from), then every adjudication made in the pool; people
-    under pseudonyms. For each person and candidate the last judgment is the current one,
-    and for each candidate the last adjudication is the final word."""
-    # People, pools and import batches are few: named once here rather than joined to each
-    # of a million judgments.
-    people = {
-        user_id: pseudonym(user_id, joined)
-        for user_id, joined in session.exec(
-            select(User.id, User.created_at).where(User.kind == "human")
-        )
-    }
-    sources: dict[tuple[int | None, int | None], str] = {
-        (pool_id, None): f"app:{name}" for pool_id, name in session.exec(select(Pool.id, Pool.name))
-    }
-    for batch_id, source in session.exec(select(JudgmentBatch.id, JudgmentBatch.source)):
-        sources[(None, batch_id)] = f"import:{source}"
-    # The pool's query and chunk ids by key, read once from their indexes rather than by
-    # joining each judgment to its chunk (whose pages hold the texts); each id is then one
-    # string however often it is judged.
-    query_set = session.get(QuerySet, pool.query_set_id)
-    corpus_version = session.get(CorpusVersion, pool.corpus_version_id)
-    query_ids = {key: name for name, key in query_keys(query_set, session=session).items()}
-    chunk_ids = {key: name for name, key in chunk_keys(corpus_version, session=session).items()}
-    # Columns, not ORM objects: a million judgments made as objects took most of a release.
-    judgments = (
-        select(
-            Judgment.user_id,
-            Judgment.query_id,
-            Judgment.chunk_id,
-            Judgment.grade,
-            Judgment.unsure,
-            Judgment.note,
-            Judgment.revision,
-            Judgment.rubric_version,
-            Judgment.seconds,
-            Judgment.pool_id,
-            Judgment.batch_id,
-            stored_time(Judgment.created_at, session),
-        )
-        # EXISTS rather than a join: the judgments are read in their own order as they are
-        # stored, each looked up among the candidates, so no sort of a million rows.
-        .where(Judgment.user_id.in_(people), _is_candidate(pool))
-        .order_by(Judgment.id)
-        .execution_options(yield_per=batch)
-    )
-    # A batch of rows at a time (``partitions``): fetching a million one by one was a tenth
-    # of a profiled release at L.
-    for rows in session.connection().execute(judgments).partitions():
-        for (
-            user_id,
-            query_id,
-            chunk_id,
-            grade,
-            unsure,
-            note,
-            revision,
-            rubric_version,
-            seconds,
-            pool_id,
-            batch_id,
-            created_at,
-        ) in rows:
-            yield {
-                "type": "judgment",
-                "annotator": people[user_id],
-                "query_id": query_ids[query_id],
-                "chunk_id": chunk_ids[chunk_id],
-                "grade": grade,
-                "unsure": unsure,
-                "note": note,
-                "revision": revision,
-                "rubric_version": rubric_version,
-                "seconds": seconds,
-                "source": sources.get(
-                    (pool_id, None) if pool_id else (None, batch_id), "import:None"
-                ),
-                "created_at": _iso(created_at),
-            }
-    decisions = (
-        select(
-            Adjudication.user_id,
-            User.created_at,
-            Query.query_id,
-            Chunk.chunk_id,
-            Adjudication.grade,
-            Adjudication.rationale,
-            Adjudication.policy,
-            Adjudication.created_at,
-        )
-        .join(User, User.id == Adjudication.user_id)
-        .join(Query, Query.id == Adjudication.query_id)
-        .join(Chunk, Chunk.id == Adjudication.chunk_id)
-        .where(Adjudication.pool_id == pool.id)
-        .order_by(Adjudication.id)
-        .execution_options(yield_per=batch)
-    )
-    for user_id, joined, query_id, chunk_id, grade, rationale, policy, created_at in session.exec(
-        decisions
-    ):
-        yield {
-            "type": "adjudication",
-            "lead": pseudonym(user_id, joined),
-            "query_id": query_id,
-            "chunk_id": chunk_id,
-            "grade": grade,
-            "rationale": rationale,
-            "policy": policy,
-            "created_at": _iso(created_at),
-        }

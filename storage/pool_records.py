@@ -89,6 +89,21 @@ def query_texts(query_set: QuerySet, *, session: Session) -> dict[str, str]:
     return dict(rows)
 
 
+def imported_run_names(
+    query_set: QuerySet, corpus_version: CorpusVersion, *, session: Session
+) -> list[str]:
+    """The names of the runs imported for this query set and corpus version, sorted."""
+    return sorted(
+        session.exec(
+            select(System.name).where(
+                System.kind == "external_run",
+                System.query_set_id == query_set.id,
+                System.corpus_version_id == corpus_version.id,
+            )
+        ).all()
+    )
+
+
 def imported_runs(
     names: list[str], query_set: QuerySet, corpus_version: CorpusVersion, *, session: Session
 ) -> dict[str, Run]:
@@ -411,11 +426,17 @@ def pool_candidates(pool: Pool, *, session: Session) -> list[Candidate]:
     ]
 
 
-def pool_report(pool: Pool, *, session: Session) -> PoolReport:
+def pool_report(
+    pool: Pool, *, session: Session, counted: dict[tuple[str, ...], int] | None = None
+) -> PoolReport:
     """How the pool is made up: see ``PoolReport``. Counted by the database (one grouped
-    count per query, one per combination of systems), not candidate by candidate."""
+    count per query, one per combination of systems), not candidate by candidate;
+    ``counted``, the combinations of systems when the caller counted them already (as
+    ``storage.counts.system_combinations`` gives them)."""
+    if counted is None:
+        counted = system_combinations(pool, session=session)
     combinations: dict[tuple[str, ...], int] = {}
-    for systems, count in system_combinations(pool, session=session).items():
+    for systems, count in counted.items():
         # A lead's gold item (provenance gold:<source>) was found by no system.
         found = tuple(name for name in systems if not name.startswith(GOLD_PREFIX))
         if found:

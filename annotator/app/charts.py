@@ -22,7 +22,7 @@ import streamlit as st
 from annotator.app import ui
 from annotator.pools.pool_figures import JOINER
 from annotator.quality.adjudication import STATUS_ORDER
-from annotator.quality.progress import GRADE_LABELS, UNSURE
+from annotator.quality.progress import GRADE_LABELS, PERIODS, UNSURE
 from pooling.i18n import MESSAGES
 
 # Bars in time: the width of one hour or one day, read in UTC as the frames are.
@@ -75,6 +75,8 @@ def shown(frame: pd.DataFrame) -> pd.DataFrame:
         "state": lambda s: ui.t(f"active_{s}"),
         "failure": lambda f: ui.t(f"judge_failure_{f}"),
         "status": lambda s: ui.t(f"candidate_status_{s}"),
+        "measure": lambda m: ui.t(f"measure_{m}"),
+        "group": lambda g: ui.t("group_all") if g == "all" else g,
     }
     return frame.assign(**{c: frame[c].map(f) for c, f in names.items() if c in frame})
 
@@ -114,10 +116,36 @@ def _folded(chart: alt.Chart, columns: list[str]) -> alt.Chart:
     ).transform_calculate(label=f"{cases} : ''")
 
 
-def _time(per: str, column: str = "time") -> alt.X:
-    # An hour's label names its day too: "14:00" alone came twice on an axis of two days.
-    axis = alt.Axis(format=TIME_FORMATS[per], labelAngle=-45 if per == "hour" else 0)
+def _time(per: str, times: pd.Series, column: str = "time") -> alt.X:
+    """An x axis of hours or days, a label at each one ``times`` holds (``_ticks``)."""
+    axis = _axis(times, TIME_FORMATS[per], angled=per == "hour")
     return alt.X(f"{TIME_UNITS[per]}({column}):T", title=title(column), axis=axis)
+
+
+def _axis(times: pd.Series, form: str, angled: bool = True) -> alt.Axis:
+    """A time axis labelled ``form`` (UTC) at ``times`` alone. An hour's label names its
+    day too ("14:00" alone came twice on an axis of two days); and ticks of Vega's own
+    choosing fell between hours on an axis of one hour, each labelled "14:00"."""
+    return alt.Axis(values=_ticks(times, form), format=form, labelAngle=-45 if angled else 0)
+
+
+def _ticks(times: pd.Series, form: str) -> list[alt.DateTime]:
+    """The distinct ``times`` (UTC), one per label of ``form``: no two ticks say the same.
+    (Vega-Lite takes a temporal axis's values as dates, not as numbers.)"""
+    ticks: dict[str, alt.DateTime] = {}
+    for moment in sorted(pd.to_datetime(times.dropna(), utc=True).unique()):
+        ticks.setdefault(
+            moment.strftime(form),
+            alt.DateTime(
+                year=moment.year,
+                month=moment.month,
+                date=moment.day,
+                hours=moment.hour,
+                minutes=moment.minute,
+                utc=True,
+            ),
+        )
+    return list(ticks.values())
 
 
 def _grade_color(labels: list[str], field: str = "grade") -> alt.Color:
@@ -138,7 +166,7 @@ def timeline(frame: pd.DataFrame, per: str) -> alt.Chart:
         alt.Chart(frame)
         .mark_bar()
         .encode(
-            x=_time(per),
+            x=_time(per, frame["time"]),
             y=alt.Y("sum(judged):Q", title=title("judged")),
             color=alt.Color("annotator:N", title=title("annotator")),
             tooltip=_tips("annotator:N", "time:T", "judged:Q"),
@@ -146,24 +174,47 @@ def timeline(frame: pd.DataFrame, per: str) -> alt.Chart:
     )
 
 
-def completion(frame: pd.DataFrame, candidates: int) -> alt.LayerChart:
-    """Candidates complete over time, the projection to the finish dashed, and the
-    pool's size as a rule."""
-    x = alt.X("time:T", title=title("time"), scale=alt.Scale(type="utc"))
-    y = alt.Y("complete:Q", title=title("complete"))
-    line = alt.Chart(frame).encode(x=x, y=y)
-    done = (
-        line.transform_filter("!datum.projected")
-        .mark_line(interpolate="step-after", point=True)
-        .encode(tooltip=_tips("time:T", "completed:Q", "complete:Q"))
+def completion(frame: pd.DataFrame, candidates: int, per: str = "hour") -> alt.LayerChart:
+    """Candidates complete over time, counted per hour or day: each period's count
+    climbs from the start of the period to its end (when in it each was completed is not
+    counted), so that one hour's work is a line, not a dot; then the projection to the
+    finish dashed, and the pool's size as a rule. The axis names the periods' starts and
+    ends and the projection's times, to the minute."""
+    done = frame[~frame["projected"].astype(bool)]
+    step = pd.Timedelta(1, unit=PERIODS[per])
+    times = pd.concat([done["time"], done["time"] + step, frame["time"]])
+    x = alt.X(
+        "at:T",
+        title=title("time"),
+        scale=alt.Scale(type="utc"),
+        axis=_axis(times, "%b %d %H:%M"),
+    )
+    y = alt.Y("count:Q", title=title("complete"))
+    # Each period as two points: its start with what was complete before, its end with
+    # what was complete after (Vega's utcOffset moves a time by calendar units, in UTC).
+    unit = {"hour": "hours", "day": "date"}[per]
+    climb = (
+        alt.Chart(frame)
+        .transform_filter("!datum.projected")
+        .transform_calculate(
+            start="toDate(datum.time)",
+            end=f"utcOffset('{unit}', toDate(datum.time), 1)",
+            before="datum.complete - datum.completed",
+        )
+        .transform_fold(["before", "complete"], as_=["edge", "count"])
+        .transform_calculate(at="datum.edge == 'before' ? datum.start : datum.end")
+        .mark_line(point=True)
+        .encode(x=x, y=y, tooltip=_tips("time:T", "completed:Q", "complete:Q"))
     )
     ahead = (
-        line.transform_filter("datum.projected")
+        alt.Chart(frame)
+        .transform_filter("datum.projected")
+        .transform_calculate(at="toDate(datum.time)", count="datum.complete")
         .mark_line(strokeDash=DASHED, point=True, color="gray")
-        .encode(tooltip=_tips("time:T", "complete:Q"))
+        .encode(x=x, y=y, tooltip=_tips("time:T", "complete:Q"))
     )
     size = alt.Chart(pd.DataFrame({"candidates": [candidates]})).mark_rule(strokeDash=[2, 2])
-    return done + ahead + size.encode(y=alt.Y("candidates:Q"))
+    return climb + ahead + size.encode(y=alt.Y("candidates:Q"))
 
 
 def throughput(table: pd.DataFrame) -> alt.HConcatChart | alt.ConcatChart:
@@ -209,7 +260,7 @@ def drift(frame: pd.DataFrame, per: str) -> alt.Chart:
         alt.Chart(frame)
         .mark_line(point=True)
         .encode(
-            x=_time(per),
+            x=_time(per, frame["time"]),
             y=alt.Y("mean_grade:Q", title=title("mean_grade"), scale=alt.Scale(domain=[0, 3])),
             color=alt.Color("annotator:N", title=title("annotator")),
             strokeDash=alt.condition(

@@ -54,7 +54,7 @@ USER_KEY, LANG_KEY, POOL_KEY, SESSION_KEY = "user_id", "lang", "pool", "login_se
 COOKIE = "qrels_session"
 
 
-@st.cache_resource
+@st.cache_resource(show_spinner=False)
 def engine() -> Engine:
     """One engine per app process, on ``$QRELS_DATABASE_URL`` (set by ``qrels serve``)."""
     return make_engine()
@@ -77,7 +77,7 @@ FIGURES: dict[str, Callable[..., Any]] = {
 FIGURES_KEPT = 60
 # Figures kept up to date as judgments arrive (``annotator.quality.maintained``): counting
 # them again costs what changed, so they are never shown older than the data.
-MAINTAINED = {"agreement", "adjudication"}
+MAINTAINED = {"agreement", "adjudication", "team", "pools"}
 FIGURES_HELD = 64  # sets of figures kept, the least recently counted dropped first
 
 
@@ -109,7 +109,7 @@ def figures(name: str, *args: object) -> tuple[Counted, Any]:
     return replace(counted, current=counted.version == version), value
 
 
-@st.cache_resource
+@st.cache_resource(show_spinner=False)
 def _kept() -> dict:
     """The figures this process counted, by database, name and arguments."""
     return {}

@@ -31,6 +31,7 @@ from pooling.systems import RetrievalOptions
 from storage.accounts import find_user, get_user
 from storage.clock import replayed_clock
 from storage.db import session_scope
+from storage.imports import import_run
 
 POLICY = "threshold"
 LEAD = ("lead", "demo-lead-pass")
@@ -134,7 +135,8 @@ def _decide(engine, pool: str, written: dict, lead: int, at: datetime, done: Cam
 
 def _write_runs(engine: Engine, runs: list[dict], folder: Path) -> list[Path]:
     """The demo's runs (each: the ``system`` that ranks, its ``vector_dim`` when it is
-    the vector one, the ``file`` to write) as TREC files, in the order given."""
+    the vector one, the ``file`` to write) as TREC files, in the order given, each also
+    imported as a run named after its file."""
     folder.mkdir(parents=True, exist_ok=True)
     paths = []
     for run in runs:
@@ -142,6 +144,10 @@ def _write_runs(engine: Engine, runs: list[dict], folder: Path) -> list[Path]:
         ranked = system_runs(engine, run["system"], options=options)[run["system"]]
         ranked.save(folder / run["file"])
         paths.append(folder / run["file"])
+        # Imported too, under the file's name: the Evaluate page offers imported runs, so
+        # the demo's two are scored there without an upload.
+        with session_scope(engine) as session:
+            import_run(folder / run["file"], session=session, system=Path(run["file"]).stem)
     return paths
 
 

@@ -9,9 +9,14 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from pooling.i18n import LocalizedError, check_name
+from sqlalchemy.engine import Engine
+
+from pooling.i18n import LocalizedError, NotFound, check_name
 from pooling.release_folder import read_chunk_map, read_manifest, sha256_of
 from pooling.run import Run
+from storage.catalog import resolve_corpus_version, resolve_query_set
+from storage.db import session_scope
+from storage.pool_records import imported_run_names, imported_runs
 
 LEVELS = ("chunk", "doc")
 
@@ -31,6 +36,34 @@ def read_run_file(path: os.PathLike | str, name: str | None = None) -> RunFile:
     file name (``Run.from_file``); raises ``InputError`` (file, line, field)."""
     run = Run.from_file(path, name)
     return RunFile(run, str(path), sha256_of(Path(os.fspath(path))))
+
+
+def stored_run_names(engine: Engine, folder: Path | str) -> list[str]:
+    """The runs imported into the database (``qrels import run``) for the query set and
+    corpus version of the release in ``folder``: those it can score without an upload
+    (none when the database no longer holds that query set or corpus version)."""
+    manifest = read_manifest(folder)
+    with session_scope(engine) as session:
+        try:
+            qs = resolve_query_set(manifest["query_set"]["name"], session=session)
+            cv = resolve_corpus_version(manifest["corpus_version"]["name"], session=session)
+        except NotFound:
+            return []
+        return imported_run_names(qs, cv, session=session)
+
+
+def stored_runs(engine: Engine, folder: Path | str, names: list[str]) -> list[RunFile]:
+    """The runs imported under ``names`` for the release in ``folder`` (its query set and
+    corpus version), in that order, each named as imported; raises ``NotFound`` for a
+    name not imported there."""
+    if not names:  # nothing to look up: a release of a query set no longer held still scores
+        return []
+    manifest = read_manifest(folder)
+    with session_scope(engine) as session:
+        qs = resolve_query_set(manifest["query_set"]["name"], session=session)
+        cv = resolve_corpus_version(manifest["corpus_version"]["name"], session=session)
+        runs = imported_runs(names, qs, cv, session=session)
+    return [RunFile(runs[name], f"database:{name}") for name in names]
 
 
 def check_names(runs: list[RunFile]) -> None:

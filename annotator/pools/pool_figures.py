@@ -1,18 +1,28 @@
 """What the lead's Pools page draws, as data frames: each system's candidates and what
 they turned out to be worth, the combinations of systems that found the same candidates,
 and where each query of an active pool stands. No Streamlit in here.
+
+The figures are drawn from the grades ``annotator.quality.maintained`` keeps up to date
+(a view costs what changed since the last one) and the systems that found each candidate,
+read once per pool until a candidate or a source is added; ``counted_pool_figures``
+counts them from scratch in the database, which the tests pin equal.
 """
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 from sqlalchemy.engine import Engine
 
 from annotator.labeling.active_pooling import QueryStatus, pool_status, stopping_rule
-from storage import pool_records
-from storage.counts import combination_relevance
+from annotator.quality import maintained
+from annotator.quality.grade_tables import SIZE, Kept
+from pooling.grades import RELEVANT, lower_median_reaches
+from storage import figure_records, pool_records
+from storage.counts import SEPARATOR, combination_relevance
 from storage.db import snapshot_scope
 
 MANUAL = f"{pool_records.MANUAL_PREFIX}*"  # every annotator's finds, as one set in a chart
@@ -38,13 +48,97 @@ class PoolFigures:
     combinations: pd.DataFrame
 
 
+@dataclass(frozen=True)
+class _MadeUp:
+    """A pool's report, and per candidate position of its kept grades the index of the
+    set of systems that found it in ``sets`` (-1: none)."""
+
+    report: pool_records.PoolReport
+    sets: list[tuple[str, ...]]
+    found_by: np.ndarray
+
+
+_MADE_UP: dict[tuple, _MadeUp] = {}  # by database, pool, candidates and newest source
+_MADE_UP_LOCK = threading.Lock()
+
+
 def pool_figures(engine: Engine, pool_name: str) -> PoolFigures:
     """How pool ``pool_name`` is made up and what its systems found. Raises ``NotFound``
     for an unknown pool."""
+    kept = maintained.kept_grades(engine, pool_name)
+    with snapshot_scope(engine) as session:
+        pool = pool_records.get_pool(pool_name, session=session)
+        where = (engine.url.render_as_string(hide_password=True), pool.id)
+        key = (*where, len(kept.candidate_ids), figure_records.newest_source(session=session))
+        with _MADE_UP_LOCK:
+            made_up = _MADE_UP.get(key)
+        if made_up is None:
+            made_up = _made_up(kept, pool, session)
+            with _MADE_UP_LOCK:
+                for old in [k for k in _MADE_UP if k[:2] == where]:
+                    del _MADE_UP[old]
+                _MADE_UP[key] = made_up
+    return _figures(made_up.report, _relevance(kept, made_up))
+
+
+def _made_up(kept: Kept, pool, session) -> _MadeUp:
+    rows = figure_records.candidate_systems(pool, session=session)
+    named = [tuple(sorted(systems.split(SEPARATOR))) for _, systems in rows]
+    sets = sorted(set(named))
+    index = {systems: i for i, systems in enumerate(sets)}
+    found_by = np.full(len(kept.candidate_ids), -1, np.int64)
+    if rows:
+        ids = np.array([candidate for candidate, _ in rows], np.int64)
+        found_by[kept.positions(ids)] = [index[systems] for systems in named]
+    sizes = np.bincount(found_by[found_by >= 0], minlength=len(sets)).tolist()
+    counted = dict(zip(sets, sizes, strict=True))
+    return _MadeUp(pool_records.pool_report(pool, session=session, counted=counted), sets, found_by)
+
+
+def _relevance(kept: Kept, made_up: _MadeUp) -> dict[tuple[str, ...], tuple[int, ...]]:
+    """``storage.counts.combination_relevance`` from the kept grades and decisions."""
+    with kept.lock:
+        graded = kept.counts[:, :SIZE].sum(axis=1)
+        low = kept.counts[:, :RELEVANT].sum(axis=1)
+        decision = np.full(len(kept.candidate_ids), -1, np.int64)
+        for key, made in kept.decisions.items():
+            place = kept.position_of.get(key)
+            if place is not None:
+                decision[place] = made[0]
+    decided = decision >= 0
+    judged = decided | (graded > 0)
+    relevant = judged & np.where(decided, decision >= RELEVANT, lower_median_reaches(low, graded))
+    has = made_up.found_by >= 0
+    found_by, n = made_up.found_by[has], len(made_up.sets)
+    columns = [
+        np.bincount(found_by, weights=column[has], minlength=n).astype(np.int64).tolist()
+        for column in (np.ones(len(has)), judged, relevant)
+    ]
+    return {
+        systems: tuple(column[i] for column in columns)
+        for i, systems in enumerate(made_up.sets)
+        if columns[0][i]
+    }
+
+
+def forget() -> None:
+    """Drop what this process read of every pool's systems (as a restart would)."""
+    with _MADE_UP_LOCK:
+        _MADE_UP.clear()
+
+
+def counted_pool_figures(engine: Engine, pool_name: str) -> PoolFigures:
+    """``pool_figures`` counted from scratch by the database."""
     with snapshot_scope(engine) as session:
         pool = pool_records.get_pool(pool_name, session=session)
         report = pool_records.pool_report(pool, session=session)
         relevance = combination_relevance(pool, session=session)
+    return _figures(report, relevance)
+
+
+def _figures(
+    report: pool_records.PoolReport, relevance: dict[tuple[str, ...], tuple[int, ...]]
+) -> PoolFigures:
     relevant_total = sum(relevant for _, _, relevant in relevance.values())
     systems = pd.DataFrame(
         [

@@ -468,6 +468,20 @@ def figures_frame(
     )
 
 
+def pairs_frame(result: AgreementReport, lang: str | None = None) -> pd.DataFrame:
+    """Each pair's figures in ``result``, a row per pair and figure (percent agreement,
+    then each kappa): ``pair`` (``"a × b"``), ``shared`` items, ``measure`` (its name in
+    ``MEASURES``) and ``value`` (the figure and its interval, or why there is none, in
+    ``lang``). A row per figure, not a column: seven columns of "0.800 [0.692, 0.924]"
+    did not fit a laptop's page."""
+    rows = [
+        (" × ".join(p.annotators), p.shared, measure, figure.text(lang))
+        for p in result.pairs
+        for measure, figure in [("percent", p.percent), *p.kappas.items()]
+    ]
+    return pd.DataFrame(rows, columns=["pair", "shared", "measure", "value"])
+
+
 def to_json(reports: list[AgreementReport]) -> list[dict]:
     """The reports as plain data: the stable layout documented in the README."""
     return [asdict(r) for r in reports]

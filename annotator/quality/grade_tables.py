@@ -9,10 +9,12 @@ from __future__ import annotations
 import io
 import threading
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
 from annotator.quality.agreement import PairAgreement
+from annotator.quality.progress_tables import AppRows, completions
 from pooling.grades import GRADES
 
 SIZE = len(GRADES)
@@ -41,6 +43,9 @@ class Kept:
     row_key: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))  # sorted
     row_judgment: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     row_grade: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int8))  # UNSURE too
+    row_first: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))  # seconds
+    app: AppRows = field(default_factory=AppRows)  # the Team progress figures' judgments
+    completed: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))  # hour or -1
     notes: dict[int, str] = field(default_factory=dict)  # row key -> note, when one was left
     gold: np.ndarray = field(default_factory=lambda: np.zeros(0, bool))  # per position
     counts: np.ndarray = field(default_factory=lambda: np.zeros((0, SIZE + 1), np.int32))
@@ -67,22 +72,29 @@ class Kept:
         return order[np.minimum(found, len(order) - 1)]
 
     def apply(self, rows: list[tuple]) -> np.ndarray:
-        """Apply judgments ``(id, candidate id, user id, grade or None, note)``, each
-        standing where it is the person's newest on the candidate; returns the positions
-        whose grades changed."""
+        """Apply judgments ``(id, candidate id, user id, grade or None, note, made)``, each
+        standing where it is the person's newest on the candidate, and the earliest one
+        telling when they first judged it (``row_first``, seconds since 1970); returns
+        the positions whose grades changed."""
         if not rows:
             return np.zeros(0, np.int64)
         judgment = np.fromiter((r[0] for r in rows), np.int64, len(rows))
         candidate = np.fromiter((r[1] for r in rows), np.int64, len(rows))
         user = np.fromiter((r[2] for r in rows), np.int64, len(rows))
         grade = np.fromiter((UNSURE if r[3] is None else r[3] for r in rows), np.int8, len(rows))
+        made = np.fromiter((r[5] for r in rows), np.int64, len(rows))
         key = (self.positions(candidate) << USER_BITS) | user
         order = np.lexsort((judgment, key))  # by key, newest last
-        last = order[np.r_[key[order][1:] != key[order][:-1], True]]
+        starts = np.flatnonzero(np.r_[True, key[order][1:] != key[order][:-1]])
+        first = np.minimum.reduceat(made[order], starts)
+        last = order[np.r_[starts[1:] - 1, len(order) - 1]]
         key, judgment, grade = key[last], judgment[last], grade[last]
         at = np.searchsorted(self.row_key, key)
         found = at < len(self.row_key)
         found[found] = self.row_key[at[found]] == key[found]
+        earlier = found.copy()  # a person's first judgment moved: when it completed too
+        earlier[found] = first[found] < self.row_first[at[found]]
+        self.row_first[at[earlier]] = first[earlier]
         newer = found.copy()
         newer[found] = judgment[found] > self.row_judgment[at[found]]
         self.row_judgment[at[newer]] = judgment[newer]
@@ -91,7 +103,9 @@ class Kept:
         self.row_key = np.insert(self.row_key, at[fresh], key[fresh])
         self.row_judgment = np.insert(self.row_judgment, at[fresh], judgment[fresh])
         self.row_grade = np.insert(self.row_grade, at[fresh], grade[fresh])
+        self.row_first = np.insert(self.row_first, at[fresh], first[fresh])
         changed = newer | fresh
+        moved = np.unique(key[earlier & ~changed] >> USER_BITS)
         notes = [rows[i][4] or "" for i in last[changed]]
         for k, note in zip(key[changed].tolist(), notes, strict=True):
             if note:
@@ -99,7 +113,7 @@ class Kept:
             else:
                 self.notes.pop(k, None)
         self.applied += int(changed.sum())
-        return np.unique(key[changed] >> USER_BITS)
+        return np.union1d(key[changed] >> USER_BITS, moved)
 
     def rows_of(self, queries: np.ndarray) -> np.ndarray:
         """The row indexes of the candidates of ``queries`` (sorted query indexes)."""
@@ -121,17 +135,21 @@ class Kept:
             self.counts = np.zeros((len(self.candidate_ids), SIZE + 1), np.int32)
             self.coincidence = np.zeros((n_queries, SIZE * SIZE))
             self.pairs, self.presence = {}, {}
+            self.completed = np.full(len(self.candidate_ids), -1, np.int64)
         else:
             queries = np.unique(queries)
             rows = self.rows_of(queries)
             places = _ranges(self.query_start[queries], self.query_start[queries + 1])
             self.counts[places] = 0
             self.coincidence[queries] = 0
+            self.completed[places] = -1
             for table in self.presence.values():
                 table[queries] = 0
         position = self.row_key[rows] >> USER_BITS
         user = self.row_key[rows] & USER_MASK
         grade = self.row_grade[rows].astype(np.int64)
+        done, hour = completions(position, user, self.row_first[rows], self.overlap)
+        self.completed[done] = hour
         # Counted with bincount, which is many times faster than np.unique or np.add.at.
         self.counts += (
             np.bincount(position * (SIZE + 1) + grade, minlength=self.counts.size)
@@ -217,8 +235,7 @@ class Kept:
         top-up moves positions."""
         buffer = io.BytesIO()
         notes = list(self.notes.items())
-        np.savez(
-            buffer,
+        arrays: dict[str, Any] = dict(
             candidate=self.candidate_ids[self.row_key >> USER_BITS],
             user=self.row_key & USER_MASK,
             judgment=self.row_judgment,
@@ -228,23 +245,64 @@ class Kept:
             ],
             note_user=np.array([k & USER_MASK for k, _ in notes], np.int64),
             note=np.array([n for _, n in notes], dtype=str),
+            first=self.row_first,
+            **self.app.arrays(),
+            # The candidates, in position order: a restart reads them here, not in the
+            # database (half a million rows joined to their queries and chunks at L).
+            pool_candidate=self.candidate_ids,
+            pool_query=self.candidate_query,
+            **_texts("pool_query_ids", self.query_ids),
+            **_texts("pool_chunk_ids", self.chunk_ids.tolist()),
         )
+        np.savez(buffer, **arrays)
         return buffer.getvalue()
 
     def load(self, payload: bytes) -> bool:
         """The grades of a saved ``payload``; False when it names a candidate no longer in
-        the pool."""
+        the pool, or was saved before it held what the Team progress figures need."""
         saved = np.load(io.BytesIO(payload), allow_pickle=False)
+        if "first" not in saved.files or "app_made" not in saved.files:
+            return False
         known = set(self.candidate_ids.tolist())
         if not set(saved["candidate"].tolist()) <= known:
             return False
         key = (self.positions(saved["candidate"]) << USER_BITS) | saved["user"]
         order = np.argsort(key)
         self.row_key, self.row_judgment = key[order], saved["judgment"][order]
-        self.row_grade = saved["grade"][order]
+        self.row_grade, self.row_first = saved["grade"][order], saved["first"][order]
+        self.app = AppRows.of(saved)
         note_key = (self.positions(saved["note_candidate"]) << USER_BITS) | saved["note_user"]
         self.notes = dict(zip(note_key.tolist(), saved["note"].tolist(), strict=True))
         return True
+
+
+def saved_candidates(payload: bytes) -> tuple[np.ndarray, np.ndarray, list, list] | None:
+    """The candidates a ``payload`` was saved with, in position order: their ids, query
+    indexes, the query ids and the chunk ids; None when it holds none."""
+    saved = np.load(io.BytesIO(payload), allow_pickle=False)
+    if "pool_candidate" not in saved.files:
+        return None
+    return (
+        saved["pool_candidate"],
+        saved["pool_query"],
+        _of_texts(saved, "pool_query_ids"),
+        _of_texts(saved, "pool_chunk_ids"),
+    )
+
+
+def _texts(name: str, texts: list[str]) -> dict[str, np.ndarray]:
+    """``texts`` as two arrays (no pickles, any character): their UTF-8 bytes, one after
+    another, and each one's length."""
+    encoded = [text.encode() for text in texts]
+    return {
+        f"{name}_bytes": np.frombuffer(b"".join(encoded), np.uint8),
+        f"{name}_lengths": np.fromiter(map(len, encoded), np.int64, len(encoded)),
+    }
+
+
+def _of_texts(saved, name: str) -> list[str]:
+    data, ends = saved[f"{name}_bytes"].tobytes(), np.cumsum(saved[f"{name}_lengths"]).tolist()
+    return [data[a:b].decode() for a, b in zip([0, *ends[:-1]], ends, strict=True)]
 
 
 def _present(values: np.ndarray, as_list: bool = True):

@@ -1,10 +1,13 @@
-"""The lead's agreement figures and adjudication queue, kept up to date instead of counted
-again from every judgment (issue 27).
+"""The lead's agreement figures and adjudication queue, and what the Team progress and Pools
+figures are counted from, kept up to date instead of counted again from every judgment
+(issue 27).
 
 Per pool, this process keeps the current human grade of every (candidate, person), and
 from it small count tables: per candidate its grades (0-3, unsure), per query the
 coincidence of grades (Krippendorff's alpha), and per pair of people and query their
-confusion counts. A view reads the judgments written since the last one (ids above a
+confusion counts; and for the Team progress figures, each assignment's current judgment in
+the pool's app and when each person first judged each candidate (``progress_tables``).
+A view reads the judgments written since the last one (ids above a
 mark, ``storage.figure_records``), applies them, counts the queries they touched again and
 derives the figures from the tables: a bootstrap interval resamples a pair's per-query
 table, never judgments, and a pair's figures are kept until its table changes. So a view
@@ -37,7 +40,14 @@ from annotator.quality.agreement import (
     krippendorff_alpha,
     pair_of_shares,
 )
-from annotator.quality.grade_tables import SIZE, UNSURE, USER_BITS, USER_MASK, Kept
+from annotator.quality.grade_tables import (
+    SIZE,
+    UNSURE,
+    USER_BITS,
+    USER_MASK,
+    Kept,
+    saved_candidates,
+)
 from annotator.quality.pool_quality import PoolAgreement
 from pooling.grades import POLICIES, check_policy
 from pooling.grouping import GROUPINGS
@@ -45,6 +55,7 @@ from pooling.i18n import check_name
 from storage import figure_records as records
 from storage import gold_records
 from storage.db import session_scope, snapshot_scope
+from storage.figure_tables import FigureCheckpoint
 from storage.pool_records import get_pool
 
 SAVE_AFTER = 20_000  # judgments applied before the grades are saved again
@@ -56,14 +67,32 @@ _KEPT: dict[tuple[str, int], Kept] = {}
 _KEPT_LOCK = threading.Lock()
 
 
-def _candidates(pool, session) -> Kept:
-    """A ``Kept`` with the pool's candidates and queries and no grades yet."""
-    rows = sorted(records.pool_candidates(pool, session=session), key=lambda r: (r[2], r[3]))
-    query_ids = sorted({r[2] for r in rows})
-    index = {q: i for i, q in enumerate(query_ids)}
+def _candidates(pool, session, saved: FigureCheckpoint | None = None) -> Kept:
+    """A ``Kept`` with the pool's candidates and queries and no grades yet: those ``saved``
+    with the checkpoint while they are still the pool's, else read from the database."""
+    held = None if saved is None else saved_candidates(saved.payload)
+    if (
+        held is not None
+        and len(held[0]) == records.candidate_count(pool, session=session)
+        and int(held[0].max(initial=0)) == records.newest_candidate(pool, session=session)
+    ):
+        candidate_ids, candidate_query, query_ids, chunks = held
+        rows = list(
+            zip(
+                candidate_ids.tolist(),
+                candidate_query.tolist(),
+                [query_ids[q] for q in candidate_query.tolist()],
+                chunks,
+                strict=True,
+            )
+        )
+    else:
+        rows = sorted(records.pool_candidates(pool, session=session), key=lambda r: (r[2], r[3]))
+        query_ids = sorted({r[2] for r in rows})
+        index = {q: i for i, q in enumerate(query_ids)}
+        candidate_query = np.array([index[r[2]] for r in rows], np.int64)
+        candidate_ids = np.array([r[0] for r in rows], np.int64)
     described = {q: (s, split) for q, s, split in records.pool_queries(pool, session=session)}
-    candidate_query = np.array([index[r[2]] for r in rows], np.int64)
-    candidate_ids = np.array([r[0] for r in rows], np.int64)
     return Kept(
         pool_id=pool.id,
         overlap=pool.overlap,
@@ -104,10 +133,10 @@ def _decisions(kept: Kept, rows: list[tuple]) -> None:
 
 def _fresh(pool, session) -> Kept:
     """The pool's grades, from its checkpoint and the judgments since, or from scratch."""
-    kept = _candidates(pool, session)
+    saved = records.checkpoint(pool, session=session)
+    kept = _candidates(pool, session, saved)
     kept.names = records.people(session=session)
     _gold(kept, pool, session)
-    saved = records.checkpoint(pool, session=session)
     if (
         saved is not None
         and records.judgments_up_to(saved.judgment_mark - records.LAG, session=session)
@@ -121,6 +150,7 @@ def _fresh(pool, session) -> Kept:
     else:
         newest = records.newest_judgment(session=session)
         kept.apply(records.judgments_since(pool, 0, session=session))
+        kept.app.apply(records.app_judgments_since(pool, 0, session=session))
         kept.judgment_mark = newest
         kept.seen = records.judgments_up_to(newest - records.LAG, session=session)
         kept.count()
@@ -133,9 +163,9 @@ def _catch_up(kept: Kept, pool, session) -> None:
     """Apply the judgments since the mark (and ``LAG`` before it) and count the queries
     they touched again."""
     newest = records.newest_judgment(session=session)
-    changed = kept.apply(
-        records.judgments_since(pool, kept.judgment_mark - records.LAG, session=session)
-    )
+    after = kept.judgment_mark - records.LAG
+    changed = kept.apply(records.judgments_since(pool, after, session=session))
+    kept.applied += kept.app.apply(records.app_judgments_since(pool, after, session=session))
     kept.judgment_mark = max(newest, kept.judgment_mark)
     kept.seen = records.judgments_up_to(kept.judgment_mark - records.LAG, session=session)
     if len(changed):

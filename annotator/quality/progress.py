@@ -1,10 +1,13 @@
 """Progress figures for the progress pages, as data frames. No Streamlit in here.
 
-Every figure comes from a few grouped counts (``storage.counts``): an annotator's items
-are counted with their current grade, at the hour it was given, so the figures of one
-pool agree with each other (an annotator's items over time add up to their ``judged``,
-and their grade distribution to the same). Times are UTC. A chart and the table behind
-it are drawn from the same frame.
+Every figure comes from a few grouped counts: an annotator's items are counted with their
+current grade, at the hour it was given, so the figures of one pool agree with each other
+(an annotator's items over time add up to their ``judged``, and their grade distribution
+to the same). The Team progress figures count them from the judgments kept up to date by
+``annotator.quality.maintained`` (a view costs what changed since the last one);
+``counted_team_figures`` counts them from scratch in the database (``storage.counts``),
+which the tests pin equal. Times are UTC. A chart and the table behind it are drawn from
+the same frame.
 
 The per-annotator table is keyed by ``annotator``: further per-annotator figures (such as
 accuracy on gold items) join it on that column.
@@ -15,16 +18,19 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 
+import numpy as np
 import pandas as pd
 from sqlalchemy.engine import Engine
 
 from annotator.labeling.active_pooling import is_active
+from annotator.quality import maintained
+from annotator.quality.progress_tables import completions_by_hour
 from pooling.grades import GRADES
 from pooling.i18n import check_name
-from storage import catalog, counts
-from storage.counts import completions_by_hour, current_counts, median_seconds
+from storage import catalog, counts, figure_records
+from storage.counts import current_counts, median_seconds
 from storage.db import referenced, snapshot_scope
-from storage.models import QuerySet
+from storage.models import CorpusVersion, QuerySet
 from storage.pool_records import get_pool, query_texts
 
 PERIODS = {"hour": "h", "day": "D"}  # what a timeline groups by: pandas' frequency
@@ -69,15 +75,58 @@ def team_figures(
     its finish projected from ``now`` (default: the current time). Raises ``NotFound``
     for an unknown pool and ``LocalizedError`` for an unknown ``per``."""
     check_name(per, PERIODS, "what_period")
-    now = now or datetime.now(UTC)
+    kept = maintained.kept_grades(engine, pool_name)
     with snapshot_scope(engine) as session:
         pool = get_pool(pool_name, session=session)
-        counts = _counts(current_counts(pool, tuple(COUNT_COLUMNS[:3]), session=session))
+        names = figure_records.user_names(session=session)
+        active = is_active(pool.config)
+        # Nobody is asked to judge a gold item, nor an active pool's candidate not chosen
+        # yet: the kept gold items, and for an active pool those of the database.
+        unasked = figure_records.unasked(pool, session=session) if active else []
+        with kept.lock:
+            rows = kept.app.current_counts(names)
+            seconds = kept.app.median_seconds(names)
+            asked = ~kept.gold
+            asked[kept.positions(np.array(unasked, np.int64))] = False
+            completions = completions_by_hour(kept.completed[asked])
+        summary = catalog.PoolSummary(  # as catalog.pool_summary, from what is kept
+            name=pool.name,
+            query_set=referenced(QuerySet, pool.query_set_id, session=session).name,
+            corpus_version=referenced(CorpusVersion, pool.corpus_version_id, session=session).name,
+            candidates=int(asked.sum()),
+            overlap=pool.overlap,
+            complete=sum(n for _, n in completions),
+        )
+    return _team(rows, seconds, completions, summary, active, per, now)
+
+
+def counted_team_figures(
+    engine: Engine, pool_name: str, per: str = "hour", now: datetime | None = None
+) -> TeamFigures:
+    """``team_figures`` counted from scratch by the database (``storage.counts``)."""
+    check_name(per, PERIODS, "what_period")
+    with snapshot_scope(engine) as session:
+        pool = get_pool(pool_name, session=session)
+        rows = current_counts(pool, tuple(COUNT_COLUMNS[:3]), session=session)
         seconds = median_seconds(pool, session=session)
-        completions = completions_by_hour(pool, session=session)
+        completions = counts.completions_by_hour(pool, session=session)
         complete = sum(n for _, n in completions)
         summary = catalog.pool_summary(pool, session, complete=complete)
         active = is_active(pool.config)
+    return _team(rows, seconds, completions, summary, active, per, now)
+
+
+def _team(
+    rows: list[tuple],
+    seconds: dict[str, float],
+    completions: list[tuple[int, int]],
+    summary: catalog.PoolSummary,
+    active: bool,
+    per: str,
+    now: datetime | None,
+) -> TeamFigures:
+    now = now or datetime.now(UTC)
+    counts = _counts(rows)
     finish, pace = project_finish(completions, summary.candidates - summary.complete, now)
     return TeamFigures(
         summary=summary,

@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 
+import numpy as np
 import orjson
 import pandas as pd
 
@@ -28,6 +29,8 @@ from pooling.release_folder import (
     Tally,
     sha256_of,
 )
+from pooling.resolution import frame_of
+from storage.release_lines import ReleaseHistory
 from storage.release_records import ReleaseSnapshot
 
 NO_EVIDENCE = "no chunk graded 2 or more"
@@ -50,6 +53,51 @@ def write_judgments(folder: Path, records: Iterable[dict]) -> Tally:
     seen = Tally()
     _write_jsonl(folder / "judgments.jsonl", seen.noting(records))
     return seen
+
+
+def write_history(folder: Path, judged: ReleaseHistory) -> tuple[pd.DataFrame, set[str]]:
+    """The judgments of ``judged`` (``storage.release_lines.release_history``) appended to the
+    ``judgments.jsonl`` of ``folder`` a batch at a time; returns the judgments frame of
+    the current grades (each person's last judgment of a candidate, in the order ``Tally``
+    gives them, which ``pooling.release_folder.recompute`` reads back from the lines) and
+    the rubric versions they were made under. Held meanwhile: four numbers a judgment."""
+    people, queries, chunks, grades = [], [], [], []
+    rubrics: set[str] = set()
+    with open(folder / "judgments.jsonl", "a", encoding="utf-8", newline="") as handle:
+        for lines in judged.batches:
+            handle.write(lines.text)
+            people.append(np.array(lines.people, dtype=np.int64))
+            queries.append(np.array(lines.queries, dtype=np.int64))
+            chunks.append(np.array(lines.chunks, dtype=np.int64))
+            grades.append(np.array(lines.grades, dtype=float))  # unsure (None): NaN
+            rubrics.update(lines.rubrics)
+    rubrics.discard("")
+    columns = ["annotator", "query_id", "chunk_id", "grade"]
+    if not people:
+        return frame_of([], columns), rubrics
+    keys = pd.DataFrame(
+        {
+            name: np.concatenate(parts)
+            for name, parts in zip(columns, (people, queries, chunks), strict=False)
+        }
+    )
+    grade = np.concatenate(grades)
+    # A person's current grade of a candidate is their last; its place is their first
+    # judgment of it, as a dict keyed by (person, candidate) keeps it.
+    group = keys.groupby(columns[:3], sort=False).ngroup().to_numpy()
+    last = ~keys.duplicated(keep="last").to_numpy()
+    current = np.empty(group.max() + 1)
+    current[group[last]] = grade[last]
+    first = keys[~keys.duplicated(keep="first").to_numpy()].reset_index(drop=True)
+    frame = pd.DataFrame(
+        {
+            "annotator": first["annotator"].map(judged.people),
+            "query_id": first["query_id"].map(judged.query_ids),
+            "chunk_id": first["chunk_id"].map(judged.chunk_ids),
+            "grade": pd.Series(current).astype("Int64"),
+        }
+    )
+    return frame, rubrics
 
 
 def write_model_judgments(

@@ -4,9 +4,10 @@ A release is a folder an evaluator can load as it is (trec_eval, ir_measures, ra
 and a manifest that says which corpus, chunking, query set, rubric and pool the grades
 belong to, with the sha256 of every file (``annotator.releases.release_files`` writes it,
 ``pooling.release_folder`` reads it). It is made from one snapshot of the pool, read in a
-single transaction: the history is streamed into ``judgments.jsonl``, the grades are
-resolved from what those lines say by a pure function
-(``annotator.quality.adjudication.resolve``), then the rest is written. A version is
+single transaction: the database writes the history's lines into ``judgments.jsonl``
+(``storage.release_lines.release_history``), the grades are resolved from the rows of those
+lines by a pure function (``annotator.quality.adjudication.resolve``), then the rest is
+written. A version is
 written once: never again, never changed.
 
 A version names a folder, so it is checked in one place (``check_version``) for the CLI and
@@ -36,6 +37,7 @@ from sqlalchemy.exc import IntegrityError
 from annotator.quality.adjudication import resolve
 from annotator.releases import carry
 from annotator.releases.release_files import (
+    write_history,
     write_judgments,
     write_model_judgments,
     write_release,
@@ -45,7 +47,7 @@ from pooling.grades import DEFAULT_POLICY, GRADES, check_policy
 from pooling.i18n import LocalizedError
 from pooling.release_folder import MANIFEST, read_manifest, read_qrels, valid_version
 from pooling.settings import current
-from storage import history, release_records, sample_records
+from storage import history, release_lines, release_records, sample_records
 from storage.accounts import acting
 from storage.db import session_scope, snapshot_scope
 from storage.pool_records import get_pool
@@ -110,11 +112,13 @@ def create_release(
 
         def write(folder: Path) -> tuple[dict, str]:
             # judgments.jsonl first, in one read of the history: the grades are decided
-            # from the very lines written, as ``pooling.release_folder.recompute`` reads them back.
-            records = chain(history.release_records(pool, session=session), _gold_records(snapshot))
-            seen = write_judgments(folder, records)
-            frame, rubrics = seen.frame(), seen.rubrics
-            del seen  # a million current grades, now in the frame: held once, not twice
+            # from the rows of the very lines written, as ``pooling.release_folder.recompute``
+            # decides them reading the lines back.
+            frame, rubrics = write_history(
+                folder, release_lines.release_history(pool, session=session)
+            )
+            decided = release_lines.release_decisions(pool, session=session)
+            write_judgments(folder, chain(decided, _gold_records(snapshot)))
             resolution = resolve(
                 frame,
                 snapshot.decisions,

@@ -12,7 +12,7 @@ from annotator.quality import pool_quality
 from annotator.releases import releases
 from pooling import release_folder
 from pooling.qrels import Qrels
-from storage import history
+from storage import release_lines
 from storage.db import session_scope
 from storage.imports import import_judgments
 from tests.conftest import N_CHUNKS, N_QUERIES, write
@@ -84,14 +84,14 @@ def test_a_grade_given_while_the_release_is_written_lands_in_no_file(
             item = assignment.next_item(engine, "p", pool[name])
             assert assignment.submit(engine, item, pool[name], grade=2)
     late = assignment.next_item(engine, "p", pool["a3"])
-    streamed = history.release_records
+    streamed = release_lines.release_history
 
     def meanwhile(pool_row, *, session):
         # Another annotator grades while the release reads: a transaction of its own.
         assert assignment.submit(engine, late, pool["a3"], grade=0)
-        yield from streamed(pool_row, session=session)
+        return streamed(pool_row, session=session)
 
-    monkeypatch.setattr(history, "release_records", meanwhile)
+    monkeypatch.setattr(release_lines, "release_history", meanwhile)
     folder = releases.create_release(engine, "v1", "p", tmp_path, allow_unresolved=True).folder
     judgments = lines_of(folder, "judgment")
     assert len(judgments) == 2 * N_CHUNKS  # not the late one

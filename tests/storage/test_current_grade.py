@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import random
 
+import orjson
 from sqlmodel import select
 
 from annotator.labeling import assignment
 from pooling.grades import GRADES, lower_median
 from pooling.release_folder import Tally
 from pooling.resolution import frame_of
-from storage import counts, history
+from storage import counts, history, release_lines
 from storage.db import session_scope
 from storage.models import Judgment, User
 from storage.pool_records import get_pool
@@ -59,8 +60,9 @@ def test_a_persons_current_grade_is_one_rule_in_every_form(engine, pool, tmp_pat
         app_revision = set(session.exec(counts._current(p, None, Judgment.id)).all())
         rows = history.candidate_judgments(p, session=session)
         seen = Tally()
-        for record in history.release_records(p, session=session):
-            seen.add(record)
+        for lines in release_lines.release_history(p, session=session).batches:
+            for line in lines.text.split("\n")[:-1]:
+                seen.add(orjson.loads(line))
         names = {
             history.pseudonym(user.id, user.created_at): user.name
             for user in session.exec(select(User)).all()

@@ -1,4 +1,4 @@
-"""What a release streams of the history (``storage.history.release_records``) says what the
+"""What a release streams of the history (``storage.release_lines.release_history``) says what the
 rows say: SQLite's stored times, written as text without parsing them, read as the datetimes
 the models give, whole seconds included; people under pseudonyms; each judgment's source."""
 
@@ -6,10 +6,11 @@ from __future__ import annotations
 
 from datetime import datetime
 
+import orjson
 from sqlalchemy import insert
 from sqlmodel import select
 
-from storage import history
+from storage import release_lines
 from storage.db import session_scope, snapshot_scope
 from storage.models import Judgment
 from storage.pool_records import get_pool
@@ -45,7 +46,8 @@ def test_streamed_times_are_the_datetimes_written_as_iso(engine, tmp_path):
         session.execute(insert(Judgment), rows)
     with snapshot_scope(engine) as session:
         pool = get_pool("p", session=session)
-        streamed = [r for r in history.release_records(pool, session=session)]
+        text = "".join(b.text for b in release_lines.release_history(pool, session=session).batches)
+        streamed = [orjson.loads(line) for line in text.split("\n")[:-1]]
         stored = session.exec(select(Judgment.created_at).order_by(Judgment.id)).all()
     assert [r["created_at"] for r in streamed] == [
         t.replace(tzinfo=None).isoformat() for t in stored

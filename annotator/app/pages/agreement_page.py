@@ -5,7 +5,6 @@ bootstrap takes seconds: the figures are kept a minute (``ui.figures``)."""
 
 from __future__ import annotations
 
-import pandas as pd
 import streamlit as st
 
 from annotator.app import charts, ui
@@ -15,7 +14,13 @@ user = ui.require("lead")
 ui.sidebar(user)
 pool_name = ui.choose_pool()
 policy = ui.choose_policy()
-by = st.radio(ui.t("group_by"), ["all", "slice", "split"], horizontal=True, key="agreement_by")
+by = st.radio(
+    ui.t("group_by"),
+    ["all", "slice", "split"],
+    format_func=lambda name: ui.t(f"group_{name}"),
+    horizontal=True,
+    key="agreement_by",
+)
 moment, view = ui.figures("agreement", pool_name, policy, None if by == "all" else by)
 reports = view.reports
 ui.counted_at(moment)
@@ -44,19 +49,12 @@ charts.show(
 
 for result in reports:
     st.divider()
-    ui.plain(result.group)  # "slice:<tag>": a tag from the queries file
+    # "slice:<tag>": a tag from the queries file
+    ui.plain(ui.t("group_all") if result.group == "all" else result.group)
     st.text(ui.t("alpha_line", value=result.alpha.text(ui.lang())))
     st.caption(ui.t("pairs_table"))
-    rows = [
-        {
-            ui.t("col_pair"): f"{p.annotators[0]} × {p.annotators[1]}",
-            ui.t("col_shared"): p.shared,
-            ui.t("col_agreement"): p.percent.text(ui.lang()),
-            **{kind: value.text(ui.lang()) for kind, value in p.kappas.items()},
-        }
-        for p in result.pairs
-    ]
-    st.dataframe(pd.DataFrame(rows), hide_index=True)
+    pairs = charts.shown(agreement.pairs_frame(result, ui.lang()))
+    st.dataframe(charts.labelled(pairs), hide_index=True, key=f"pairs_{result.group}")
     if by == "all" and result.pairs:
         # One pair's heatmap at a time: a click draws one chart, however many pairs a
         # team makes (66 for twelve people).
@@ -79,7 +77,4 @@ st.caption(ui.t("versus_final_why"))
 versus = view.versus_final.copy()
 for column in ("before", "after"):  # a kappa, or why there is none: text either way
     versus[column] = [figure.text(ui.lang()) for figure in versus[column]]
-st.dataframe(
-    versus.rename(columns={"before": ui.t("col_before"), "after": ui.t("col_after")}),
-    hide_index=True,
-)
+st.dataframe(charts.labelled(versus), hide_index=True)

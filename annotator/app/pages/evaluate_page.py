@@ -23,25 +23,26 @@ from annotator.evaluation.evaluation_text import (
     table,
     unanswerable_lines,
 )
-from annotator.evaluation.run_files import read_run_file
+from annotator.evaluation.run_files import read_run_file, stored_run_names, stored_runs
 from annotator.releases import releases
 from pooling.i18n import LocalizedError
 from pooling.metrics import DEFAULT_METRICS
 from pooling.release_folder import read_model_judgments, read_sample
 
 
-@st.cache_resource(max_entries=4, show_spinner=True)
-def evaluated(folder: str, files: tuple[tuple[str, bytes], ...], options: tuple):
-    """The evaluation of the uploaded ``files`` (name, bytes) against the release in
-    ``folder``, and its report; kept while the same inputs come back."""
+# No default spinner: it names the function in English; the calls show the page's own words.
+@st.cache_resource(max_entries=4, show_spinner=False)
+def evaluated(
+    folder: str, files: tuple[tuple[str, bytes], ...], options: tuple, stored: tuple[str, ...]
+):
+    """The evaluation of the runs ``stored`` in the database then the uploaded ``files``
+    (name, bytes) against the release in ``folder``, and its report; kept while the same
+    inputs come back."""
     metrics, level, split, by, context_k, condensed = options
     settings = evaluation.Settings.parse(
         metrics, context_k or None, level=level, split=split, by=by, condensed=condensed
     )
-    runs = []
-    for name, data in files:
-        with saved(data, name) as upload:  # the client's name is a label, never a path
-            runs.append(read_run_file(upload, name=upload.stem))
+    runs = gathered(folder, files, stored)
     result = evaluation.evaluate(evaluation.load_release(folder), runs, settings)
     return result, evaluation_report.report(result)
 
@@ -53,15 +54,28 @@ def release_models(folder: str) -> list[str]:
     return sorted(read_model_judgments(folder)) if read_sample(folder) else []
 
 
-@st.cache_resource(max_entries=4, show_spinner=True)
-def estimated(folder: str, files: tuple[tuple[str, bytes], ...], options: tuple, model: str):
+@st.cache_resource(max_entries=4, show_spinner=False)
+def estimated(
+    folder: str,
+    files: tuple[tuple[str, bytes], ...],
+    options: tuple,
+    stored: tuple[str, ...],
+    model: str,
+):
     """``estimate_part`` of the evaluation ``evaluated`` made of the same inputs."""
-    result, _ = evaluated(folder, files, options)
-    runs = []
-    for name, data in files:
-        with saved(data, name) as upload:
-            runs.append(read_run_file(upload, name=upload.stem))
+    result, _ = evaluated(folder, files, options, stored)
+    runs = gathered(folder, files, stored)
     return estimate_part(result, runs, model)
+
+
+def gathered(folder: str, files: tuple[tuple[str, bytes], ...], stored: tuple[str, ...]):
+    """The runs ``stored`` in the database (chosen by name among those of the release's
+    queries and corpus, never a path), then the uploaded ``files``."""
+    runs = stored_runs(ui.engine(), folder, list(stored))
+    for name, data in files:
+        with saved(data, name) as upload:  # the client's name is a label, never a path
+            runs.append(read_run_file(upload, name=upload.stem))
+    return runs
 
 
 def frame_of(kind: str, data: dict) -> pd.DataFrame:
@@ -83,6 +97,15 @@ if not written:
     st.info(ui.t("eval_no_releases"))
     st.stop()
 chosen = st.selectbox(ui.t("eval_release"), written, key="eval_release")
+try:
+    folder = str(releases.recorded_folder(ui.engine(), chosen))  # checked on every use
+    known = stored_run_names(ui.engine(), folder)
+except (LocalizedError, OSError) as error:
+    ui.plain(error, "error")
+    st.stop()
+# Runs imported into the database are offered by name, all chosen at first: the demo's two
+# are scored as the page opens. Uploads come after them.
+stored = st.multiselect(ui.t("eval_stored_runs"), known, default=known, key="eval_stored")
 uploads = st.file_uploader(ui.t("eval_runs"), accept_multiple_files=True, key="eval_runs")
 with st.expander(ui.t("eval_metrics"), expanded=False):
     metrics = st.text_input(ui.t("eval_metrics"), DEFAULT_METRICS, key="eval_metrics")
@@ -96,16 +119,17 @@ with st.expander(ui.t("eval_metrics"), expanded=False):
     by = st.radio(ui.t("group_by"), ["slice", "split"], horizontal=True, key="eval_by")
     context_k = st.number_input(ui.t("eval_context_k"), 0, 1000, 0, key="eval_context_k")
     condensed = st.checkbox(ui.t("eval_condensed_option"), key="eval_condensed")
-if not uploads:
+if not uploads and not stored:
     st.info(ui.t("eval_upload_hint"))
     st.stop()
 try:
-    folder = str(releases.recorded_folder(ui.engine(), chosen))  # checked on every use
-    result, data = evaluated(
-        folder,
-        tuple((u.name, u.getvalue()) for u in uploads),
-        (metrics, level, split, by, int(context_k), condensed),
-    )
+    with st.spinner(ui.t("eval_scoring")):
+        result, data = evaluated(
+            folder,
+            tuple((u.name, u.getvalue()) for u in uploads or []),
+            (metrics, level, split, by, int(context_k), condensed),
+            tuple(stored),
+        )
 except (LocalizedError, OSError) as error:
     ui.plain(error, "error")
     st.stop()
@@ -185,12 +209,14 @@ if models:
     )
     if model:
         try:
-            found = estimated(
-                folder,
-                tuple((u.name, u.getvalue()) for u in uploads),
-                (metrics, level, split, by, int(context_k), condensed),
-                model,
-            )
+            with st.spinner(ui.t("eval_estimating")):
+                found = estimated(
+                    folder,
+                    tuple((u.name, u.getvalue()) for u in uploads or []),
+                    (metrics, level, split, by, int(context_k), condensed),
+                    tuple(stored),
+                    model,
+                )
         except (LocalizedError, OSError) as error:
             ui.plain(error, "error")
             st.stop()

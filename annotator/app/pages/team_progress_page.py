@@ -53,7 +53,7 @@ charts.show(
 )
 charts.show(
     "completion",
-    lambda frame: charts.completion(frame, summary.candidates),
+    lambda frame: charts.completion(frame, summary.candidates, per),
     figures.completion,
     ui.t("chart_completion"),
 )

@@ -310,9 +310,11 @@ def test_the_agreement_page_shows_the_modules_figures(demo_url):
     disagree(demo_url)
     at = page("agreement_page.py", demo_url, as_user="lead")
     assert not at.exception
-    pairs = at.dataframe[0].value
-    assert list(pairs["pair"]) == ["annotator1 × annotator2"]
-    assert pairs["quadratic"][0] == "undefined: fewer than two shared items"
+    pairs = at.dataframe[0].value  # a row per figure of the pair, in the page's words
+    assert set(pairs["pair"]) == {"annotator1 × annotator2"}
+    assert list(pairs.columns) == ["pair", "shared", "measure", "value"]
+    quadratic = pairs[pairs["measure"] == "quadratic weighted kappa"]
+    assert quadratic["value"].tolist() == ["undefined: fewer than two shared items"]
     assert at.get("arrow_vega_lite_chart") or at.get("vega_lite_chart")
 
 

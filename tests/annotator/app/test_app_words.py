@@ -164,3 +164,20 @@ def test_release_create_prints_counts_in_words_not_a_python_dict(
     ]
     shown = run_qrels(demo_url, *args).output
     assert said in shown and "{'" not in shown
+
+
+def test_no_cached_function_shows_streamlits_english_spinner():
+    """A cached function's default spinner says "Running name(...)" in English, also on a
+    Chinese page: every cache in the app turns it off (a page shows its own words)."""
+    for path in APP.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            for decorator in getattr(node, "decorator_list", []):
+                call = decorator if isinstance(decorator, ast.Call) else None
+                target = call.func if call else decorator
+                if ast.unparse(target) not in ("st.cache_data", "st.cache_resource"):
+                    continue
+                spinner = [
+                    k.value for k in (call.keywords if call else []) if k.arg == "show_spinner"
+                ]
+                assert spinner and isinstance(spinner[0], ast.Constant), (path.name, node.name)
+                assert spinner[0].value is False, (path.name, node.name)

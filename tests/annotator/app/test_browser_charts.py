@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 import pandas as pd
 import pytest
 
+from annotator.app import page_messages  # noqa: F401 (registers the tables' column titles)
 from annotator.labeling import assignment
 from annotator.pools.pool_building import build_pool
 from annotator.pools.pool_figures import active_queries, pool_figures

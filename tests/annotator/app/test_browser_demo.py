@@ -1,7 +1,8 @@
 """The first hour (issue 25) in headless Chromium: after the README's first command
 (``qrels demo --no-serve``, then ``qrels serve``), with no grading done, the lead's Team
 progress, Pools, Agreement and Adjudication pages each draw charts with data, and the
-Evaluate page scores the demo's two runs."""
+Evaluate page scores the demo's two runs as it opens, without an upload (the demo imported
+them; the page offers a release's imported runs)."""
 
 from __future__ import annotations
 
@@ -55,8 +56,8 @@ def test_every_lead_page_shows_the_demo_campaign_before_anyone_grades(
                 figure.scroll_into_view_if_needed()
                 assert marks(figure), f"{link}: chart {key} has no data"
 
+        # No upload: the demo imported its two runs, which the page offers, all chosen.
         page.get_by_role("link", name="Evaluate").click()
-        page.locator("input[type=file]").set_input_files([str(r) for r in runs])
         page.get_by_text("Overall", exact=True).wait_for(timeout=60_000)
         overall = page.locator(".stDataFrame").first
         overall.locator("td").first.wait_for(state="attached", timeout=30_000)

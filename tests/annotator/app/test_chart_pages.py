@@ -147,7 +147,8 @@ def test_an_annotator_sees_their_own_grades_only(worked, demo_url):
 def test_figures_are_counted_once_per_change_of_the_data(worked, monkeypatch):
     """Two looks at unchanged data count once; a judgment since is counted in once the kept
     figures are FIGURES_KEPT old (until then they are shown, said to be older than the
-    data); a lead's own change is counted at once."""
+    data); a lead's own change is counted at once. The gold figures: the kept ones (Team
+    progress, Pools, Agreement, Adjudication) are counted in at every change."""
     from annotator.app import ui
     from annotator.labeling import assignment
     from annotator.quality.pool_quality import record_decision
@@ -155,21 +156,21 @@ def test_figures_are_counted_once_per_change_of_the_data(worked, monkeypatch):
     from storage.db import session_scope
 
     calls = []
-    monkeypatch.setitem(ui.FIGURES, "team", lambda engine, *args: calls.append(args) or args)
-    first, _ = ui.figures("team", "demo-pool", "hour")
-    again, _ = ui.figures("team", "demo-pool", "hour")
+    monkeypatch.setitem(ui.FIGURES, "gold", lambda engine, *args: calls.append(args) or args)
+    first, _ = ui.figures("gold", "demo-pool", "hour")
+    again, _ = ui.figures("gold", "demo-pool", "hour")
     assert len(calls) == 1 and first == again and again.current
-    ui.figures("team", "demo-pool", "day")  # other arguments, other figures
+    ui.figures("gold", "demo-pool", "day")  # other arguments, other figures
     assert len(calls) == 2
 
     with session_scope(worked) as session:
         uid, lead = (get_user(n, session=session).id for n in ("annotator1", "lead"))
     item = assignment.next_item(worked, "demo-pool", uid)
     assignment.submit(worked, item, uid, grade=1)
-    kept, _ = ui.figures("team", "demo-pool", "hour")
+    kept, _ = ui.figures("gold", "demo-pool", "hour")
     assert len(calls) == 2 and kept.moment == first.moment and not kept.current
     monkeypatch.setattr(ui, "FIGURES_KEPT", 0)
-    fresh, _ = ui.figures("team", "demo-pool", "hour")
+    fresh, _ = ui.figures("gold", "demo-pool", "hour")
     assert len(calls) == 3 and fresh.current and fresh.version != first.version
 
     monkeypatch.setattr(ui, "FIGURES_KEPT", 3600)
@@ -177,7 +178,7 @@ def test_figures_are_counted_once_per_change_of_the_data(worked, monkeypatch):
         worked, "demo-pool", (item.query_id, item.chunk_id), 2, "why", lead, "threshold"
     )
     ui.count_afresh()  # what the Adjudication page does after a decision
-    after, _ = ui.figures("team", "demo-pool", "hour")
+    after, _ = ui.figures("gold", "demo-pool", "hour")
     assert len(calls) == 4 and after.current and after.version != fresh.version
 
 

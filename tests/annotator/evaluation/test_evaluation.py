@@ -18,7 +18,7 @@ from annotator.cli import cli
 from annotator.evaluation import comparison, evaluation
 from annotator.evaluation.evaluation_report import report
 from annotator.evaluation.evaluation_text import TABLES, evaluation_lines, markdown, table
-from annotator.evaluation.run_files import RunFile, checked_run, trec_order
+from annotator.evaluation.run_files import RunFile, checked_run, read_run_file, trec_order
 from annotator.pools import judged
 from annotator.quality.adjudication import Resolution
 from annotator.releases.release_files import write_judgments, write_release
@@ -501,6 +501,41 @@ def test_the_evaluate_page_shows_what_the_modules_compute(demo_url, tmp_path, mo
     zh = per_slice[(per_slice["run"] == "c") & (per_slice["group"] == "slice:zh")]
     assert zh["value"].tolist() == [1.0]  # q3, the only counted zh query: found at rank 1
     assert at.get("download_button")
+
+
+def test_the_evaluate_page_scores_imported_runs_without_an_upload(demo_url, tmp_path, monkeypatch):
+    """Runs imported for the release's query set and corpus version are offered by name,
+    all chosen: the page scores them as it opens (the demo's two, issue 25; the browser
+    test of the demo checks its figures with judgments behind them)."""
+    from streamlit.testing.v1 import AppTest
+
+    from annotator.pools.pool_building import system_runs
+    from annotator.releases import releases
+    from storage.db import make_engine
+    from tests.annotator.app.test_app import PAGES, user_id
+    from tests.conftest import run_qrels
+
+    monkeypatch.setenv("QRELS_RELEASE_DIR", str(tmp_path / "releases"))
+    engine = make_engine(demo_url)
+    made = releases.create_release(
+        engine, "v1", "demo-pool", tmp_path / "releases", allow_unresolved=True
+    )
+    system_runs(engine, "bm25")["bm25"].save(tmp_path / "ranked.trec")
+    run_qrels(demo_url, "import", "run", tmp_path / "ranked.trec", "--system", "ranked")
+    at = AppTest.from_file(str(PAGES / "evaluate_page.py"), default_timeout=60)
+    at.session_state["user_id"] = user_id(demo_url, "lead")
+    at.run()
+    assert not at.exception, at.exception
+    assert at.multiselect(key="eval_stored").value == ["ranked"]
+    expected = evaluation.evaluate(
+        evaluation.load_release(made.folder),
+        [read_run_file(tmp_path / "ranked.trec", name="ranked")],
+        evaluation.Settings.parse(DEFAULT_METRICS),
+    )
+    overall = at.dataframe[0].value
+    assert set(overall["run"]) == {"ranked"}
+    means = [expected.mean(m) for m in overall["metric"][:5]]
+    assert list(overall["mean"][:5]) == ["-" if math.isnan(m) else f"{m:.4f}" for m in means]
 
 
 def _trec(scores: dict, name: str) -> bytes:

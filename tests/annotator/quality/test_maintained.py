@@ -1,11 +1,13 @@
 """The lead's kept figures (``annotator.quality.maintained``) equal a count from scratch
-(``pool_quality``) after random interleavings of judgments, revisions, decisions, gold
-items and imported grades (the way carried grades are written), on both databases; and
-after a restart, from the saved grades."""
+(``pool_quality``; for the Team progress and Pools figures ``progress.counted_team_figures``
+and ``pool_figures.counted_pool_figures``) after random interleavings of judgments,
+revisions, decisions, gold items and imported grades (the way carried grades are
+written), on both databases; and after a restart, from the saved grades."""
 
 from __future__ import annotations
 
 import random
+from datetime import UTC, datetime, timedelta
 
 import numpy as np
 import pandas as pd
@@ -13,8 +15,9 @@ import pytest
 
 from annotator.auth import add_user
 from annotator.labeling import assignment
+from annotator.pools import pool_figures
 from annotator.pools.pool_building import build_pool
-from annotator.quality import adjudication, gold, maintained, pool_quality
+from annotator.quality import adjudication, gold, maintained, pool_quality, progress
 from annotator.quality.agreement import Figure
 from storage.db import session_scope
 from storage.imports import import_corpus, import_queries, import_run
@@ -109,7 +112,32 @@ def same_queue(engine, policy: str) -> None:
             assert mine["query_id"].tolist() == theirs["query_id"].tolist()
 
 
+def same_progress(engine) -> None:
+    now = datetime.now(UTC) + timedelta(hours=1)
+    for per in ("hour", "day"):
+        kept = progress.team_figures(engine, "p", per, now=now)
+        counted = progress.counted_team_figures(engine, "p", per, now=now)
+        assert (kept.summary, kept.finish, kept.pace, kept.active) == (
+            counted.summary,
+            counted.finish,
+            counted.pace,
+            counted.active,
+        )
+        for frame in ("table", "timeline", "distribution", "drift", "completion"):
+            pd.testing.assert_frame_equal(getattr(kept, frame), getattr(counted, frame))
+
+
+def same_pools(engine) -> None:
+    kept = pool_figures.pool_figures(engine, "p")
+    counted = pool_figures.counted_pool_figures(engine, "p")
+    assert kept.report == counted.report
+    pd.testing.assert_frame_equal(kept.systems, counted.systems)
+    pd.testing.assert_frame_equal(kept.combinations, counted.combinations)
+
+
 def check(engine) -> None:
+    same_progress(engine)
+    same_pools(engine)
     for policy in ("threshold", "any"):
         same_queue(engine, policy)
     for by in (None, "slice", "split"):
@@ -188,6 +216,11 @@ def test_a_restart_reads_the_saved_grades_not_every_judgment(engine, team, monke
         return since(pool, after, session=session)
 
     monkeypatch.setattr(maintained.records, "judgments_since", counted_since)
+
+    def every_candidate(pool, *, session):
+        raise AssertionError("the candidates are read from the checkpoint")
+
+    monkeypatch.setattr(maintained.records, "pool_candidates", every_candidate)
     maintained.pool_agreement(engine, "p", "threshold", rounds=0)
     assert read and min(read) >= 20  # never from the first judgment again
     monkeypatch.undo()
