@@ -31,6 +31,7 @@ from sqlmodel import Session, select
 from pooling.grades import check_grade
 from pooling.i18n import LocalizedError
 from pooling.readers import refuse_control
+from storage import tallies
 from storage.accounts import check_role
 from storage.catalog import chunk_keys, query_keys
 from storage.judge_tables import JudgeAnswer
@@ -108,6 +109,7 @@ def append_judgments(
             waiting = []
     if waiting:
         session.execute(insert(Judgment), waiting)
+    tallies.judged_in_batch(user, batch.id, session=session)
     return True
 
 

@@ -204,6 +204,9 @@ class PoolCandidate(SQLModel, table=True):
     required: int | None = None
     # Slots held or judged now (storage.tallies keeps it with every change of a slot).
     held: int = Field(default=0, sa_column=Column(Integer, nullable=False, server_default="0"))
+    # Distinct human annotators with a judgment of its (query, chunk), from the app, an
+    # import or a carry: it is complete at its pool's overlap (storage.tallies keeps it).
+    judges: int = Field(default=0, sa_column=Column(Integer, nullable=False, server_default="0"))
     added_at: datetime = _created()
 
 

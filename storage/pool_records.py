@@ -177,6 +177,7 @@ def _insert_candidates(
     )
     added = [(queries[c.query_id], required) for c in candidates]
     tallies.candidates_added(pool, added, session=session)
+    tallies.judges_counted(pool, session=session)
     _insert_sources(pool, candidates, queries, chunks, session=session)
 
 

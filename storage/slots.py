@@ -395,7 +395,10 @@ def record_judgment(
     )
     session.add(judgment)
     session.flush()
-    if expected_revision == 0:
+    if expected_revision == 0:  # a change of their grade is not a new judge
+        # The candidate before the annotator's tally: the tallies' lock order (a claim of
+        # the same candidate by another annotator deadlocked the other way round).
+        tallies.judged(user, judgment, session=session)
         tallies.judged_first_time(assignment.pool_id, user.id, session=session)
     return judgment
 

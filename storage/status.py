@@ -185,14 +185,14 @@ def pool_counts(
 ) -> PoolSummary:
     """A pool's size and how many candidates have their judgments, read on the driver's
     ``connection``; ``complete`` when the caller counted that already
-    (``storage.counts.completions_by_hour`` adds up to it): counting it here looks at every
-    candidate's judges again."""
-    # An active pool's candidates not chosen yet (required 0) are not asked about.
-    asked = "pool_candidate.pool_id = ? AND coalesce(pool_candidate.required, 1) != 0"
+    (``storage.counts.completions_by_hour`` adds up to it)."""
+    # An active pool's candidates not chosen yet (required 0) are not asked about; each
+    # candidate's distinct human judges are kept (``pool_candidate.judges``, storage.tallies).
     if complete is None:
         complete = _rows(
             connection,
-            f"SELECT count(*) FROM pool_candidate WHERE {asked} AND {_HUMAN_JUDGES} >= ?",
+            "SELECT count(*) FROM pool_candidate WHERE pool_candidate.pool_id = ?"
+            " AND coalesce(pool_candidate.required, 1) != 0 AND pool_candidate.judges >= ?",
             pool_id,
             overlap,
         )[0][0]
@@ -208,14 +208,3 @@ def pool_counts(
         overlap=overlap,
         complete=complete,
     )
-
-
-# How many distinct human annotators judged the candidate (a correlated subquery on
-# ``pool_candidate``): a candidate is complete at its pool's overlap. Judgments count from
-# anywhere, the app or an import.
-_HUMAN_JUDGES = (
-    "(SELECT count(DISTINCT judgment.user_id) FROM judgment"
-    " JOIN app_user ON app_user.id = judgment.user_id"
-    " WHERE app_user.kind = 'human' AND judgment.query_id = pool_candidate.query_id"
-    " AND judgment.chunk_id = pool_candidate.chunk_id)"
-)

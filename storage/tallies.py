@@ -29,11 +29,20 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from sqlalchemy import case, delete, func, insert, update
+from sqlalchemy import case, delete, func, insert, tuple_, update
 from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.orm import aliased
 from sqlmodel import Session, select
 
-from storage.models import AnnotatorTally, Assignment, Pool, PoolCandidate, QueryTally
+from storage.models import (
+    AnnotatorTally,
+    Assignment,
+    Judgment,
+    Pool,
+    PoolCandidate,
+    QueryTally,
+    User,
+)
 
 NO_SYNC = {"synchronize_session": False}
 
@@ -212,6 +221,92 @@ def queries(pool: Pool, *, session: Session) -> list[QueryTally]:
     return list(session.exec(statement.order_by(QueryTally.query_id)))
 
 
+# -- human judges per candidate ----------------------------------------------------------
+# ``pool_candidate.judges``: the distinct human annotators with a judgment of the
+# candidate's (query, chunk), whichever pool or batch it came with, so that ``qrels status``
+# reads how many candidates are complete instead of counting every candidate's judges.
+
+
+def _human_judges():
+    """The count ``judges`` keeps, from scratch: a correlated subquery on ``pool_candidate``."""
+    return (
+        select(func.count(func.distinct(Judgment.user_id)))
+        .join(User, User.id == Judgment.user_id)
+        .where(
+            User.kind == "human",
+            Judgment.query_id == PoolCandidate.query_id,
+            Judgment.chunk_id == PoolCandidate.chunk_id,
+        )
+        .scalar_subquery()
+    )
+
+
+def judged(user: User, judgment: Judgment, *, session: Session) -> None:
+    """``user`` wrote ``judgment`` (flushed): its candidates, in every pool, have one judge
+    more, unless ``user`` is a model or judged that (query, chunk) before. One statement."""
+    if user.kind != "human":
+        return
+    earlier = aliased(Judgment)
+    before = select(earlier.id).where(
+        earlier.user_id == user.id,
+        earlier.query_id == judgment.query_id,
+        earlier.chunk_id == judgment.chunk_id,
+        earlier.id != judgment.id,
+    )
+    session.execute(
+        update(PoolCandidate)
+        .where(
+            PoolCandidate.query_id == judgment.query_id,
+            PoolCandidate.chunk_id == judgment.chunk_id,
+            ~before.exists(),
+        )
+        .values(judges=PoolCandidate.judges + 1),
+        execution_options=NO_SYNC,
+    )
+
+
+def judged_in_batch(user: User, batch_id: int, *, session: Session) -> None:
+    """``user``'s batch of judgments was appended (an import, carried grades): each
+    (query, chunk) in it they had not judged before has one judge more."""
+    if user.kind != "human":
+        return
+    new, earlier = aliased(Judgment), aliased(Judgment)
+    before = select(earlier.id).where(
+        earlier.user_id == user.id,
+        earlier.query_id == new.query_id,
+        earlier.chunk_id == new.chunk_id,
+        earlier.batch_id.is_(None) | (earlier.batch_id != batch_id),
+    )
+    firsts = select(new.query_id, new.chunk_id).where(new.batch_id == batch_id, ~before.exists())
+    session.execute(
+        update(PoolCandidate)
+        .where(tuple_(PoolCandidate.query_id, PoolCandidate.chunk_id).in_(firsts))
+        .values(judges=PoolCandidate.judges + 1),
+        execution_options=NO_SYNC,
+    )
+
+
+def judges_counted(pool: Pool, *, session: Session) -> None:
+    """New candidates of ``pool`` were inserted (``judges`` 0): count the judges of those
+    already judged, from scratch. Candidates counted before are unchanged by a recount."""
+    judgments = select(Judgment.id).where(
+        Judgment.query_id == PoolCandidate.query_id, Judgment.chunk_id == PoolCandidate.chunk_id
+    )
+    session.execute(
+        update(PoolCandidate)
+        .where(PoolCandidate.pool_id == pool.id, PoolCandidate.judges == 0, judgments.exists())
+        .values(judges=_human_judges()),
+        execution_options=NO_SYNC,
+    )
+
+
+def judges(pool: Pool, *, session: Session, recount: bool = False) -> dict[int, int]:
+    """Candidate id -> its judges as kept, or with ``recount`` counted from scratch."""
+    value = _human_judges() if recount else PoolCandidate.judges
+    statement = select(PoolCandidate.id, value).where(PoolCandidate.pool_id == pool.id)
+    return {candidate: int(count) for candidate, count in session.execute(statement)}
+
+
 # -- from scratch -------------------------------------------------------------------------
 
 
@@ -283,6 +378,12 @@ def refill(pool: Pool, *, session: Session) -> None:
     """Replace every tally of the pool by ``recount``'s: for assignments written by other
     means than this module (a benchmark's bulk load, a repair)."""
     held, per_query, per_user = recount(pool, session=session)
+    session.execute(
+        update(PoolCandidate)
+        .where(PoolCandidate.pool_id == pool.id)
+        .values(judges=_human_judges()),
+        execution_options=NO_SYNC,
+    )
     if held:  # an UPDATE by primary key per candidate, sent as one batch
         session.execute(update(PoolCandidate), [{"id": c, "held": n} for c, n in held.items()])
     session.execute(delete(QueryTally).where(QueryTally.pool_id == pool.id))

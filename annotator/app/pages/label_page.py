@@ -176,6 +176,7 @@ def other_buttons(view: page_position.View, item: assignment.Item, user_id: int)
             on_click=grade,
             args=(item, user_id, None),
             width="stretch",
+            wrap=True,  # a long label (zh, with its key badge) wraps rather than is cut
         )
     with middle:
         st.button(
@@ -185,10 +186,11 @@ def other_buttons(view: page_position.View, item: assignment.Item, user_id: int)
             on_click=skip,
             args=(item, user_id),
             width="stretch",
+            wrap=True,
             disabled=item.judged,
         )
     with right:
-        back_button(view, width="stretch")
+        back_button(view, width="stretch", wrap=True)
     with far:
         st.button(
             ui.t("next_button") if view.reviewing else ui.t("back_to_current"),
@@ -197,6 +199,7 @@ def other_buttons(view: page_position.View, item: assignment.Item, user_id: int)
             on_click=move,
             args=(page_position.FORWARD, view.judged),
             width="stretch",
+            wrap=True,
             disabled=not view.reviewing,
         )
 

@@ -29,6 +29,12 @@ BUTTON_LABELS = """() => [0, 1, 2, 3].map((grade) => {
           && label.scrollHeight <= button.clientHeight + 1
           && button.scrollWidth <= button.clientWidth + 1];
 })"""
+# Every other button of the page whose label is cut (wider or taller than its button).
+CUT_BUTTONS = """() => [...document.querySelectorAll("button p")].filter((label) => {
+  const button = label.closest("button");
+  return label.scrollWidth > label.clientWidth + 1 || button.scrollWidth > button.clientWidth + 1
+      || label.scrollHeight > button.clientHeight + 1;
+}).map((label) => label.innerText)"""
 
 
 def session_cookie(context) -> dict:
@@ -77,6 +83,7 @@ def test_a_reload_keeps_the_login_the_item_and_the_language(server, browser):
         (None, True)  # the database keeps only the id's hash
     ]
     assert labels_shown(page, "en") == [(label, True) for label in LABELS["en"]]
+    assert page.evaluate(CUT_BUTTONS) == []
 
     # A reload, mid-item: the same item, no login form.
     shown = passage(page)
@@ -103,6 +110,7 @@ def test_a_reload_keeps_the_login_the_item_and_the_language(server, browser):
     page.get_by_text("中文", exact=True).click()
     page.get_by_text("退出登录").wait_for(timeout=20_000)
     assert labels_shown(page, "zh") == [(label, True) for label in LABELS["zh"]]
+    assert page.evaluate(CUT_BUTTONS) == []  # unsure, skip, back, "back to the current item"
     page.reload()
     page.get_by_text("退出登录").wait_for(timeout=30_000)
 
