@@ -268,6 +268,12 @@ MESSAGES: dict[str, dict[str, str]] = {
     "gold_make": {"en": "Make this candidate a gold item", "zh": "将此候选设为金标条目"},
     "gold_is": {"en": "This candidate is a gold item.", "zh": "此候选是金标条目。"},
     "section_gold": {"en": "Gold checks", "zh": "金标检查"},
+    "gold_no_kappa": {
+        "en": "No kappa against gold yet: it needs gold items of more than one grade among "
+        "those an annotator has met; what each has met so far is in the table",
+        "zh": "尚无与金标的 kappa：标注者遇到的金标条目须包含不止一个等级；"
+        "每人目前遇到的条目见下表",
+    },
     "gold_team_line": {
         "en": "{items} gold items, one in {rate} of each annotator's items; flagged below a "
         "quadratic kappa of {floor} against gold (their judgments stay: you decide)",

@@ -73,12 +73,16 @@ if gold is not None:
     st.subheader(ui.t("section_gold"))
     chosen = gold.settings
     st.text(ui.t("gold_team_line", items=gold.items, rate=chosen.rate, floor=chosen.floor))
-    charts.show(
-        "gold",
-        lambda frame: charts.gold_standings(frame, chosen.floor),
-        gold.standings,
-        ui.t("chart_gold", floor=chosen.floor),
-    )
+    if gold.standings["kappa"].notna().any():
+        charts.show(
+            "gold",
+            lambda frame: charts.gold_standings(frame, chosen.floor),
+            gold.standings,
+            ui.t("chart_gold", floor=chosen.floor),
+        )
+    else:  # an empty chart would read as "no problem": say why there is none
+        st.text(ui.t("gold_no_kappa"))
+        st.dataframe(charts.labelled(charts.shown(gold.standings)), hide_index=True)
     flagged = gold.standings.loc[gold.standings["flagged"], "annotator"].tolist()
     if flagged:  # their judgments stay: the lead decides what to do
         ui.plain(ui.t("gold_flagged_names", names=", ".join(flagged)), "warning")

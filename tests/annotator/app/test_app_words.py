@@ -181,3 +181,20 @@ def test_no_cached_function_shows_streamlits_english_spinner():
                 ]
                 assert spinner and isinstance(spinner[0], ast.Constant), (path.name, node.name)
                 assert spinner[0].value is False, (path.name, node.name)
+
+
+def test_gold_without_a_kappa_says_so_instead_of_an_empty_chart(demo_url):
+    """One gold item gives nobody a kappa against gold: the page says why, with the table,
+    rather than drawing an empty chart."""
+    from tests.annotator.app.test_chart_pages import opened
+
+    engine = make_engine(demo_url)
+    key = disagree(demo_url)
+    lead = user_id(demo_url, "lead")
+    pool_quality.record_decision(engine, "demo-pool", key, 2, "read it", lead, "threshold")
+    gold.add_from_adjudications(engine, "demo-pool", [key], by=lead)
+    at = opened("team_progress_page.py", demo_url, [])
+    assert not at.exception, at.exception
+    with pytest.raises(KeyError):
+        at.get_by_key("figure_gold")
+    assert MESSAGES["gold_no_kappa"]["en"] in shown_text(at)
