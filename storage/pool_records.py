@@ -19,7 +19,6 @@ from pooling.i18n import LocalizedError, NotFound
 from pooling.pool import Candidate, Source, shuffle_key
 from pooling.readers import typed_name
 from pooling.retrievers import Corpus, indexed_text
-from pooling.run import Run
 from storage import tallies
 from storage.catalog import chunk_keys, query_keys
 from storage.counts import query_sizes, system_combinations
@@ -35,8 +34,6 @@ from storage.models import (
     PoolCandidate,
     Query,
     QuerySet,
-    RunEntry,
-    System,
     User,
     utcnow,
 )
@@ -87,53 +84,6 @@ def query_texts(query_set: QuerySet, *, session: Session) -> dict[str, str]:
         .order_by(Query.id)
     ).all()
     return dict(rows)
-
-
-def imported_run_names(
-    query_set: QuerySet, corpus_version: CorpusVersion, *, session: Session
-) -> list[str]:
-    """The names of the runs imported for this query set and corpus version, sorted."""
-    return sorted(
-        session.exec(
-            select(System.name).where(
-                System.kind == "external_run",
-                System.query_set_id == query_set.id,
-                System.corpus_version_id == corpus_version.id,
-            )
-        ).all()
-    )
-
-
-def imported_runs(
-    names: list[str], query_set: QuerySet, corpus_version: CorpusVersion, *, session: Session
-) -> dict[str, Run]:
-    """The runs imported under ``names`` for this query set and corpus version; raises
-    ``NotFound`` naming the runs there are when one is missing."""
-    systems = session.exec(
-        select(System).where(
-            System.kind == "external_run",
-            System.query_set_id == query_set.id,
-            System.corpus_version_id == corpus_version.id,
-        )
-    ).all()
-    by_name = {s.name: s for s in systems}
-    for name in names:
-        if name not in by_name:
-            known = ", ".join(sorted(by_name)) or "-"
-            raise NotFound("run_unknown", name=name, known=known)
-    runs = {}
-    for name in names:
-        rows = session.exec(
-            select(Query.query_id, Chunk.chunk_id, RunEntry.score)
-            .join(Query, Query.id == RunEntry.query_id)
-            .join(Chunk, Chunk.id == RunEntry.chunk_id)
-            .where(RunEntry.system_id == by_name[name].id)
-        ).all()
-        scores: dict[str, dict[str, float]] = {}
-        for query_id, chunk_id, score in rows:
-            scores.setdefault(query_id, {})[chunk_id] = score
-        runs[name] = Run(scores, name)
-    return runs
 
 
 GOLD_PREFIX = "gold:"  # provenance of a candidate put in the pool as gold (leads only)

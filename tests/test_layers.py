@@ -38,7 +38,8 @@ SHELL_MODULES = ("shell.py", "charts.py")  # annotator/app/ modules of the app's
 # neighbour's neighbour (``test_the_rooms_go_one_way``).
 ROOMS: dict[str, tuple[str, ...]] = {
     "labeling": (),  # who judges what next: assignment, page position, active choice, gold draw
-    "pools": ("labeling",),  # building and topping up pools, their figures, Judged@k
+    # building and topping up pools, their figures (from the grades quality keeps), Judged@k
+    "pools": ("labeling", "quality.maintained", "quality.grade_tables"),
     "quality": ("labeling",),  # agreement, adjudication, gold, progress
     "evaluation": ("pools",),  # scoring runs against a release
     "releases": ("quality", "evaluation"),  # publishing releases, their files, carrying

@@ -6,8 +6,7 @@ toggle is what the chart shows.
 
 Column names are the frames' own; their titles come from the translation table as
 ``col_<name>``. Values that are names of things (a grade's "unsure", a query's state, the
-team) are translated by ``show`` before drawing (``shown``).
-"""
+team) are translated by ``show`` before drawing (``shown``)."""
 
 from __future__ import annotations
 
@@ -123,9 +122,8 @@ def _time(per: str, times: pd.Series, column: str = "time") -> alt.X:
 
 
 def _axis(times: pd.Series, form: str, angled: bool = True) -> alt.Axis:
-    """A time axis labelled ``form`` (UTC) at ``times`` alone. An hour's label names its
-    day too ("14:00" alone came twice on an axis of two days); and ticks of Vega's own
-    choosing fell between hours on an axis of one hour, each labelled "14:00"."""
+    """A time axis labelled ``form`` (UTC) at ``times`` alone: Vega's own ticks fell between
+    hours on an axis of one hour, each labelled "14:00"; an hour's label names its day."""
     return alt.Axis(values=_ticks(times, form), format=form, labelAngle=-45 if angled else 0)
 
 
@@ -175,11 +173,9 @@ def timeline(frame: pd.DataFrame, per: str) -> alt.Chart:
 
 
 def completion(frame: pd.DataFrame, candidates: int, per: str = "hour") -> alt.LayerChart:
-    """Candidates complete over time, counted per hour or day: each period's count
-    climbs from the start of the period to its end (when in it each was completed is not
-    counted), so that one hour's work is a line, not a dot; then the projection to the
-    finish dashed, and the pool's size as a rule. The axis names the periods' starts and
-    ends and the projection's times, to the minute."""
+    """Candidates complete per hour or day, each period's count climbing from its start to
+    its end (one hour's work is a line, not a dot), the projection dashed, the pool's size a
+    rule; the axis names the periods' bounds and the projection's times, to the minute."""
     done = frame[~frame["projected"].astype(bool)]
     step = pd.Timedelta(1, unit=PERIODS[per])
     times = pd.concat([done["time"], done["time"] + step, frame["time"]])
@@ -190,8 +186,7 @@ def completion(frame: pd.DataFrame, candidates: int, per: str = "hour") -> alt.L
         axis=_axis(times, "%b %d %H:%M"),
     )
     y = alt.Y("count:Q", title=title("complete"))
-    # Each period as two points: its start with what was complete before, its end with
-    # what was complete after (Vega's utcOffset moves a time by calendar units, in UTC).
+    # Each period: its start (complete before), its end (after); utcOffset moves by UTC units.
     unit = {"hour": "hours", "day": "date"}[per]
     climb = (
         alt.Chart(frame)

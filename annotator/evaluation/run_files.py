@@ -16,7 +16,7 @@ from pooling.release_folder import read_chunk_map, read_manifest, sha256_of
 from pooling.run import Run
 from storage.catalog import resolve_corpus_version, resolve_query_set
 from storage.db import session_scope
-from storage.pool_records import imported_run_names, imported_runs
+from storage.run_records import imported_run_names, imported_runs
 
 LEVELS = ("chunk", "doc")
 

@@ -14,7 +14,7 @@ from pooling.i18n import LocalizedError
 from pooling.pool import Candidate, check_size
 from pooling.run import Run
 from pooling.systems import RetrievalOptions, build_candidates, parse_systems, run_systems
-from storage import pool_records
+from storage import pool_records, run_records
 from storage.accounts import acting
 from storage.catalog import resolve_corpus_version, resolve_query_set
 from storage.db import referenced, session_scope
@@ -28,7 +28,7 @@ def _inputs(engine: Engine, specs, query_set: str | None, corpus_version: str | 
         qs = resolve_query_set(query_set, session=session)
         cv = resolve_corpus_version(corpus_version, session=session)
         names = [s.run_name for s in specs if s.kind == "external_run"]
-        external = pool_records.imported_runs(names, qs, cv, session=session)
+        external = run_records.imported_runs(names, qs, cv, session=session)
         corpus = pool_records.retrieval_corpus(cv, session=session)
         queries = pool_records.query_texts(qs, session=session)
     return qs, cv, corpus, queries, external
