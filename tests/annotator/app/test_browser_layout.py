@@ -56,9 +56,15 @@ def assert_uncut(page, keys: list[str], where: str) -> None:
             assert len(labels) == len(set(labels)), f"{where}: chart {key} repeats {labels}"
 
 
-def switch_to_chinese(page) -> None:
-    page.get_by_text("中文", exact=True).click()
-    page.get_by_text("当前用户", exact=False).first.wait_for(timeout=30_000)
+def lead_page(chromium, address: str, lang: str, link: str):
+    """The lead's page ``link`` (a key of ``LINKS``) at a laptop's size, in ``lang``."""
+    page = chromium.new_page(viewport=LAPTOP)
+    log_in(page, address, "boss")
+    if lang == "zh":
+        page.get_by_text("中文", exact=True).click()
+        page.get_by_text("当前用户", exact=False).first.wait_for(timeout=30_000)
+    page.get_by_role("link", name=LINKS[lang][link]).click()
+    return page
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -67,11 +73,7 @@ def test_team_progress_fits_a_laptop_and_an_hour_of_work_is_a_line(
     lang,
     browser,  # noqa: F811 (the fixture)
 ):
-    page = browser.new_page(viewport=LAPTOP)
-    log_in(page, lead_address, "boss")
-    if lang == "zh":
-        switch_to_chinese(page)
-    page.get_by_role("link", name=LINKS[lang]["team"]).click()
+    page = lead_page(browser, lead_address, lang, "team")
     keys = ["timeline", "completion", "throughput", "distribution", "drift"]
     assert_uncut(page, keys, f"team progress ({lang})")
     # The five candidates both annotators judged were completed within an hour or two:
@@ -87,11 +89,7 @@ def test_agreement_fits_a_laptop(
     lang,
     browser,  # noqa: F811 (the fixture)
 ):
-    page = browser.new_page(viewport=LAPTOP)
-    log_in(page, lead_address, "boss")
-    if lang == "zh":
-        switch_to_chinese(page)
-    page.get_by_role("link", name=LINKS[lang]["agreement"]).click()
+    page = lead_page(browser, lead_address, lang, "agreement")
     assert_uncut(page, ["alpha", "pairs", "confusion"], f"agreement ({lang})")
     grids = page.locator(".stDataFrame .dvn-scroller")
     grids.first.wait_for(state="attached", timeout=60_000)
