@@ -62,6 +62,11 @@ class Kept:
     applied: int = 0  # since the grades were saved
     saved: float = 0.0
     kept_pairs: dict[tuple, tuple[int, PairAgreement]] = field(default_factory=dict)
+    # Bumped by every count, and per query the count that last touched it: what the views'
+    # own tables (``maintained``'s, in ``derived``) bring up to date, query by query.
+    version: int = 0
+    query_version: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    derived: dict[tuple, Any] = field(default_factory=dict)
     lock: threading.RLock = field(default_factory=threading.RLock)
 
     # -- rows ------------------------------------------------------------------------------
@@ -129,6 +134,11 @@ class Kept:
         """Count the tables again for ``queries`` (query indexes; every query when None)."""
         every = queries is None
         n_queries = len(self.query_ids)
+        self.version += 1
+        if every:
+            self.query_version = np.full(n_queries, self.version, np.int64)
+        else:
+            self.query_version[queries] = self.version
         if queries is None:
             queries = np.arange(n_queries)
             rows = np.arange(len(self.row_key))

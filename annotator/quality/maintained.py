@@ -30,6 +30,7 @@ from collections.abc import Callable
 import numpy as np
 import pandas as pd
 
+from annotator.quality import view_tables
 from annotator.quality.adjudication import Queue
 from annotator.quality.agreement import (
     PAGE_ROUNDS,
@@ -46,10 +47,12 @@ from annotator.quality.grade_tables import (
     USER_BITS,
     USER_MASK,
     Kept,
+    _present,
     saved_candidates,
 )
 from annotator.quality.pool_quality import PoolAgreement
-from pooling.grades import POLICIES, check_policy
+from annotator.quality.view_tables import CELLS, GRADED
+from pooling.grades import check_policy
 from pooling.grouping import GROUPINGS
 from pooling.i18n import check_name
 from storage import figure_records as records
@@ -239,36 +242,6 @@ def forget() -> None:
 # -- figures -----------------------------------------------------------------------------------
 
 
-def _statuses(kept: Kept, policy: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The judged positions and their status, severity and agreed grade (-1 for none), as
-    ``pooling.resolution.statuses`` decides them, from the candidates' counts."""
-    check_policy(policy)
-    judged = np.flatnonzero(kept.counts.sum(axis=1))
-    counts = kept.counts[judged]
-    grades = counts[:, :SIZE]
-    graded = grades.sum(axis=1)
-    unsure = counts[:, UNSURE] > 0
-    given = grades > 0
-    low = np.argmax(given, axis=1)
-    high = SIZE - 1 - np.argmax(given[:, ::-1], axis=1)
-    median = np.argmax(np.cumsum(grades, axis=1) > ((graded - 1) // 2)[:, None], axis=1)
-    split = POLICIES[policy](low, high) & (graded > 0)
-    status = np.select(
-        [unsure, counts.sum(axis=1) < kept.overlap, split],
-        ["unsure", "incomplete", "disagree"],
-        "agreed",
-    ).astype(object)
-    severity = np.where(unsure, 4, np.where(graded > 0, high - low, 0))
-    auto = np.where(status == "agreed", median, -1)
-    return judged, status, severity, auto
-
-
-def _decided(kept: Kept, judged: np.ndarray) -> np.ndarray:
-    """Which of the ``judged`` positions a lead decided."""
-    places = [kept.position_of[k] for k in kept.decisions if k in kept.position_of]
-    return np.isin(judged, np.array(places, np.int64))
-
-
 def _groups(kept: Kept, by: str | None) -> dict[str, np.ndarray]:
     """The queries (a mask) of each group, among those with a judgment, as
     ``pooling.grouping.groups`` makes them."""
@@ -312,36 +285,17 @@ def _report(kept: Kept, group: str, queries: np.ndarray, rounds: int) -> Agreeme
 
 def _versus_final(kept: Kept, policy: str) -> pd.DataFrame:
     """Each person's quadratic kappa against the final grades, before and after
-    adjudication, as ``adjudication.versus_final`` gives it."""
-    judged, status, _, auto = _statuses(kept, policy)
-    decided = _decided(kept, judged)
-    before = np.full(len(kept.candidate_ids), -1)
-    before[judged] = np.where(decided | kept.gold[judged], -1, auto)
-    after = before.copy()
-    for key, decision in kept.decisions.items():
-        place = kept.position_of.get(key)
-        if place is not None and kept.counts[place].sum():
-            after[place] = int(decision[0])
-    position = kept.row_key >> USER_BITS
-    user = kept.row_key & USER_MASK
-    graded = (kept.row_grade < SIZE) & ~kept.gold[position]  # gold checks left out
-    people = sorted(np.unique(user[graded]).tolist(), key=lambda u: kept.names[u])
-    rank = np.zeros(int(user.max(initial=0)) + 1, np.int64)
-    rank[people] = np.arange(len(people))
-    grade = kept.row_grade[graded].astype(np.int64)
-    cells = SIZE * SIZE
-    found = {}
-    for label, finals in (("before", before), ("after", after)):  # every person's at once
-        final = finals[position[graded]]
-        had = final >= 0
-        at = rank[user[graded][had]] * cells + grade[had] * SIZE + final[had]
-        found[label] = np.bincount(at, minlength=len(people) * cells).reshape(-1, SIZE, SIZE)
+    adjudication, as ``adjudication.versus_final`` gives it: from per-query counts
+    brought up to date for what changed since the last view."""
+    totals = view_tables.versus(kept, policy)
+    people = sorted((p for p, t in totals.items() if t[GRADED]), key=lambda p: kept.names[p])
     rows = [
         {
             "annotator": kept.names[person],
-            **{label: kappa_of(found[label][i], "quadratic") for label in found},
+            "before": kappa_of(totals[person][:CELLS].reshape(SIZE, SIZE), "quadratic"),
+            "after": kappa_of(totals[person][CELLS:GRADED].reshape(SIZE, SIZE), "quadratic"),
         }
-        for i, person in enumerate(people)
+        for person in people
     ]
     return pd.DataFrame(rows, columns=["annotator", "before", "after"])
 
@@ -362,46 +316,60 @@ def pool_queue(engine, pool_name: str, policy: str) -> Queue:
     """``pool_quality.pool_queue`` from the kept tables. Its table has no columns of who
     said what (half a million dicts at L): ``adjudication.with_details`` adds them to the
     rows shown; the annotator filter reads ``people``, a bit per name of
-    ``Queue.annotators``."""
+    ``Queue.annotators``. Statuses and query ids are categorical: built from codes, not
+    half a million strings."""
     kept = kept_grades(engine, pool_name)
     with kept.lock:
-        judged, status, severity, auto = _statuses(kept, policy)
-        status[kept.gold[judged]] = "gold"  # settled: needs no decision
-        status[_decided(kept, judged)] = "adjudicated"
-        order = np.lexsort((judged, -severity))
-        judged, status, severity, auto = judged[order], status[order], severity[order], auto[order]
-        position = kept.row_key >> USER_BITS
+        found = view_tables.statuses(kept, policy)
+        status = view_tables.settled(kept, found)
+        judged = np.flatnonzero(status >= 0)
+        # Most severe first, then in position (query, chunk id) order: a stable sort.
+        judged = judged[np.argsort(-found.severity[judged], kind="stable")]
         user = kept.row_key & USER_MASK
-        graded = kept.row_grade < SIZE
-        annotators = sorted({kept.names[u] for u in np.unique(user[graded]).tolist()})
-        bit = {name: i for i, name in enumerate(annotators)}
-        masks = np.zeros(len(kept.candidate_ids), dtype=object if len(bit) > 62 else np.int64)
-        for person in np.unique(user).tolist():
-            name = kept.names.get(person)
-            mine = np.unique(position[user == person])
-            if name in bit:
-                masks[mine] = masks[mine] | (1 << bit[name])
+        graders = _present(user[kept.row_grade < SIZE])
+        annotators = sorted({kept.names[u] for u in graders})
         query = kept.candidate_query[judged]
+        columns = _columns(kept)
         table = pd.DataFrame(
             {
-                "query_id": np.array(kept.query_ids, dtype=object)[query],
-                "chunk_id": kept.chunk_ids[judged],
-                "status": status,
-                "severity": severity,
-                "auto_grade": _or_none(auto),
-                "slices": pd.Series([kept.slices[q] for q in query.tolist()], dtype=object),
-                "people": masks[judged],
+                "query_id": pd.Categorical.from_codes(query, dtype=columns["query_id"]),
+                "chunk_id": columns["chunk_id"].take(judged),
+                "status": pd.Categorical.from_codes(status[judged], dtype=columns["status"]),
+                "severity": found.severity[judged].astype(np.int64),
+                "auto_grade": _or_none(found.auto[judged]),
+                "slices": columns["slices"][query],
+                "people": view_tables.people_masks(kept, annotators)[judged],
             }
         )
-        tags = sorted({t for q in np.unique(query).tolist() for t in kept.slices[q]})
+        present = np.flatnonzero(np.bincount(query, minlength=len(kept.query_ids)))
+        tags = sorted({t for q in present.tolist() for t in kept.slices[q]})
         return Queue(
             table,
             dict(kept.decisions),
             annotators,
             tags,
-            [kept.query_ids[q] for q in np.unique(query).tolist()],
+            [kept.query_ids[q] for q in present.tolist()],
             details=_details(kept),
         )
+
+
+def _columns(kept: Kept) -> dict:
+    """What the queue's columns are taken from, made once per kept grades: the chunk ids
+    as a string array, the query ids and statuses as categories, each query's slices (an
+    object array, one list each). Converting half a million ids at every view took most
+    of one."""
+    found = kept.derived.get(("columns",))
+    if found is None:
+        slices = np.empty(len(kept.slices), dtype=object)
+        for q, tags in enumerate(kept.slices):
+            slices[q] = tags
+        found = kept.derived[("columns",)] = {
+            "chunk_id": pd.array(kept.chunk_ids, dtype="str"),
+            "query_id": pd.CategoricalDtype(kept.query_ids),
+            "status": pd.CategoricalDtype(view_tables.STATUSES),
+            "slices": slices,
+        }
+    return found
 
 
 def _or_none(grades: np.ndarray) -> np.ndarray:

@@ -104,6 +104,9 @@ def same_queue(engine, policy: str) -> None:
     for column in columns:
         if column != "auto_grade":
             assert shown[column].tolist() == expected[column].tolist(), column
+    pd.testing.assert_frame_equal(
+        adjudication.status_counts(kept.table), adjudication.status_counts(counted.table)
+    )
     for person in counted.annotators:
         for everything in (False, True):
             mine = adjudication.queue_of(kept, annotator=person, everything=everything)
