@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 
 from annotator.quality.agreement import kappa
@@ -99,12 +100,36 @@ def status_counts(table: pd.DataFrame) -> pd.DataFrame:
     """How many judged candidates of each query are in each status (``candidates``'
     ``status``, and ``adjudicated`` where a lead decided), the statuses that need a lead
     first: ``query`` (its id), ``status``, ``candidates``; what the Adjudication page draws."""
-    counts = table.groupby(["query_id", "status"]).size().rename("candidates").reset_index()
+    # Counted from codes by one bincount: grouping half a million rows by two columns of
+    # strings (or categories) took a large part of a view.
+    query_codes, queries = pd.factorize(table["query_id"], sort=True)
+    status_codes, names = pd.factorize(table["status"])
+    size = max(len(names), 1)
+    cells = np.bincount(query_codes * size + status_codes, minlength=len(queries) * size)
+    query, status = np.divmod(np.flatnonzero(cells), size)
     order = {status: i for i, status in enumerate(STATUS_ORDER)}
+    counts = pd.DataFrame(
+        {
+            "query": np.asarray(queries, dtype=object)[query].astype(str),
+            "status": np.asarray(names, dtype=object)[status].astype(str),
+            "candidates": cells[cells > 0],
+        }
+    )
     counts["rank"] = counts["status"].map(order)
-    counts = counts.rename(columns={"query_id": "query"})
     counts = counts.sort_values(["query", "rank"], kind="stable", ignore_index=True)
     return counts.drop(columns="rank")
+
+
+def most_needing(counts: pd.DataFrame, most: int) -> pd.DataFrame:
+    """The rows of ``status_counts`` of the ``most`` queries with the most candidates
+    needing a decision (then the most judged, then by id): a chart of every query of a
+    large pool (ten thousand bars) could neither be read nor sent at every click."""
+    total = counts.groupby("query", sort=True)["candidates"].sum()
+    needing = counts[counts["status"].isin(["disagree", "unsure"])]
+    need = needing.groupby("query")["candidates"].sum().reindex(total.index, fill_value=0)
+    ranked = pd.DataFrame({"need": need, "total": total})
+    chosen = ranked.sort_values(["need", "total"], ascending=False, kind="stable").index[:most]
+    return counts[counts["query"].isin(chosen)].reset_index(drop=True)
 
 
 @dataclass
