@@ -74,6 +74,11 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "Judged candidates per query, by status",
         "zh": "各查询已标注候选的状态",
     },
+    "chart_statuses_most": {
+        "en": "The {shown} queries with the most candidates needing a decision are drawn, "
+        "of {count} judged",
+        "zh": "图中为需要裁定的候选最多的 {shown} 个查询（共 {count} 个已标注的查询）",
+    },
     # -- security and integrity
     "upload_too_large": {
         "en": "{file}: larger than the {limit} MB an upload may hold (QRELS_UPLOAD_LIMIT_MB); "

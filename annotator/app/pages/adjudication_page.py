@@ -17,6 +17,8 @@ SINCE_KEY = "decided_since"
 # Candidates offered in the choice at once, most severe first: a large pool's queue holds
 # hundreds of thousands, more than a select box can send to the browser on every click.
 QUEUE_OFFERED = 500
+# Queries drawn in the statuses chart, those with the most candidates needing a decision.
+CHART_QUERIES = 40
 
 
 @ui.guarded
@@ -125,12 +127,13 @@ needing = queued(everything=False)
 shown = queued(everything=True) if include_resolved else needing
 ui.counted_at(counted)
 if not counted_queue.table.empty:
-    charts.show(
-        "statuses",
-        charts.statuses,
-        adjudication.status_counts(counted_queue.table),
-        ui.t("chart_statuses"),
-    )
+    per_query = adjudication.status_counts(counted_queue.table)
+    drawn = adjudication.most_needing(per_query, CHART_QUERIES)
+    charts.show("statuses", charts.statuses, drawn, ui.t("chart_statuses"))
+    if drawn["query"].nunique() < per_query["query"].nunique():
+        st.caption(
+            ui.t("chart_statuses_most", shown=CHART_QUERIES, count=per_query["query"].nunique())
+        )
 # What a decision or gold did is shown where the lead clicked: by the button.
 flash = st.session_state.pop("adjudication_flash", None)
 if shown.empty:
