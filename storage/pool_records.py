@@ -439,9 +439,16 @@ class CandidateView:
 
 
 def candidate_view(pool: Pool, query_id: str, chunk_id: str, *, session: Session) -> CandidateView:
-    _, _, queries, chunks = _versions_and_keys(pool, session=session)
-    query = session.get(Query, queries[query_id])
-    chunk = session.get(Chunk, chunks[chunk_id])
+    # The query and chunk by their ids (unique in the pool's set and version), not by maps
+    # of every key: those read 200,000 chunk ids at L to show one candidate.
+    query = session.exec(
+        select(Query).where(Query.query_set_id == pool.query_set_id, Query.query_id == query_id)
+    ).one()
+    chunk = session.exec(
+        select(Chunk).where(
+            Chunk.corpus_version_id == pool.corpus_version_id, Chunk.chunk_id == chunk_id
+        )
+    ).one()
     document = session.get(Document, chunk.document_id)
     before, after = neighbour_texts(chunk.document_id, chunk.position, session=session)
     return CandidateView(query.text, query.notes, document.title, chunk.text, before, after)
