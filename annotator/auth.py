@@ -26,7 +26,7 @@ from sqlmodel import Session
 
 from pooling.i18n import LocalizedError
 from storage import accounts
-from storage.db import session_scope
+from storage.db import session_scope, snapshot_scope
 from storage.models import User, utcnow
 
 # scrypt's cost: 2**15 x 8 x 1 needs 32 MiB and ~0.1 s, the range OWASP recommends.
@@ -165,7 +165,9 @@ def session_account(engine: Engine, session_id: str) -> Account | None:
     the account disabled, its password changed) or never existed."""
     if not session_id or "\x00" in session_id:  # PostgreSQL refuses NUL in text
         return None
-    with session_scope(engine) as session:
+    # Read in a snapshot: every render asks, and on SQLite a ``session_scope`` would take
+    # the write lock that annotators' keys wait on.
+    with snapshot_scope(engine) as session:
         return _account(accounts.session_user(session_id, session=session, now=utcnow()))
 
 
@@ -184,5 +186,5 @@ def remember_language(engine: Engine, user_id: int, language: str) -> None:
 def account(engine: Engine, user_id: int) -> Account | None:
     """The account ``user_id`` as the database has it now: None once it is disabled or
     gone, so that a change takes effect at the next click."""
-    with session_scope(engine) as session:
+    with snapshot_scope(engine) as session:  # never the write lock (``session_account``)
         return _account(session.get(User, user_id))
