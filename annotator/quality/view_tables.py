@@ -173,17 +173,30 @@ def _count_versus(kept: Kept, found: Statuses, mine: Versus, queries: np.ndarray
     before, after = _finals(kept, found, position)
     query = kept.candidate_query[position]
     width = GRADED + 1
-    for person in np.unique(user).tolist():
-        at = user == person
-        cells = [query[at] * width + GRADED]
-        for offset, final in ((0, before[at]), (CELLS, after[at])):
-            had = final >= 0
-            cells.append(query[at][had] * width + offset + grade[at][had] * SIZE + final[had])
-        table = mine.tables.setdefault(person, np.zeros((n_queries, width), np.int64))
-        flat = np.concatenate(cells)
-        if len(flat) * 8 < table.size:  # a few queries: added in place
-            np.add.at(table.reshape(-1), flat, 1)
-        else:
-            table += np.bincount(flat, minlength=table.size).reshape(table.shape)
-        added = np.bincount(flat % width, minlength=width)
-        mine.totals[person] = mine.totals.get(person, np.zeros(width, np.int64)) + added
+    # Every row's cells (its graded row, and its confusion before and after where there is
+    # a final grade), all people at once: (person, query, cell) in one flat index.
+    people, person = np.unique(user, return_inverse=True)
+    cells = [(person, query, np.full(len(query), GRADED))]
+    for offset, final in ((0, before), (CELLS, after)):
+        had = final >= 0
+        cells.append((person[had], query[had], offset + grade[had] * SIZE + final[had]))
+    person, query, cell = (np.concatenate(column) for column in zip(*cells, strict=True))
+
+    def table_of(who: int) -> np.ndarray:
+        if who not in mine.tables:
+            mine.tables[who] = np.zeros((n_queries, width), np.int64)
+            mine.totals[who] = np.zeros(width, np.int64)
+        return mine.tables[who]
+
+    shape = (len(people), n_queries, width)
+    if len(cell) * 8 < np.prod(shape):  # a few queries: added in place
+        for i, who in enumerate(people.tolist()):
+            at = person == i
+            np.add.at(table_of(who).reshape(-1), query[at] * width + cell[at], 1)
+            mine.totals[who] += np.bincount(cell[at], minlength=width)
+        return
+    flat = (person * n_queries + query) * width + cell
+    added = np.bincount(flat, minlength=int(np.prod(shape))).reshape(shape)
+    for i, who in enumerate(people.tolist()):
+        table_of(who)[:] += added[i]
+        mine.totals[who] += added[i].sum(axis=0)
