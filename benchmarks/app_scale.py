@@ -61,6 +61,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from pooling.settings import ONE_BLAS_THREAD  # noqa: E402  (no numpy yet)
+
+# Pages render in this process as ``qrels serve`` runs the app: one BLAS thread (set before
+# numpy is imported, as the app's environment sets it before the app starts).
+for _name, _value in ONE_BLAS_THREAD.items():
+    os.environ.setdefault(_name, _value)
+
 POSTGRES_URL = os.environ.get("QRELS_TEST_POSTGRES_URL", "postgresql://127.0.0.1:5432/test")
 PAGES = [
     "team_progress_page.py",

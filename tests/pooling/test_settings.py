@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from pooling.i18n import LocalizedError
-from pooling.settings import child_environment, chosen, current
+from pooling.settings import ONE_BLAS_THREAD, child_environment, chosen, current
 
 
 def test_defaults_without_any_variable():
@@ -54,3 +54,11 @@ def test_a_choice_holds_for_its_block_and_leaves_the_environment_alone(monkeypat
             "sqlite:///y.db"
         )
     assert current().language == "en"
+
+
+def test_the_app_gets_one_blas_thread_unless_the_environment_chose(monkeypatch):
+    for name in ONE_BLAS_THREAD:
+        monkeypatch.delenv(name, raising=False)
+    assert all(child_environment()[name] == "1" for name in ONE_BLAS_THREAD)
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "4")
+    assert child_environment()["OPENBLAS_NUM_THREADS"] == "4"
