@@ -95,11 +95,11 @@ def statuses(kept: Kept, policy: str) -> Statuses:
     found.decisions.update((key, kept.decisions[key]) for key in changed)
     changed = [key for key in changed if key in kept.position_of]
     if changed:
-        places = [kept.position_of[key] for key in changed]
-        found.decided[places] = [int(kept.decisions[key][0]) for key in changed]
-        moved = set(kept.candidate_query[places].tolist())
-        for queries in found.moved.values():
-            queries |= moved
+        decided = np.array([kept.position_of[key] for key in changed], np.int64)
+        found.decided[decided] = [int(kept.decisions[key][0]) for key in changed]
+        moved = set(kept.candidate_query[decided].tolist())
+        for reader in found.moved.values():
+            reader |= moved
     return found
 
 
@@ -161,8 +161,8 @@ def versus(kept: Kept, policy: str) -> dict[int, np.ndarray]:
 
 def _count_versus(kept: Kept, found: Statuses, mine: Versus, queries: np.ndarray) -> None:
     n_queries = len(kept.query_ids)
-    for person, table in mine.tables.items():
-        mine.totals[person] -= table[queries].sum(axis=0)
+    for who, table in mine.tables.items():
+        mine.totals[who] -= table[queries].sum(axis=0)
         table[queries] = 0
     rows = kept.rows_of(queries)
     position = kept.row_key[rows] >> USER_BITS
