@@ -130,10 +130,9 @@ if not counted_queue.table.empty:
     per_query = adjudication.status_counts(counted_queue.table)
     drawn = adjudication.most_needing(per_query, CHART_QUERIES)
     charts.show("statuses", charts.statuses, drawn, ui.t("chart_statuses"))
-    if drawn["query"].nunique() < per_query["query"].nunique():
-        st.caption(
-            ui.t("chart_statuses_most", shown=CHART_QUERIES, count=per_query["query"].nunique())
-        )
+    judged = per_query["query"].unique()
+    if len(drawn["query"].unique()) < len(judged):
+        st.caption(ui.t("chart_statuses_most", shown=CHART_QUERIES, count=len(judged)))
 # What a decision or gold did is shown where the lead clicked: by the button.
 flash = st.session_state.pop("adjudication_flash", None)
 if shown.empty:
