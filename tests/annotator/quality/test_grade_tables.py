@@ -13,7 +13,7 @@ import pytest
 from annotator.quality.grade_tables import Places, _of_texts, _texts
 from annotator.quality.progress_tables import _in_order
 
-IDS = ["a", "b", "é", "中文", "z\u2028", "😀", "a b", ""]
+IDS = ["a", "b", "é", "中文", "z\u2028", "😀", "a b", "", "nul\x00"]
 
 
 def test_places_find_what_a_dict_of_positions_finds():
