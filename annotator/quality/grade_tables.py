@@ -230,9 +230,9 @@ class Kept:
         counts, m, places = counts[keep], m[keep], places[keep]
         # Half a million candidates have a few distinct rows of counts: each distinct row's
         # units are worked out once (the same arithmetic, so the same values).
-        code = np.zeros(len(counts), np.int64)
-        for grade in range(SIZE):
-            code = code * (int(m.max(initial=0)) + 1) + counts[:, grade]
+        code, base = np.zeros(len(counts), np.int64), int(m.max(initial=0)) + 1
+        for grade in range(SIZE):  # a row's counts as one number (base: people + 1)
+            code = code * base + counts[:, grade]
         _, first, which = np.unique(code, return_index=True, return_inverse=True)
         values, m = counts[first].astype(float), m[first].astype(float)
         pairs = values[:, :, None] * values[:, None, :]
@@ -380,12 +380,12 @@ class Kept:
         if "first" not in saved.files or "app_made" not in saved.files:
             return False
         candidate = saved["candidate"]
-        if len(candidate) and (
-            not len(self.candidate_ids)
-            or not np.array_equal(self.candidate_ids[self.positions(candidate)], candidate)
-        ):
+        if len(candidate) and not len(self.candidate_ids):
             return False
-        key = (self.positions(candidate) << USER_BITS) | saved["user"]
+        places = self.positions(candidate) if len(candidate) else candidate
+        if not np.array_equal(self.candidate_ids[places], candidate):
+            return False
+        key = (places << USER_BITS) | saved["user"]
         order = np.argsort(key)
         self.row_key, self.row_judgment = key[order], saved["judgment"][order]
         self.row_grade, self.row_first = saved["grade"][order], saved["first"][order]
