@@ -152,6 +152,24 @@ def snapshot_scope(engine: Engine) -> Iterator[Session]:
         yield session
 
 
+def driver_rows(session: Session, statement: Any) -> list[tuple]:
+    """Every row of ``statement`` as the driver's plain tuples, read with its own cursor in
+    ``session``'s transaction (its snapshot): for reads of hundreds of thousands of rows of
+    integers and text (not times: SQLite gives its text), where SQLAlchemy's ``Row`` and
+    result processing cost more than the read. The values bound are written into the SQL,
+    so only the tool's own (ids) may be bound."""
+    connection = session.connection()
+    sql = str(statement.compile(connection, compile_kwargs={"literal_binds": True}))
+    driver = connection.connection.dbapi_connection
+    assert driver is not None
+    cursor = driver.cursor()
+    try:
+        cursor.execute(sql)
+        return cursor.fetchall()
+    finally:
+        cursor.close()
+
+
 # PostgreSQL's deadlock_detected and serialization_failure: the transaction lost a race and
 # can be run again from the start.
 RETRYABLE = {"40P01", "40001"}

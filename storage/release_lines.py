@@ -121,13 +121,20 @@ def _numbers(values: tuple[float | None, ...]) -> list[str]:
     return orjson.dumps(values).decode()[1:-1].split(",")
 
 
-def release_history(pool: Pool, *, session: Session, batch: int = 10_000) -> ReleaseHistory:
+def release_history(
+    pool: Pool,
+    *,
+    session: Session,
+    batch: int = 10_000,
+    names: tuple[dict[int, str], dict[int, str]] | None = None,
+) -> ReleaseHistory:
     """Every human judgment of the pool's candidates, oldest first (earlier revisions too,
     from the app or imported, with where it came from), people under pseudonyms, as
     ``judgments.jsonl``'s lines, read ``batch`` rows at a time. The database writes each
     line but its ``seconds`` (a float, in orjson's form): a million judgments go through
     no Python code of their own, only through column-wise joins and maps. For each person
-    and candidate the last judgment is the current one (``current_grades``)."""
+    and candidate the last judgment is the current one (``current_grades``). ``names``: the
+    query and chunk ids by key when the caller read them already (``ReleaseSnapshot``'s)."""
     dialect = session.get_bind().dialect.name
     # People are few: their pseudonyms (already JSON strings) go into the statement.
     people = {
@@ -136,10 +143,14 @@ def release_history(pool: Pool, *, session: Session, batch: int = 10_000) -> Rel
             select(User.id, User.created_at).where(User.kind == "human")
         )
     }
-    query_set = session.get(QuerySet, pool.query_set_id)
-    corpus_version = session.get(CorpusVersion, pool.corpus_version_id)
-    query_ids = {key: name for name, key in query_keys(query_set, session=session).items()}
-    chunk_ids = {key: name for name, key in chunk_keys(corpus_version, session=session).items()}
+    if names is None:
+        query_set = session.get(QuerySet, pool.query_set_id)
+        corpus_version = session.get(CorpusVersion, pool.corpus_version_id)
+        names = (
+            {key: name for name, key in query_keys(query_set, session=session).items()},
+            {key: name for name, key in chunk_keys(corpus_version, session=session).items()},
+        )
+    query_ids, chunk_ids = names
     if not people:
         return ReleaseHistory(people, query_ids, chunk_ids, iter(()))
     made_in, imported = aliased(Pool), aliased(JudgmentBatch)

@@ -7,7 +7,7 @@ annotators do meanwhile.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from sqlalchemy import Row
@@ -23,7 +23,7 @@ from pooling.release_folder import (
 )
 from storage import gold_records
 from storage.active_records import not_chosen
-from storage.catalog import chunk_keys, query_keys
+from storage.db import driver_rows
 from storage.gold_records import Gold
 from storage.history import latest_adjudications
 from storage.models import (
@@ -104,12 +104,14 @@ def queries_of(query_set: QuerySet, *, session: Session) -> list[Row]:
 
 def chunk_parents(corpus_version: CorpusVersion, *, session: Session) -> dict[str, str]:
     """Chunk id -> its document's id."""
-    rows = session.connection().execute(  # plain rows: no ORM work on each of 200,000
-        select(Chunk.chunk_id, Document.doc_id)
-        .join(Document, Document.id == Chunk.document_id)
-        .where(Chunk.corpus_version_id == corpus_version.id)
+    return dict(
+        driver_rows(  # plain tuples: no SQLAlchemy work on each of 200,000
+            session,
+            select(Chunk.chunk_id, Document.doc_id)
+            .join(Document, Document.id == Chunk.document_id)
+            .where(Chunk.corpus_version_id == corpus_version.id),
+        )
     )
-    return dict(rows.all())
 
 
 def list_releases(*, session: Session) -> list[Release]:
@@ -119,8 +121,8 @@ def list_releases(*, session: Session) -> list[Release]:
 @dataclass
 class ReleaseSnapshot:
     """What a release of a pool is made from that fits in memory; the judgments themselves
-    are streamed with ``storage.history.release_records`` in the same snapshot
-    (``storage.db.snapshot_scope``)."""
+    are streamed with ``storage.release_lines.release_history`` in the same snapshot
+    (``storage.db.snapshot_scope``), named with ``query_ids`` and ``chunk_ids``."""
 
     pool: Pool
     query_set: QuerySet
@@ -130,23 +132,36 @@ class ReleaseSnapshot:
     candidates: list[tuple[str, str]]
     not_chosen: set[tuple[str, str]]  # an active pool's candidates nobody was asked about
     gold: list[Gold]  # the pool's gold items: their grades stand
+    query_ids: dict[int, str] = field(default_factory=dict)  # query key -> query id
+    chunk_ids: dict[int, str] = field(default_factory=dict)  # chunk key -> chunk id
 
 
 def read_snapshot(pool: Pool, *, session: Session) -> ReleaseSnapshot:
     """The parts of a release of ``pool`` that fit in memory."""
     query_set = session.get(QuerySet, pool.query_set_id)
     corpus_version = session.get(CorpusVersion, pool.corpus_version_id)
-    # Read through the connection: plain rows, without the ORM's work on each of a million;
-    # the candidates' keys from their index, named from the ids read once (joining each
-    # to its chunk's pages, which hold the texts, took SQLite a second and a half at L).
-    rows = session.connection().execute(
-        select(PoolCandidate.query_id, PoolCandidate.chunk_id).where(
-            PoolCandidate.pool_id == pool.id
+    # Read with the driver's cursor: plain tuples, without SQLAlchemy's work on each of a
+    # million; the candidates' keys from their index, named from the ids read once here
+    # (joining each to its chunk's pages, which hold the texts, took SQLite a second and a
+    # half at L), and the same names serve the judgments' lines.
+    query_ids = dict(
+        driver_rows(
+            session, select(Query.id, Query.query_id).where(Query.query_set_id == query_set.id)
         )
     )
-    query_ids = {key: name for name, key in query_keys(query_set, session=session).items()}
-    chunk_ids = {key: name for name, key in chunk_keys(corpus_version, session=session).items()}
-    queries, chunks = zip(*rows.all(), strict=True) or ((), ())
+    chunk_ids = dict(
+        driver_rows(
+            session,
+            select(Chunk.id, Chunk.chunk_id).where(Chunk.corpus_version_id == corpus_version.id),
+        )
+    )
+    rows = driver_rows(
+        session,
+        select(PoolCandidate.query_id, PoolCandidate.chunk_id).where(
+            PoolCandidate.pool_id == pool.id
+        ),
+    )
+    queries, chunks = zip(*rows, strict=True) if rows else ((), ())
     candidates = list(
         zip(map(query_ids.__getitem__, queries), map(chunk_ids.__getitem__, chunks), strict=True)
     )
@@ -159,4 +174,6 @@ def read_snapshot(pool: Pool, *, session: Session) -> ReleaseSnapshot:
         candidates=candidates,
         not_chosen=not_chosen(pool, session=session),
         gold=gold_records.items(pool, session=session),
+        query_ids=query_ids,
+        chunk_ids=chunk_ids,
     )

@@ -115,7 +115,10 @@ def create_release(
             # from the rows of the very lines written, as ``pooling.release_folder.recompute``
             # decides them reading the lines back.
             frame, rubrics = write_history(
-                folder, release_lines.release_history(pool, session=session)
+                folder,
+                release_lines.release_history(
+                    pool, session=session, names=(snapshot.query_ids, snapshot.chunk_ids)
+                ),
             )
             decided = release_lines.release_decisions(pool, session=session)
             write_judgments(folder, chain(decided, _gold_records(snapshot)))
