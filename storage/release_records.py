@@ -30,11 +30,13 @@ from storage.models import (
     Chunk,
     CorpusVersion,
     Document,
+    Judgment,
     Pool,
     PoolCandidate,
     Query,
     QuerySet,
     Release,
+    User,
 )
 
 
@@ -129,7 +131,9 @@ class ReleaseSnapshot:
     corpus_version: CorpusVersion
     queries: list[Row]  # ``queries_of``
     decisions: dict[tuple[str, str], tuple]  # ``storage.history.latest_adjudications``
-    candidates: list[tuple[str, str]]
+    # The candidates no person judged (``unjudged_candidates``): a judged one is graded or
+    # unresolved by its judgments, so these are all ``resolve`` needs beside them.
+    unjudged: list[tuple[str, str]]
     not_chosen: set[tuple[str, str]]  # an active pool's candidates nobody was asked about
     gold: list[Gold]  # the pool's gold items: their grades stand
     query_ids: dict[int, str] = field(default_factory=dict)  # query key -> query id
@@ -140,10 +144,10 @@ def read_snapshot(pool: Pool, *, session: Session) -> ReleaseSnapshot:
     """The parts of a release of ``pool`` that fit in memory."""
     query_set = session.get(QuerySet, pool.query_set_id)
     corpus_version = session.get(CorpusVersion, pool.corpus_version_id)
-    # Read with the driver's cursor: plain tuples, without SQLAlchemy's work on each of a
-    # million; the candidates' keys from their index, named from the ids read once here
-    # (joining each to its chunk's pages, which hold the texts, took SQLite a second and a
-    # half at L), and the same names serve the judgments' lines.
+    # Read with the driver's cursor: plain tuples, without SQLAlchemy's work on each of
+    # hundreds of thousands; the candidates' keys from their index, named from the ids read
+    # once here (joining each to its chunk's pages, which hold the texts, took SQLite a
+    # second and a half at L), and the same names serve the judgments' lines.
     query_ids = dict(
         driver_rows(
             session, select(Query.id, Query.query_id).where(Query.query_set_id == query_set.id)
@@ -155,25 +159,38 @@ def read_snapshot(pool: Pool, *, session: Session) -> ReleaseSnapshot:
             select(Chunk.id, Chunk.chunk_id).where(Chunk.corpus_version_id == corpus_version.id),
         )
     )
-    rows = driver_rows(
-        session,
-        select(PoolCandidate.query_id, PoolCandidate.chunk_id).where(
-            PoolCandidate.pool_id == pool.id
-        ),
-    )
-    queries, chunks = zip(*rows, strict=True) if rows else ((), ())
-    candidates = list(
-        zip(map(query_ids.__getitem__, queries), map(chunk_ids.__getitem__, chunks), strict=True)
-    )
+    unjudged = [
+        (query_ids[query], chunk_ids[chunk])
+        for query, chunk in unjudged_candidates(pool, session=session)
+    ]
     return ReleaseSnapshot(
         pool=pool,
         query_set=query_set,
         corpus_version=corpus_version,
         queries=queries_of(query_set, session=session),
         decisions=latest_adjudications(pool, session=session),
-        candidates=candidates,
+        unjudged=unjudged,
         not_chosen=not_chosen(pool, session=session),
         gold=gold_records.items(pool, session=session),
         query_ids=query_ids,
         chunk_ids=chunk_ids,
+    )
+
+
+def unjudged_candidates(pool: Pool, *, session: Session) -> list[tuple[int, int]]:
+    """The (query key, chunk key) of the pool's candidates that no person judged (in any
+    pool, or imported; a model judge's grade is not a person's), as the database lists them:
+    one look in the judgments' (query, chunk) index each, instead of naming half a million
+    candidates to find the few left."""
+    others = session.exec(select(User.id).where(User.kind != "human")).all()
+    judged = select(Judgment.id).where(
+        Judgment.query_id == PoolCandidate.query_id, Judgment.chunk_id == PoolCandidate.chunk_id
+    )
+    if others:  # only then: the index alone answers whether anyone judged a candidate
+        judged = judged.where(Judgment.user_id.not_in(others))
+    return driver_rows(
+        session,
+        select(PoolCandidate.query_id, PoolCandidate.chunk_id).where(
+            PoolCandidate.pool_id == pool.id, ~judged.exists()
+        ),
     )

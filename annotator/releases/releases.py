@@ -126,7 +126,7 @@ def create_release(
             resolution = resolve(
                 frame,
                 snapshot.decisions,
-                snapshot.candidates,
+                snapshot.unjudged,
                 snapshot.not_chosen,
                 policy=policy,
                 overlap=pool.overlap,
