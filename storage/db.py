@@ -15,7 +15,7 @@ import functools
 import logging
 import re
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -152,7 +152,7 @@ def snapshot_scope(engine: Engine) -> Iterator[Session]:
         yield session
 
 
-def driver_rows(session: Session, statement: Any) -> list[tuple]:
+def driver_rows(session: Session, statement: Any) -> Sequence[tuple]:
     """Every row of ``statement`` as the driver's plain tuples, read with its own cursor in
     ``session``'s transaction (its snapshot): for reads of hundreds of thousands of rows of
     integers and text (not times: SQLite gives its text), where SQLAlchemy's ``Row`` and

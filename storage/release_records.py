@@ -7,6 +7,7 @@ annotators do meanwhile.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -148,12 +149,12 @@ def read_snapshot(pool: Pool, *, session: Session) -> ReleaseSnapshot:
     # hundreds of thousands; the candidates' keys from their index, named from the ids read
     # once here (joining each to its chunk's pages, which hold the texts, took SQLite a
     # second and a half at L), and the same names serve the judgments' lines.
-    query_ids = dict(
+    query_ids: dict[int, str] = dict(
         driver_rows(
             session, select(Query.id, Query.query_id).where(Query.query_set_id == query_set.id)
         )
     )
-    chunk_ids = dict(
+    chunk_ids: dict[int, str] = dict(
         driver_rows(
             session,
             select(Chunk.id, Chunk.chunk_id).where(Chunk.corpus_version_id == corpus_version.id),
@@ -177,7 +178,7 @@ def read_snapshot(pool: Pool, *, session: Session) -> ReleaseSnapshot:
     )
 
 
-def unjudged_candidates(pool: Pool, *, session: Session) -> list[tuple[int, int]]:
+def unjudged_candidates(pool: Pool, *, session: Session) -> Sequence[tuple[int, int]]:
     """The (query key, chunk key) of the pool's candidates that no person judged (in any
     pool, or imported; a model judge's grade is not a person's), as the database lists them:
     one look in the judgments' (query, chunk) index each, instead of naming half a million
