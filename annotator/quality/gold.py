@@ -182,7 +182,8 @@ class Standing:
     """One annotator on gold: items seen (graded and skipped ones, a skipped one as missed
     by the farthest grade; unsure ones take no part), shares
     exact, within one grade, and on the right side of grade 1 and of grade 2; quadratic
-    kappa against gold with its bootstrap interval; flagged when below the floor."""
+    kappa against gold with its bootstrap interval; flagged when that kappa is below the
+    floor (not while it is undefined)."""
 
     annotator: str
     seen: int
@@ -209,7 +210,8 @@ def standings(checks: pd.DataFrame, floor: float, rounds: int = 500) -> list[Sta
                 binary_ge1=float(np.mean((given >= 1) == (gold >= 1))),
                 binary_ge2=float(np.mean((given >= 2) == (gold >= 2))),
                 kappa=kappa,
-                flagged=kappa.value is None or kappa.value < floor,
+                # Undefined (one item, or every grade the same): no evidence below the floor yet.
+                flagged=kappa.value is not None and kappa.value < floor,
             )
         )
     return result

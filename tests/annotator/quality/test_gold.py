@@ -153,6 +153,9 @@ def test_figures_equal_a_hand_count():
     assert not ann.flagged and bob.flagged  # bob: only grade 0 given, kappa 0 < 0.5
     missed = gold.missed(checks, "ann")
     assert list(missed["chunk_id"]) == ["b", "d", "e"]
+    # One gold item, missed: no kappa yet, so not "below the floor".
+    (one,) = gold.standings(missed[missed["chunk_id"] == "b"], floor=0.5, rounds=50)
+    assert one.kappa.value is None and one.exact == 0 and not one.flagged
 
 
 def test_annotators_see_their_own_figures_once_they_have_seen_enough(engine, gold_pool):
