@@ -121,9 +121,10 @@ class Qrels(Mapping):
         """Document-level qrels: each document's grade is the highest of its chunks'
         (``parents``: chunk id -> document id)."""
         grades: dict[str, dict[str, int]] = {}
-        for query_id in sorted(self.grades):  # ``judgments``' order, without its generator
+        # The highest grade does not depend on the order; each file sorts what it writes.
+        for query_id in sorted(self.grades):
             judged: dict[str, int] = {}
-            for chunk_id, grade in sorted(self.grades[query_id].items()):
+            for chunk_id, grade in self.grades[query_id].items():
                 document = parents[chunk_id]
                 judged[document] = max(grade, judged.get(document, grade))
             if judged:

@@ -80,8 +80,8 @@ def current_counts(
     with its current grade (a grade changed later counts at its new grade and hour).
     Grouped by keys, then named: grouping by number reads no names for a million rows."""
     keys = {
-        "annotator": _unindexed(Judgment.user_id),
-        "query": _unindexed(Judgment.query_id),
+        "annotator": unindexed(Judgment.user_id),
+        "query": unindexed(Judgment.query_id),
         "hour": hour_start(Judgment.created_at),
         "grade": Judgment.grade,
     }
@@ -99,7 +99,7 @@ def current_counts(
     return [tuple(row) for row in session.exec(statement).all()]
 
 
-def _unindexed(column) -> ColumnElement:
+def unindexed(column) -> ColumnElement:
     """``column`` + 0: the same value, which SQLite cannot read from an index. Grouped by
     the column itself, SQLite walks the judgments in the order of an index on it and looks
     each row up (three times slower at a million than reading the table in order)."""
@@ -133,7 +133,7 @@ def median_seconds(pool: Pool, *, session: Session) -> dict[str, float]:
     """Annotator -> the median seconds their current judgments in the pool's app took
     (judgments without a time left out). The median of an even count is the mean of the
     middle two, as ``statistics.median`` has it."""
-    user = _unindexed(Judgment.user_id)
+    user = unindexed(Judgment.user_id)
     ranked = (
         _current(
             pool,

@@ -19,7 +19,7 @@ from sqlalchemy import func
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, select
 
-from storage.counts import candidate_sources, epoch_seconds
+from storage.counts import candidate_sources, epoch_seconds, unindexed
 from storage.figure_tables import FigureCheckpoint
 from storage.history import adjudications
 from storage.models import CandidateSource, Chunk, Judgment, Pool, PoolCandidate, Query, User
@@ -44,14 +44,15 @@ def candidate_count(pool: Pool, *, session: Session) -> int:
     return session.exec(total).one()
 
 
-def newest_candidate(pool: Pool, *, session: Session) -> int:
-    """The pool's highest candidate id (0 before the first): with ``candidate_count``, what
-    tells that the candidates a checkpoint was saved with are still the pool's (candidates
-    are only ever added)."""
-    newest = select(func.coalesce(func.max(PoolCandidate.id), 0)).where(
+def candidate_mark(pool: Pool, *, session: Session) -> tuple[int, int]:
+    """How many candidates the pool has and its highest candidate id (0 before the
+    first): what tells that the candidates a checkpoint was saved with are still the
+    pool's (candidates are only ever added)."""
+    mark = select(func.count(), func.coalesce(func.max(PoolCandidate.id), 0)).where(
         PoolCandidate.pool_id == pool.id
     )
-    return session.exec(newest).one()
+    count, newest = session.exec(mark).one()
+    return count, newest
 
 
 def pool_queries(pool: Pool, *, session: Session) -> list[tuple[str, list[str], str | None]]:
@@ -59,7 +60,8 @@ def pool_queries(pool: Pool, *, session: Session) -> list[tuple[str, list[str], 
     statement = select(Query.query_id, Query.slices, Query.split).where(
         Query.query_set_id == pool.query_set_id
     )
-    return [(q, list(s or []), split) for q, s, split in session.exec(statement)]
+    rows = session.connection().execute(statement)  # no ORM rows: ten thousand at L
+    return [(q, list(s or []), split) for q, s, split in rows]
 
 
 def people(*, session: Session) -> dict[int, str]:
@@ -72,18 +74,24 @@ def newest_judgment(*, session: Session) -> int:
     return session.exec(select(func.coalesce(func.max(Judgment.id), 0))).one()
 
 
-def judgments_up_to(mark: int, *, session: Session) -> int:
-    """How many judgments have an id up to ``mark``."""
-    return session.exec(select(func.count()).where(Judgment.id <= mark)).one()
+def judgments_up_to(mark: int, *, session: Session, after: int = 0) -> int:
+    """How many judgments have an id up to ``mark`` (and above ``after``)."""
+    return session.exec(select(func.count()).where(Judgment.id <= mark, Judgment.id > after)).one()
 
 
-def _on_candidates(pool: Pool, *columns):
+def _on_candidates(pool: Pool, *columns, recent: bool = False):
+    """``columns`` of people's judgments of the pool's candidates. ``recent``: the caller
+    asks for ids above a mark, so the judgments are read from that id on, each looking up
+    its candidate; otherwise SQLite walks the pool's half a million candidates looking
+    up each one's judgments (0.2 s for the few thousand since a mark at L, 20 times
+    the time)."""
+    query = unindexed(Judgment.query_id) if recent else Judgment.query_id
     return (
         select(*columns)
         .select_from(Judgment)
         .join(
             PoolCandidate,
-            (PoolCandidate.query_id == Judgment.query_id)
+            (PoolCandidate.query_id == query)
             & (PoolCandidate.chunk_id == Judgment.chunk_id)
             & (PoolCandidate.pool_id == pool.id),
         )
@@ -106,7 +114,7 @@ def judgments_since(pool: Pool, after: int, *, session: Session) -> list[tuple]:
     """People's judgments of the pool's candidates (wherever made) with ids above
     ``after``: ``(judgment id, candidate id, user id, grade or None when unsure, note,
     seconds since 1970 when it was made)``."""
-    statement = _on_candidates(pool, *JUDGMENT_FIELDS).where(Judgment.id > after)
+    statement = _on_candidates(pool, *JUDGMENT_FIELDS, recent=True).where(Judgment.id > after)
     return [tuple(row) for row in session.connection().execute(statement)]
 
 
@@ -171,9 +179,25 @@ def decisions_since(pool: Pool, after: int, *, session: Session) -> list[tuple]:
     return [tuple(row) for row in session.exec(adjudications(pool, after))]
 
 
+CHECKPOINT_COLUMNS = ("judgment_mark", "judgments_seen", "adjudication_mark", "payload", "saved_at")
+CHECKPOINT_READ = (
+    f"SELECT {', '.join(CHECKPOINT_COLUMNS)} FROM figure_checkpoint WHERE pool_id = %s"
+)
+
+
 def checkpoint(pool: Pool, *, session: Session) -> FigureCheckpoint | None:
-    """The pool's saved figures, if any."""
-    return session.get(FigureCheckpoint, pool.id)
+    """The pool's saved figures, if any, read in the session's transaction."""
+    if session.get_bind().dialect.name != "postgresql":
+        return session.get(FigureCheckpoint, pool.id)
+    # In binary: as text, a payload of a hundred megabytes comes hex-encoded and is decoded
+    # here (three times the time of a restart's read at L).
+    driver = session.connection().connection.driver_connection
+    with driver.cursor(binary=True) as cursor:
+        cursor.execute(CHECKPOINT_READ, (pool.id,))
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    return FigureCheckpoint(pool_id=pool.id, **dict(zip(CHECKPOINT_COLUMNS, row, strict=True)))
 
 
 def save_checkpoint(

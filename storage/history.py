@@ -183,11 +183,15 @@ def model_candidate_judgments(
     and chunk, the prompt hash that of the ``qrels judge`` answer the grade came from (None
     for grades imported with ``--kind model``). What metric estimates combine with people's
     grades (``pooling.estimates``); never counted as a person's."""
-    where = [User.kind == "model", PoolCandidate.pool_id == pool.id]
-    if model is not None:
-        where.append(User.name == model)
+    judges = [User.kind == "model"] + ([User.name == model] if model is not None else [])
+    # The model judges first (few; often none): a grouping of every person's judgments of
+    # the pool's candidates took half a second at L only to find no model's among them.
+    ids = session.exec(select(User.id).where(*judges)).all()
+    if not ids:
+        return []
     latest = latest_judgments(
-        *where,
+        Judgment.user_id.in_(ids),
+        PoolCandidate.pool_id == pool.id,
         join=(
             PoolCandidate,
             (PoolCandidate.query_id == Judgment.query_id)

@@ -375,7 +375,7 @@ class Assignment(SQLModel, table=True):
 class QueryTally(SQLModel, table=True):
     """One query of a pool, counted as slots change (``storage.tallies``): candidates,
     candidates asked about (an active pool's chosen ones), judgment slots needed and held,
-    and candidates with a free slot."""
+    candidates with a free slot, and complete ones (asked, with ``overlap`` human judges)."""
 
     __tablename__ = "query_tally"
     __table_args__ = (
@@ -391,6 +391,7 @@ class QueryTally(SQLModel, table=True):
     slots: int = 0
     held: int = 0
     open: int = 0
+    complete: int = Field(default=0, sa_column=Column(Integer, nullable=False, server_default="0"))
 
 
 class AnnotatorTally(SQLModel, table=True):

@@ -126,8 +126,9 @@ def _insert_candidates(
         ],
     )
     added = [(queries[c.query_id], required) for c in candidates]
-    tallies.candidates_added(pool, added, session=session)
+    # Judges before the query tallies: the tallies' lock order (candidates, then queries).
     tallies.judges_counted(pool, session=session)
+    tallies.candidates_added(pool, added, session=session)
     _insert_sources(pool, candidates, queries, chunks, session=session)
 
 

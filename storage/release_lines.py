@@ -7,7 +7,10 @@ grades from their rows."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import contextlib
+import queue
+import threading
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass
 from itertools import chain
 from typing import Any
@@ -121,13 +124,20 @@ def _numbers(values: tuple[float | None, ...]) -> list[str]:
     return orjson.dumps(values).decode()[1:-1].split(",")
 
 
-def release_history(pool: Pool, *, session: Session, batch: int = 10_000) -> ReleaseHistory:
+def release_history(
+    pool: Pool,
+    *,
+    session: Session,
+    batch: int = 10_000,
+    names: tuple[dict[int, str], dict[int, str]] | None = None,
+) -> ReleaseHistory:
     """Every human judgment of the pool's candidates, oldest first (earlier revisions too,
     from the app or imported, with where it came from), people under pseudonyms, as
     ``judgments.jsonl``'s lines, read ``batch`` rows at a time. The database writes each
     line but its ``seconds`` (a float, in orjson's form): a million judgments go through
     no Python code of their own, only through column-wise joins and maps. For each person
-    and candidate the last judgment is the current one (``current_grades``)."""
+    and candidate the last judgment is the current one (``current_grades``). ``names``: the
+    query and chunk ids by key when the caller read them already (``ReleaseSnapshot``'s)."""
     dialect = session.get_bind().dialect.name
     # People are few: their pseudonyms (already JSON strings) go into the statement.
     people = {
@@ -136,10 +146,14 @@ def release_history(pool: Pool, *, session: Session, batch: int = 10_000) -> Rel
             select(User.id, User.created_at).where(User.kind == "human")
         )
     }
-    query_set = session.get(QuerySet, pool.query_set_id)
-    corpus_version = session.get(CorpusVersion, pool.corpus_version_id)
-    query_ids = {key: name for name, key in query_keys(query_set, session=session).items()}
-    chunk_ids = {key: name for name, key in chunk_keys(corpus_version, session=session).items()}
+    if names is None:
+        query_set = session.get(QuerySet, pool.query_set_id)
+        corpus_version = session.get(CorpusVersion, pool.corpus_version_id)
+        names = (
+            {key: name for name, key in query_keys(query_set, session=session).items()},
+            {key: name for name, key in chunk_keys(corpus_version, session=session).items()},
+        )
+    query_ids, chunk_ids = names
     if not people:
         return ReleaseHistory(people, query_ids, chunk_ids, iter(()))
     made_in, imported = aliased(Pool), aliased(JudgmentBatch)
@@ -216,9 +230,14 @@ def release_history(pool: Pool, *, session: Session, batch: int = 10_000) -> Rel
         assert driver is not None
         named = {"name": "release_judgments"} if dialect == "postgresql" else {}
         cursor = driver.cursor(**named)
+        cursor.execute(sql)
+        fetched = (
+            _read_ahead(cursor, batch)
+            if dialect == "postgresql"
+            else iter(lambda: cursor.fetchmany(batch), [])
+        )
         try:
-            cursor.execute(sql)
-            while rows := cursor.fetchmany(batch):
+            for rows in fetched:
                 (heads, chunks, middles, seconds, tails, users, queries, grades, rubrics) = zip(
                     *rows, strict=True
                 )
@@ -232,9 +251,51 @@ def release_history(pool: Pool, *, session: Session, batch: int = 10_000) -> Rel
                 text = "".join(chain.from_iterable(zip(*columns, strict=True)))
                 yield JudgmentLines(text, users, queries, chunks, grades, rubrics)
         finally:
+            if isinstance(fetched, Generator):
+                fetched.close()  # its thread done before the cursor closes
             cursor.close()
 
     return ReleaseHistory(people, query_ids, chunk_ids, batches())
+
+
+def _read_ahead(cursor: Any, batch: int) -> Iterator[list[tuple]]:
+    """``cursor``'s rows, ``batch`` at a time, the next batch fetched by a thread while the
+    caller works on this one: PostgreSQL builds the next batch's lines meanwhile, on the
+    other core, and the driver waits for them without holding the GIL. (Not for SQLite:
+    its driver takes the GIL back for every row, so a thread would only wait for it.) At
+    most three batches are held: the caller's, one ready, one being fetched."""
+    ready: queue.Queue = queue.Queue(maxsize=1)
+    stop = threading.Event()
+
+    def put(item: Any) -> None:
+        while not stop.is_set():
+            with contextlib.suppress(queue.Full):
+                ready.put(item, timeout=0.1)
+                return
+
+    def fetch() -> None:
+        try:
+            while not stop.is_set():
+                rows = cursor.fetchmany(batch)
+                put(rows)
+                if not rows:
+                    return
+        except BaseException as error:  # raised again in the caller's thread
+            put(error)
+
+    worker = threading.Thread(target=fetch, name="release-read-ahead", daemon=True)
+    worker.start()
+    try:
+        while True:
+            item = ready.get()
+            if isinstance(item, BaseException):
+                raise item
+            if not item:
+                return
+            yield item
+    finally:
+        stop.set()
+        worker.join()
 
 
 def release_decisions(pool: Pool, *, session: Session) -> Iterator[dict]:

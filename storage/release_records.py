@@ -7,7 +7,8 @@ annotators do meanwhile.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from sqlalchemy import Row
@@ -23,18 +24,20 @@ from pooling.release_folder import (
 )
 from storage import gold_records
 from storage.active_records import not_chosen
-from storage.catalog import chunk_keys, query_keys
+from storage.db import driver_rows
 from storage.gold_records import Gold
 from storage.history import latest_adjudications
 from storage.models import (
     Chunk,
     CorpusVersion,
     Document,
+    Judgment,
     Pool,
     PoolCandidate,
     Query,
     QuerySet,
     Release,
+    User,
 )
 
 
@@ -104,12 +107,14 @@ def queries_of(query_set: QuerySet, *, session: Session) -> list[Row]:
 
 def chunk_parents(corpus_version: CorpusVersion, *, session: Session) -> dict[str, str]:
     """Chunk id -> its document's id."""
-    rows = session.connection().execute(  # plain rows: no ORM work on each of 200,000
-        select(Chunk.chunk_id, Document.doc_id)
-        .join(Document, Document.id == Chunk.document_id)
-        .where(Chunk.corpus_version_id == corpus_version.id)
+    return dict(
+        driver_rows(  # plain tuples: no SQLAlchemy work on each of 200,000
+            session,
+            select(Chunk.chunk_id, Document.doc_id)
+            .join(Document, Document.id == Chunk.document_id)
+            .where(Chunk.corpus_version_id == corpus_version.id),
+        )
     )
-    return dict(rows.all())
 
 
 def list_releases(*, session: Session) -> list[Release]:
@@ -119,44 +124,74 @@ def list_releases(*, session: Session) -> list[Release]:
 @dataclass
 class ReleaseSnapshot:
     """What a release of a pool is made from that fits in memory; the judgments themselves
-    are streamed with ``storage.history.release_records`` in the same snapshot
-    (``storage.db.snapshot_scope``)."""
+    are streamed with ``storage.release_lines.release_history`` in the same snapshot
+    (``storage.db.snapshot_scope``), named with ``query_ids`` and ``chunk_ids``."""
 
     pool: Pool
     query_set: QuerySet
     corpus_version: CorpusVersion
     queries: list[Row]  # ``queries_of``
     decisions: dict[tuple[str, str], tuple]  # ``storage.history.latest_adjudications``
-    candidates: list[tuple[str, str]]
+    # The candidates no person judged (``unjudged_candidates``): a judged one is graded or
+    # unresolved by its judgments, so these are all ``resolve`` needs beside them.
+    unjudged: list[tuple[str, str]]
     not_chosen: set[tuple[str, str]]  # an active pool's candidates nobody was asked about
     gold: list[Gold]  # the pool's gold items: their grades stand
+    query_ids: dict[int, str] = field(default_factory=dict)  # query key -> query id
+    chunk_ids: dict[int, str] = field(default_factory=dict)  # chunk key -> chunk id
 
 
 def read_snapshot(pool: Pool, *, session: Session) -> ReleaseSnapshot:
     """The parts of a release of ``pool`` that fit in memory."""
     query_set = session.get(QuerySet, pool.query_set_id)
     corpus_version = session.get(CorpusVersion, pool.corpus_version_id)
-    # Read through the connection: plain rows, without the ORM's work on each of a million;
-    # the candidates' keys from their index, named from the ids read once (joining each
-    # to its chunk's pages, which hold the texts, took SQLite a second and a half at L).
-    rows = session.connection().execute(
-        select(PoolCandidate.query_id, PoolCandidate.chunk_id).where(
-            PoolCandidate.pool_id == pool.id
+    # Read with the driver's cursor: plain tuples, without SQLAlchemy's work on each of
+    # hundreds of thousands; the candidates' keys from their index, named from the ids read
+    # once here (joining each to its chunk's pages, which hold the texts, took SQLite a
+    # second and a half at L), and the same names serve the judgments' lines.
+    query_ids: dict[int, str] = dict(
+        driver_rows(
+            session, select(Query.id, Query.query_id).where(Query.query_set_id == query_set.id)
         )
     )
-    query_ids = {key: name for name, key in query_keys(query_set, session=session).items()}
-    chunk_ids = {key: name for name, key in chunk_keys(corpus_version, session=session).items()}
-    queries, chunks = zip(*rows.all(), strict=True) or ((), ())
-    candidates = list(
-        zip(map(query_ids.__getitem__, queries), map(chunk_ids.__getitem__, chunks), strict=True)
+    chunk_ids: dict[int, str] = dict(
+        driver_rows(
+            session,
+            select(Chunk.id, Chunk.chunk_id).where(Chunk.corpus_version_id == corpus_version.id),
+        )
     )
+    unjudged = [
+        (query_ids[query], chunk_ids[chunk])
+        for query, chunk in unjudged_candidates(pool, session=session)
+    ]
     return ReleaseSnapshot(
         pool=pool,
         query_set=query_set,
         corpus_version=corpus_version,
         queries=queries_of(query_set, session=session),
         decisions=latest_adjudications(pool, session=session),
-        candidates=candidates,
+        unjudged=unjudged,
         not_chosen=not_chosen(pool, session=session),
         gold=gold_records.items(pool, session=session),
+        query_ids=query_ids,
+        chunk_ids=chunk_ids,
+    )
+
+
+def unjudged_candidates(pool: Pool, *, session: Session) -> Sequence[tuple[int, int]]:
+    """The (query key, chunk key) of the pool's candidates that no person judged (in any
+    pool, or imported; a model judge's grade is not a person's), as the database lists them:
+    one look in the judgments' (query, chunk) index each, instead of naming half a million
+    candidates to find the few left."""
+    others = session.exec(select(User.id).where(User.kind != "human")).all()
+    judged = select(Judgment.id).where(
+        Judgment.query_id == PoolCandidate.query_id, Judgment.chunk_id == PoolCandidate.chunk_id
+    )
+    if others:  # only then: the index alone answers whether anyone judged a candidate
+        judged = judged.where(Judgment.user_id.not_in(others))
+    return driver_rows(
+        session,
+        select(PoolCandidate.query_id, PoolCandidate.chunk_id).where(
+            PoolCandidate.pool_id == pool.id, ~judged.exists()
+        ),
     )

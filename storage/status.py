@@ -113,11 +113,14 @@ def _corpora(connection: Any) -> list[CorpusSummary]:
 
 
 def _query_sets(connection: Any) -> list[QuerySetSummary]:
+    # Queries alike counted together by the database: a dozen rows for 10,000 queries.
     queries: dict[int, list] = {}
-    for set_id, split, answerable, slices in _rows(
-        connection, "SELECT query_set_id, split, answerable, slices FROM query"
+    for set_id, split, answerable, tags, count in _rows(
+        connection,
+        "SELECT query_set_id, split, answerable, CAST(slices AS TEXT), count(*) FROM query"
+        " GROUP BY 1, 2, 3, 4",
     ):
-        queries.setdefault(set_id, []).append((split, answerable, _json(slices)))
+        queries.setdefault(set_id, []).append((split, answerable, json.loads(tags), count))
     names = dict(_rows(connection, "SELECT id, name FROM app_user"))
     sets = _rows(connection, "SELECT id, name FROM query_set ORDER BY name")
     per_person = (
@@ -140,14 +143,16 @@ def _query_sets(connection: Any) -> list[QuerySetSummary]:
     summaries = []
     for set_id, name in sets:
         rows, by_annotator = queries.get(set_id, []), dict(sorted(people.get(set_id, {}).items()))
-        slices = Counter(tag for _, _, tags in rows for tag in tags)
+        slices: Counter[str] = Counter()
+        for _, _, tags, count in rows:
+            slices.update(dict.fromkeys(tags, count))
         summaries.append(
             QuerySetSummary(
                 name=name,
-                queries=len(rows),
-                dev=sum(split == "dev" for split, _, _ in rows),
-                test=sum(split == "test" for split, _, _ in rows),
-                unanswerable=sum(not answerable for _, answerable, _ in rows),
+                queries=sum(count for *_, count in rows),
+                dev=sum(count for split, *_, count in rows if split == "dev"),
+                test=sum(count for split, *_, count in rows if split == "test"),
+                unanswerable=sum(count for _, answerable, _, count in rows if not answerable),
                 slices=dict(sorted(slices.items())),
                 judgments=sum(by_annotator.values()),
                 judged_queries=judged.get(set_id, 0),
@@ -186,25 +191,20 @@ def pool_counts(
     """A pool's size and how many candidates have their judgments, read on the driver's
     ``connection``; ``complete`` when the caller counted that already
     (``storage.counts.completions_by_hour`` adds up to it)."""
-    # An active pool's candidates not chosen yet (required 0) are not asked about; each
-    # candidate's distinct human judges are kept (``pool_candidate.judges``, storage.tallies).
-    if complete is None:
-        complete = _rows(
-            connection,
-            "SELECT count(*) FROM pool_candidate WHERE pool_candidate.pool_id = ?"
-            " AND coalesce(pool_candidate.required, 1) != 0 AND pool_candidate.judges >= ?",
-            pool_id,
-            overlap,
-        )[0][0]
+    # From the kept tallies (storage.tallies), not from every candidate (a third of a second
+    # at half a million): per query the candidates asked about (an active pool's chosen
+    # ones) and those complete, with ``overlap`` distinct human judges.
+    asked, kept = _rows(
+        connection,
+        "SELECT coalesce(sum(asked), 0), coalesce(sum(complete), 0) FROM query_tally"
+        " WHERE pool_id = ?",
+        pool_id,
+    )[0]
     return PoolSummary(
         name=name,
         query_set=query_set_name,
         corpus_version=corpus_version_name,
-        # From the kept tallies (storage.tallies: ``asked`` per query), not a count of every
-        # candidate (a third of a second at half a million).
-        candidates=_rows(
-            connection, "SELECT coalesce(sum(asked), 0) FROM query_tally WHERE pool_id = ?", pool_id
-        )[0][0],
+        candidates=asked,
         overlap=overlap,
-        complete=complete,
+        complete=kept if complete is None else complete,
     )

@@ -3,8 +3,8 @@ rows instead of counting the pool or the annotator's history.
 
 - ``pool_candidate.held``: the candidate's slots held or judged;
 - ``query_tally`` per pool and query: candidates, asked (an active pool's chosen ones and
-  every candidate of a fixed pool), slots needed, slots held, and ``open`` candidates (a
-  free slot);
+  every candidate of a fixed pool), slots needed, slots held, ``open`` candidates (a
+  free slot) and ``complete`` ones (asked, with the pool's overlap of human judges);
 - ``annotator_tally`` per pool and annotator: ``done`` (items judged), ``waiting`` (items
   they hold, judged or found, whose candidate still has a free slot: open to others, not to
   them) and the query of the item they took last.
@@ -25,13 +25,14 @@ SQL; the tests check that the kept tallies equal it.
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from sqlalchemy import case, delete, func, insert, tuple_, update
+from sqlalchemy import Select, bindparam, case, delete, func, insert, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import aliased
+from sqlalchemy.sql.dml import ReturningUpdate, Update
 from sqlmodel import Session, select
 
 from storage.models import (
@@ -45,6 +46,7 @@ from storage.models import (
 )
 
 NO_SYNC = {"synchronize_session": False}
+FIELDS = ("candidates", "asked", "slots", "held", "open", "complete")  # a query's tally
 
 
 @dataclass(frozen=True)
@@ -81,7 +83,13 @@ def apply(pool: Pool, changes: Iterable[SlotChange], *, session: Session) -> Non
     if not changes:
         return
     ids = [c.candidate_id for c in changes]
-    columns = (PoolCandidate.id, PoolCandidate.query_id, PoolCandidate.held, PoolCandidate.required)
+    columns = (
+        PoolCandidate.id,
+        PoolCandidate.query_id,
+        PoolCandidate.held,
+        PoolCandidate.required,
+        PoolCandidate.judges,
+    )
     locked = select(*columns).where(PoolCandidate.id.in_(ids)).order_by(PoolCandidate.id)
     rows = {r.id: r for r in session.exec(locked.with_for_update(key_share=True))}
     per_query: dict[int, dict[str, int]] = defaultdict(lambda: defaultdict(int))
@@ -104,6 +112,8 @@ def apply(pool: Pool, changes: Iterable[SlotChange], *, session: Session) -> Non
         tally["slots"] += after - before
         tally["asked"] += (after != 0) - (before != 0)
         tally["open"] += is_open - was_open
+        if row.judges >= pool.overlap:  # complete while asked about
+            tally["complete"] += (after != 0) - (before != 0)
         for user in change.takers:
             waiting[user] += is_open
         for user in change.givers:
@@ -223,8 +233,15 @@ def queries(pool: Pool, *, session: Session) -> list[QueryTally]:
 
 # -- human judges per candidate ----------------------------------------------------------
 # ``pool_candidate.judges``: the distinct human annotators with a judgment of the
-# candidate's (query, chunk), whichever pool or batch it came with, so that ``qrels status``
-# reads how many candidates are complete instead of counting every candidate's judges.
+# candidate's (query, chunk), whichever pool or batch it came with; and per query the
+# candidates that have the pool's overlap of them while asked about (``complete``), so that
+# ``qrels status`` reads how many are complete from the query tallies, not every candidate.
+#
+# On PostgreSQL (READ COMMITTED) the candidates are first locked in id order, and counted
+# by the next statement, whose snapshot then holds the judgments of every transaction that
+# held them before: one person's judgments of a pair written at once (two tabs, an import
+# beside the app) count once, and a large import takes its locks in the order a keypress
+# does, so one waits for the other instead of deadlocking. SQLite's writers take turns.
 
 
 def _human_judges():
@@ -241,11 +258,56 @@ def _human_judges():
     )
 
 
+def _lock(session: Session, candidates: Select) -> None:
+    """Lock ``candidates`` (a select of ``pool_candidate.id``) in id order (PostgreSQL;
+    see above)."""
+    if session.get_bind().dialect.name != "postgresql":
+        return
+    ordered = candidates.order_by(PoolCandidate.id)
+    locked = ordered.with_for_update(key_share=True, of=PoolCandidate).subquery()
+    session.execute(select(func.count()).select_from(locked))
+
+
+def _counted(statement: Update, *, at_least: bool = False) -> ReturningUpdate:
+    """``statement``, an UPDATE of ``judges``, returning (pool, query key) of each candidate
+    it made complete: one that reached the pool's overlap (``at_least``: a count from 0
+    that reached it or more) and is asked about."""
+    overlap = select(Pool.overlap).where(Pool.id == PoolCandidate.pool_id).scalar_subquery()
+    enough = PoolCandidate.judges >= overlap if at_least else PoolCandidate.judges == overlap
+    asked = func.coalesce(PoolCandidate.required, 1) != 0
+    return statement.returning(PoolCandidate.pool_id, PoolCandidate.query_id, enough & asked)
+
+
+def _completed(session: Session, statement: Update, *, at_least: bool = False) -> None:
+    """Run ``_counted(statement)`` and add what it completed to the query tallies, in their
+    lock order; with ``at_least`` (new candidates) their rows are made if missing."""
+    rows = session.execute(_counted(statement, at_least=at_least), execution_options=NO_SYNC)
+    completed = Counter((pool, query) for pool, query, done in rows.all() if done)
+    if not completed:
+        return
+    keys = sorted(completed)
+    if at_least:
+        _ensure(session, QueryTally, [{"pool_id": p, "query_id": q} for p, q in keys])
+    table = QueryTally.__table__
+    session.execute(
+        update(table)
+        .where(table.c.pool_id == bindparam("p"), table.c.query_id == bindparam("q"))
+        .values(complete=table.c.complete + bindparam("n")),
+        [{"p": p, "q": q, "n": completed[p, q]} for p, q in keys],
+    )
+
+
 def judged(user: User, judgment: Judgment, *, session: Session) -> None:
     """``user`` wrote ``judgment`` (flushed): its candidates, in every pool, have one judge
-    more, unless ``user`` is a model or judged that (query, chunk) before. One statement."""
+    more, unless ``user`` is a model or judged that (query, chunk) before. One statement
+    (two on PostgreSQL), and one more for the query's tally when a candidate is complete."""
     if user.kind != "human":
         return
+    pair = (
+        PoolCandidate.query_id == judgment.query_id,
+        PoolCandidate.chunk_id == judgment.chunk_id,
+    )
+    _lock(session, select(PoolCandidate.id).where(*pair))
     earlier = aliased(Judgment)
     before = select(earlier.id).where(
         earlier.user_id == user.id,
@@ -253,16 +315,10 @@ def judged(user: User, judgment: Judgment, *, session: Session) -> None:
         earlier.chunk_id == judgment.chunk_id,
         earlier.id != judgment.id,
     )
-    session.execute(
-        update(PoolCandidate)
-        .where(
-            PoolCandidate.query_id == judgment.query_id,
-            PoolCandidate.chunk_id == judgment.chunk_id,
-            ~before.exists(),
-        )
-        .values(judges=PoolCandidate.judges + 1),
-        execution_options=NO_SYNC,
+    statement = (
+        update(PoolCandidate).where(*pair, ~before.exists()).values(judges=PoolCandidate.judges + 1)
     )
+    _completed(session, statement)
 
 
 def judged_in_batch(user: User, batch_id: int, *, session: Session) -> None:
@@ -270,20 +326,45 @@ def judged_in_batch(user: User, batch_id: int, *, session: Session) -> None:
     (query, chunk) in it they had not judged before has one judge more."""
     if user.kind != "human":
         return
-    new, earlier = aliased(Judgment), aliased(Judgment)
-    before = select(earlier.id).where(
-        earlier.user_id == user.id,
-        earlier.query_id == new.query_id,
-        earlier.chunk_id == new.chunk_id,
-        earlier.batch_id.is_(None) | (earlier.batch_id != batch_id),
+    # Driven from the batch's rows, each looked for as a candidate, and each checked for an
+    # earlier judgment of theirs by one indexed look (LIMIT 1). The planner has no statistics
+    # for rows this transaction wrote: it took the batch, and a newcomer's judgments, for one
+    # row each, and as an anti-join scanned every judgment of the batch for each of them
+    # (100,000 imported at L on PostgreSQL: still counting after 17 minutes).
+    new, earlier, candidate = aliased(Judgment), aliased(Judgment), aliased(PoolCandidate)
+    _lock(
+        session,
+        select(PoolCandidate.id)
+        .join(new, _same_pair(new, PoolCandidate))
+        .where(new.batch_id == batch_id),
     )
-    firsts = select(new.query_id, new.chunk_id).where(new.batch_id == batch_id, ~before.exists())
-    session.execute(
+    earlier_one = (
+        select(earlier.id)
+        .where(
+            earlier.user_id == user.id,
+            earlier.query_id == new.query_id,
+            earlier.chunk_id == new.chunk_id,
+            earlier.batch_id.is_(None) | (earlier.batch_id != batch_id),
+        )
+        .limit(1)
+        .scalar_subquery()
+    )
+    firsts = (
+        select(candidate.id)
+        .join(new, _same_pair(new, candidate))
+        .where(new.batch_id == batch_id, earlier_one.is_(None))
+    )
+    statement = (
         update(PoolCandidate)
-        .where(tuple_(PoolCandidate.query_id, PoolCandidate.chunk_id).in_(firsts))
-        .values(judges=PoolCandidate.judges + 1),
-        execution_options=NO_SYNC,
+        .where(PoolCandidate.id.in_(firsts))
+        .values(judges=PoolCandidate.judges + 1)
     )
+    _completed(session, statement)
+
+
+def _same_pair(judgment, candidate):
+    """A judgment of a candidate's (query, chunk)."""
+    return (judgment.query_id == candidate.query_id) & (judgment.chunk_id == candidate.chunk_id)
 
 
 def judges_counted(pool: Pool, *, session: Session) -> None:
@@ -292,12 +373,10 @@ def judges_counted(pool: Pool, *, session: Session) -> None:
     judgments = select(Judgment.id).where(
         Judgment.query_id == PoolCandidate.query_id, Judgment.chunk_id == PoolCandidate.chunk_id
     )
-    session.execute(
-        update(PoolCandidate)
-        .where(PoolCandidate.pool_id == pool.id, PoolCandidate.judges == 0, judgments.exists())
-        .values(judges=_human_judges()),
-        execution_options=NO_SYNC,
-    )
+    uncounted = (PoolCandidate.pool_id == pool.id, PoolCandidate.judges == 0, judgments.exists())
+    _lock(session, select(PoolCandidate.id).where(*uncounted))
+    statement = update(PoolCandidate).where(*uncounted).values(judges=_human_judges())
+    _completed(session, statement, at_least=True)
 
 
 def judges(pool: Pool, *, session: Session, recount: bool = False) -> dict[int, int]:
@@ -312,7 +391,8 @@ def judges(pool: Pool, *, session: Session, recount: bool = False) -> dict[int, 
 
 def recount(pool: Pool, *, session: Session) -> tuple[dict, dict, dict]:
     """Every tally of the pool computed from the assignments themselves: candidate id ->
-    held, query key -> {candidates, asked, slots, held, open}, user id -> {done, waiting}
+    held, query key -> {candidates, asked, slots, held, open, complete}, user id -> {done,
+    waiting}
     (annotators with both 0 left out)."""
     needed = func.coalesce(PoolCandidate.required, pool.overlap)
     held_now = (
@@ -326,17 +406,18 @@ def recount(pool: Pool, *, session: Session) -> tuple[dict, dict, dict]:
         ).all()
     )
     per_query: dict[int, dict[str, int]] = {}
-    for candidate, query, required in session.execute(
-        select(PoolCandidate.id, PoolCandidate.query_id, needed).where(
+    for candidate, query, required, judges in session.execute(
+        select(PoolCandidate.id, PoolCandidate.query_id, needed, _human_judges()).where(
             PoolCandidate.pool_id == pool.id
         )
     ):
-        tally = per_query.setdefault(query, dict(candidates=0, asked=0, slots=0, held=0, open=0))
+        tally = per_query.setdefault(query, dict.fromkeys(FIELDS, 0))
         tally["candidates"] += 1
         tally["asked"] += required != 0
         tally["slots"] += required
         tally["held"] += held[candidate]
         tally["open"] += held[candidate] < required
+        tally["complete"] += required != 0 and judges >= pool.overlap
     per_user: dict[int, dict[str, int]] = {}
     for user, done, slot, candidate, required in session.execute(
         select(
@@ -362,9 +443,8 @@ def kept(pool: Pool, *, session: Session) -> tuple[dict, dict, dict]:
             select(PoolCandidate.id, PoolCandidate.held).where(PoolCandidate.pool_id == pool.id)
         ).all()
     )
-    fields = ("candidates", "asked", "slots", "held", "open")
     per_query = {
-        t.query_id: {f: getattr(t, f) for f in fields} for t in queries(pool, session=session)
+        t.query_id: {f: getattr(t, f) for f in FIELDS} for t in queries(pool, session=session)
     }
     per_user = {
         t.user_id: {"done": t.done, "waiting": t.waiting}

@@ -19,10 +19,10 @@ from sqlalchemy.engine import Engine
 
 from annotator.labeling.active_pooling import QueryStatus, pool_status, stopping_rule
 from annotator.quality import maintained
-from annotator.quality.grade_tables import SIZE, Kept
+from annotator.quality.grade_tables import SIZE, Kept, Systems
 from pooling.grades import RELEVANT, lower_median_reaches
 from storage import figure_records, pool_records
-from storage.counts import SEPARATOR, combination_relevance
+from storage.counts import combination_relevance
 from storage.db import snapshot_scope
 
 MANUAL = f"{pool_records.MANUAL_PREFIX}*"  # every annotator's finds, as one set in a chart
@@ -50,12 +50,11 @@ class PoolFigures:
 
 @dataclass(frozen=True)
 class _MadeUp:
-    """A pool's report, and per candidate position of its kept grades the index of the
-    set of systems that found it in ``sets`` (-1: none)."""
+    """A pool's report, and which systems found each candidate position of its kept
+    grades."""
 
     report: pool_records.PoolReport
-    sets: list[tuple[str, ...]]
-    found_by: np.ndarray
+    systems: Systems
 
 
 _MADE_UP: dict[tuple, _MadeUp] = {}  # by database, pool, candidates and newest source
@@ -78,24 +77,18 @@ def pool_figures(engine: Engine, pool_name: str) -> PoolFigures:
                 for old in [k for k in _MADE_UP if k[:2] == where]:
                     del _MADE_UP[old]
                 _MADE_UP[key] = made_up
-    return _figures(made_up.report, _relevance(kept, made_up))
+    return _figures(made_up.report, _relevance(kept, made_up.systems))
 
 
 def _made_up(kept: Kept, pool, session) -> _MadeUp:
-    rows = figure_records.candidate_systems(pool, session=session)
-    named = [tuple(sorted(systems.split(SEPARATOR))) for _, systems in rows]
-    sets = sorted(set(named))
-    index = {systems: i for i, systems in enumerate(sets)}
-    found_by = np.full(len(kept.candidate_ids), -1, np.int64)
-    if rows:
-        ids = np.array([candidate for candidate, _ in rows], np.int64)
-        found_by[kept.positions(ids)] = [index[systems] for systems in named]
-    sizes = np.bincount(found_by[found_by >= 0], minlength=len(sets)).tolist()
-    counted = dict(zip(sets, sizes, strict=True))
-    return _MadeUp(pool_records.pool_report(pool, session=session, counted=counted), sets, found_by)
+    systems = maintained.current_systems(kept, pool, session)
+    found_by = systems.found_by
+    sizes = np.bincount(found_by[found_by >= 0], minlength=len(systems.sets)).tolist()
+    counted = dict(zip(systems.sets, sizes, strict=True))
+    return _MadeUp(pool_records.pool_report(pool, session=session, counted=counted), systems)
 
 
-def _relevance(kept: Kept, made_up: _MadeUp) -> dict[tuple[str, ...], tuple[int, ...]]:
+def _relevance(kept: Kept, systems: Systems) -> dict[tuple[str, ...], tuple[int, ...]]:
     """``storage.counts.combination_relevance`` from the kept grades and decisions."""
     with kept.lock:
         graded = kept.counts[:, :SIZE].sum(axis=1)
@@ -108,15 +101,15 @@ def _relevance(kept: Kept, made_up: _MadeUp) -> dict[tuple[str, ...], tuple[int,
     decided = decision >= 0
     judged = decided | (graded > 0)
     relevant = judged & np.where(decided, decision >= RELEVANT, lower_median_reaches(low, graded))
-    has = made_up.found_by >= 0
-    found_by, n = made_up.found_by[has], len(made_up.sets)
+    has = systems.found_by >= 0
+    found_by, n = systems.found_by[has], len(systems.sets)
     columns = [
         np.bincount(found_by, weights=column[has], minlength=n).astype(np.int64).tolist()
         for column in (np.ones(len(has)), judged, relevant)
     ]
     return {
-        systems: tuple(column[i] for column in columns)
-        for i, systems in enumerate(made_up.sets)
+        names: tuple(column[i] for column in columns)
+        for i, names in enumerate(systems.sets)
         if columns[0][i]
     }
 

@@ -155,11 +155,15 @@ def resolve(
 ) -> Resolution:
     """Every candidate of a pool resolved: ``frame`` holds the current human judgments
     (``annotator.quality.agreement``), ``decisions`` the leads' latest adjudications, ``pool``
-    every candidate, ``gold`` the gold items' grades, which stand whatever annotators gave
+    every candidate (or only those nobody judged: a judged one is graded or unresolved by
+    its judgments), ``gold`` the gold items' grades, which stand whatever annotators gave
     (a later adjudication still has the last word)."""
     grades, unresolved = final_grades(statuses(frame, policy, overlap), decisions, gold=gold)
-    done = grades.keys() | set(unresolved) | not_chosen
-    unresolved += [key for key in pool if key not in done]
+    # Each set looked in apart: their union of half a million keys cost more than the looks.
+    left = set(unresolved)
+    unresolved += [
+        key for key in pool if key not in grades and key not in left and key not in not_chosen
+    ]
     return Resolution(grades, unresolved, sum(1 for key in grades if key in decisions))
 
 

@@ -6,7 +6,9 @@ their confusion counts. Plain numpy; no database, no Streamlit.
 
 from __future__ import annotations
 
+import bisect
 import io
+import itertools
 import threading
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,6 +23,56 @@ SIZE = len(GRADES)
 UNSURE = SIZE  # the column of unsure judgments in a candidate's counts
 USER_BITS = 32  # a row's key: the candidate's position, then the user id in these bits
 USER_MASK = (1 << USER_BITS) - 1
+
+
+@dataclass(frozen=True)
+class Places:
+    """``(query id, chunk id)`` -> a candidate's position, as a read-only mapping found by
+    bisection in the ids kept in position order (queries in id order, each query's chunks
+    in id order): building a dict of half a million keys took a restart 0.5 s at L."""
+
+    query_ids: list[str]
+    query_start: np.ndarray  # first position of each query, and the end
+    chunk_ids: np.ndarray  # per position
+
+    def get(self, key: tuple[str, str], default: int | None = None) -> int | None:
+        query_id, chunk_id = key
+        q = bisect.bisect_left(self.query_ids, query_id)
+        if q == len(self.query_ids) or self.query_ids[q] != query_id:
+            return default
+        low, high = int(self.query_start[q]), int(self.query_start[q + 1])
+        place = bisect.bisect_left(self.chunk_ids, chunk_id, low, high)
+        return place if place < high and self.chunk_ids[place] == chunk_id else default
+
+    def __getitem__(self, key: tuple[str, str]) -> int:
+        place = self.get(key)
+        if place is None:
+            raise KeyError(key)
+        return place
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, tuple) and self.get(key) is not None
+
+
+@dataclass(frozen=True)
+class Systems:
+    """Which systems found each of a pool's candidates, as the candidate sources stood at
+    id ``mark`` (the newest): the distinct ``sets`` of system names (each sorted), and
+    per position the index of its set in ``sets`` (-1: found by none)."""
+
+    mark: int
+    sets: list[tuple[str, ...]]
+    found_by: np.ndarray
+
+    @classmethod
+    def of(cls, mark: int, positions: np.ndarray, named: list[tuple[str, ...]], n: int) -> Systems:
+        """The systems of the candidates at ``positions`` (of ``n``), each found by the
+        sorted names ``named``."""
+        sets = sorted(set(named))
+        index = {systems: i for i, systems in enumerate(sets)}
+        found_by = np.full(n, -1, np.int64)
+        found_by[positions] = [index[systems] for systems in named]
+        return cls(mark, sets, found_by)
 
 
 @dataclass
@@ -38,7 +90,7 @@ class Kept:
     query_start: np.ndarray  # first position of each query, and the end
     slices: list[list[str]]  # per query
     splits: list[str | None]  # per query
-    position_of: dict[tuple[str, str], int]  # (query id, chunk id) -> position
+    position_of: Places  # (query id, chunk id) -> position
     id_order: np.ndarray  # positions in candidate id order
     row_key: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))  # sorted
     row_judgment: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
@@ -67,6 +119,7 @@ class Kept:
     version: int = 0
     query_version: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     derived: dict[tuple, Any] = field(default_factory=dict)
+    systems: Systems | None = None  # the Pools figures' (None: not read yet)
     lock: threading.RLock = field(default_factory=threading.RLock)
 
     # -- rows ------------------------------------------------------------------------------
@@ -135,7 +188,7 @@ class Kept:
         every = queries is None
         n_queries = len(self.query_ids)
         self.version += 1
-        if every:
+        if every or len(self.query_version) != n_queries:  # or tables loaded, not counted
             self.query_version = np.full(n_queries, self.version, np.int64)
         else:
             self.query_version[queries] = self.version
@@ -181,17 +234,24 @@ class Kept:
     def _coincidence(self, places: np.ndarray) -> None:
         """Each query's share of alpha's coincidence matrix, from its candidates' counts,
         as ``agreement._alpha_parts`` counts it."""
-        values = self.counts[places, :SIZE].astype(float)
-        m = values.sum(axis=1)
+        counts = self.counts[places, :SIZE].astype(np.int64)
+        m = counts.sum(axis=1)
         keep = m >= 2
-        values, m, places = values[keep], m[keep], places[keep]
+        counts, m, places = counts[keep], m[keep], places[keep]
+        # Half a million candidates have a few distinct rows of counts: each distinct row's
+        # units are worked out once (the same arithmetic, so the same values).
+        code, base = np.zeros(len(counts), np.int64), int(m.max(initial=0)) + 1
+        for grade in range(SIZE):  # a row's counts as one number (base: people + 1)
+            code = code * base + counts[:, grade]
+        _, first, which = np.unique(code, return_index=True, return_inverse=True)
+        values, m = counts[first].astype(float), m[first].astype(float)
         pairs = values[:, :, None] * values[:, None, :]
         pairs[:, np.arange(SIZE), np.arange(SIZE)] -= values
-        units = (pairs / (m - 1)[:, None, None]).reshape(len(values), SIZE * SIZE)
+        units = (pairs / (m - 1)[:, None, None]).reshape(len(values), SIZE * SIZE).T.copy()
         query, n_queries = self.candidate_query[places], len(self.query_ids)
         for cell in range(SIZE * SIZE):  # summed in row order, as np.add.at sums
             self.coincidence[:, cell] += np.bincount(
-                query, weights=units[:, cell], minlength=n_queries
+                query, weights=units[cell][which], minlength=n_queries
             )
 
     def _pairs(self, queries, position, user, grade, every: bool) -> None:
@@ -264,8 +324,64 @@ class Kept:
             **_texts("pool_query_ids", self.query_ids),
             **_texts("pool_chunk_ids", self.chunk_ids.tolist()),
         )
+        arrays.update(self._tables())  # by position too
+        if self.systems is not None:
+            arrays.update(
+                systems_mark=np.array(self.systems.mark, np.int64),
+                systems_sizes=np.fromiter(map(len, self.systems.sets), np.int64),
+                systems_found_by=self.systems.found_by,
+                **_texts("systems_names", [n for names in self.systems.sets for n in names]),
+            )
         np.savez(buffer, **arrays)
         return buffer.getvalue()
+
+    def _tables(self) -> dict[str, np.ndarray]:
+        """The count tables as arrays, with the gold items they were counted with; the
+        pairs' as their cells that are not zero."""
+        pairs, people = sorted(self.pairs), sorted(self.presence)
+        cells = [np.nonzero(self.pairs[pair]) for pair in pairs]  # (queries, cells)
+        none = np.zeros(0, np.int64)
+        return dict(
+            table_gold=self.gold,
+            table_counts=self.counts,
+            table_completed=self.completed,
+            table_coincidence=self.coincidence,
+            table_people=np.array(people, np.int64),
+            table_presence=np.array([self.presence[u] for u in people], np.int32).reshape(
+                len(people), len(self.query_ids)
+            ),
+            table_pairs=np.array(pairs, np.int64).reshape(len(pairs), 2),
+            table_pair_sizes=np.fromiter((len(q) for q, _ in cells), np.int64, len(cells)),
+            table_pair_query=np.concatenate([none, *(q for q, _ in cells)]).astype(np.int32),
+            table_pair_cell=np.concatenate([none, *(c for _, c in cells)]).astype(np.int8),
+            table_pair_count=np.concatenate(
+                [none, *(self.pairs[p][q, c] for p, (q, c) in zip(pairs, cells, strict=True))]
+            ).astype(np.int32),
+        )
+
+    def load_tables(self, payload: bytes) -> bool:
+        """The count tables saved with the grades (call ``load`` first, with the same
+        candidates), instead of counting them again; False when the payload holds none,
+        or they were counted with people in another order by name (a pair's first)."""
+        saved = np.load(io.BytesIO(payload), allow_pickle=False)
+        if "table_counts" not in saved.files:
+            return False
+        pairs = [tuple(pair) for pair in saved["table_pairs"].tolist()]
+        names = [(self.names.get(a), self.names.get(b)) for a, b in pairs]
+        if any(a is None or b is None or a >= b for a, b in names):
+            return False
+        self.gold, self.counts = saved["table_gold"], saved["table_counts"]
+        self.completed, self.coincidence = saved["table_completed"], saved["table_coincidence"]
+        people = saved["table_people"].tolist()
+        self.presence = dict(zip(people, saved["table_presence"], strict=True))
+        query, cell = saved["table_pair_query"], saved["table_pair_cell"]
+        count = saved["table_pair_count"]
+        self.pairs, self.pair_version = {}, {}
+        for pair, (low, high) in zip(pairs, _bounds(saved["table_pair_sizes"]), strict=True):
+            table = np.zeros((len(self.query_ids), SIZE * SIZE), np.int32)
+            table[query[low:high], cell[low:high]] = count[low:high]
+            self.pairs[pair], self.pair_version[pair] = table, 1
+        return True
 
     def load(self, payload: bytes) -> bool:
         """The grades of a saved ``payload``; False when it names a candidate no longer in
@@ -273,10 +389,13 @@ class Kept:
         saved = np.load(io.BytesIO(payload), allow_pickle=False)
         if "first" not in saved.files or "app_made" not in saved.files:
             return False
-        known = set(self.candidate_ids.tolist())
-        if not set(saved["candidate"].tolist()) <= known:
+        candidate = saved["candidate"]
+        if len(candidate) and not len(self.candidate_ids):
             return False
-        key = (self.positions(saved["candidate"]) << USER_BITS) | saved["user"]
+        places = self.positions(candidate) if len(candidate) else candidate
+        if not np.array_equal(self.candidate_ids[places], candidate):
+            return False
+        key = (places << USER_BITS) | saved["user"]
         order = np.argsort(key)
         self.row_key, self.row_judgment = key[order], saved["judgment"][order]
         self.row_grade, self.row_first = saved["grade"][order], saved["first"][order]
@@ -286,33 +405,61 @@ class Kept:
         return True
 
 
-def saved_candidates(payload: bytes) -> tuple[np.ndarray, np.ndarray, list, list] | None:
-    """The candidates a ``payload`` was saved with, in position order: their ids, query
-    indexes, the query ids and the chunk ids; None when it holds none."""
+@dataclass(frozen=True)
+class SavedCandidates:
+    """The candidates a payload was saved with, in position order, and which systems
+    found them (None when it holds none)."""
+
+    candidate_ids: np.ndarray
+    candidate_query: np.ndarray  # query index of each
+    query_ids: list[str]
+    chunk_ids: np.ndarray  # of each (objects: texts)
+    systems: Systems | None
+
+
+def saved_candidates(payload: bytes) -> SavedCandidates | None:
+    """The candidates a ``payload`` was saved with; None when it holds none."""
     saved = np.load(io.BytesIO(payload), allow_pickle=False)
-    if "pool_candidate" not in saved.files:
+    if "pool_chunk_ids_separator" not in saved.files:
         return None
-    return (
+    chunk_ids = np.empty(len(saved["pool_candidate"]), dtype=object)
+    chunk_ids[:] = _of_texts(saved, "pool_chunk_ids")
+    systems = None
+    if "systems_mark" in saved.files:
+        names = _of_texts(saved, "systems_names")
+        sets = [tuple(names[a:b]) for a, b in _bounds(saved["systems_sizes"])]
+        systems = Systems(int(saved["systems_mark"]), sets, saved["systems_found_by"])
+    return SavedCandidates(
         saved["pool_candidate"],
         saved["pool_query"],
         _of_texts(saved, "pool_query_ids"),
-        _of_texts(saved, "pool_chunk_ids"),
+        chunk_ids,
+        systems,
     )
 
 
 def _texts(name: str, texts: list[str]) -> dict[str, np.ndarray]:
-    """``texts`` as two arrays (no pickles, any character): their UTF-8 bytes, one after
-    another, and each one's length."""
-    encoded = [text.encode() for text in texts]
+    """``texts`` as arrays (no pickles, any character): their UTF-8 bytes, joined by a
+    character none of them holds, which is saved beside them with their number. Reading
+    them back is one decode and one split: no Python object per text but the text (half
+    a million slices or tuples kept the garbage collector busy for seconds)."""
+    joined = "".join(texts)
+    separator = next(chr(c) for c in itertools.count() if chr(c) not in joined)
     return {
-        f"{name}_bytes": np.frombuffer(b"".join(encoded), np.uint8),
-        f"{name}_lengths": np.fromiter(map(len, encoded), np.int64, len(encoded)),
+        f"{name}_utf8": np.frombuffer(separator.join(texts).encode(), np.uint8),
+        f"{name}_separator": np.array([ord(separator), len(texts)], np.int64),
     }
 
 
 def _of_texts(saved, name: str) -> list[str]:
-    data, ends = saved[f"{name}_bytes"].tobytes(), np.cumsum(saved[f"{name}_lengths"]).tolist()
-    return [data[a:b].decode() for a, b in zip([0, *ends[:-1]], ends, strict=True)]
+    separator, count = saved[f"{name}_separator"].tolist()
+    return saved[f"{name}_utf8"].tobytes().decode().split(chr(separator)) if count else []
+
+
+def _bounds(sizes: np.ndarray) -> list[tuple[int, int]]:
+    """``(start, end)`` of each of parts of ``sizes`` laid one after another."""
+    ends = np.cumsum(sizes).tolist()
+    return list(zip([0, *ends][:-1], ends, strict=True))
 
 
 def _present(values: np.ndarray, as_list: bool = True):

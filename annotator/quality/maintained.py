@@ -47,6 +47,9 @@ from annotator.quality.grade_tables import (
     USER_BITS,
     USER_MASK,
     Kept,
+    Places,
+    SavedCandidates,
+    Systems,
     _present,
     saved_candidates,
 )
@@ -57,8 +60,8 @@ from pooling.grouping import GROUPINGS
 from pooling.i18n import check_name
 from storage import figure_records as records
 from storage import gold_records
+from storage.counts import SEPARATOR
 from storage.db import session_scope, snapshot_scope
-from storage.figure_tables import FigureCheckpoint
 from storage.pool_records import get_pool
 
 SAVE_AFTER = 20_000  # judgments applied before the grades are saved again
@@ -70,43 +73,36 @@ _KEPT: dict[tuple[str, int], Kept] = {}
 _KEPT_LOCK = threading.Lock()
 
 
-def _candidates(pool, session, saved: FigureCheckpoint | None = None) -> Kept:
+def _candidates(pool, session, saved: SavedCandidates | None) -> Kept:
     """A ``Kept`` with the pool's candidates and queries and no grades yet: those ``saved``
     with the checkpoint while they are still the pool's, else read from the database."""
-    held = None if saved is None else saved_candidates(saved.payload)
-    if (
-        held is not None
-        and len(held[0]) == records.candidate_count(pool, session=session)
-        and int(held[0].max(initial=0)) == records.newest_candidate(pool, session=session)
-    ):
-        candidate_ids, candidate_query, query_ids, chunks = held
-        rows = list(
-            zip(
-                candidate_ids.tolist(),
-                candidate_query.tolist(),
-                [query_ids[q] for q in candidate_query.tolist()],
-                chunks,
-                strict=True,
-            )
-        )
+    if saved is not None and (
+        len(saved.candidate_ids),
+        int(saved.candidate_ids.max(initial=0)),
+    ) == records.candidate_mark(pool, session=session):
+        candidate_ids, candidate_query = saved.candidate_ids, saved.candidate_query
+        query_ids, chunk_ids = saved.query_ids, saved.chunk_ids
     else:
         rows = sorted(records.pool_candidates(pool, session=session), key=lambda r: (r[2], r[3]))
         query_ids = sorted({r[2] for r in rows})
         index = {q: i for i, q in enumerate(query_ids)}
         candidate_query = np.array([index[r[2]] for r in rows], np.int64)
         candidate_ids = np.array([r[0] for r in rows], np.int64)
+        chunk_ids = np.empty(len(rows), dtype=object)
+        chunk_ids[:] = [r[3] for r in rows]
     described = {q: (s, split) for q, s, split in records.pool_queries(pool, session=session)}
+    query_start = np.searchsorted(candidate_query, np.arange(len(query_ids) + 1))
     return Kept(
         pool_id=pool.id,
         overlap=pool.overlap,
         candidate_ids=candidate_ids,
-        chunk_ids=np.array([r[3] for r in rows], dtype=object),
+        chunk_ids=chunk_ids,
         candidate_query=candidate_query,
         query_ids=query_ids,
-        query_start=np.searchsorted(candidate_query, np.arange(len(query_ids) + 1)),
+        query_start=query_start,
         slices=[described[q][0] for q in query_ids],
         splits=[described[q][1] for q in query_ids],
-        position_of={(r[2], r[3]): i for i, r in enumerate(rows)},
+        position_of=Places(query_ids, query_start, chunk_ids),
         id_order=np.argsort(candidate_ids),
     )
 
@@ -137,9 +133,9 @@ def _decisions(kept: Kept, rows: list[tuple]) -> None:
 def _fresh(pool, session) -> Kept:
     """The pool's grades, from its checkpoint and the judgments since, or from scratch."""
     saved = records.checkpoint(pool, session=session)
-    kept = _candidates(pool, session, saved)
+    held = None if saved is None else saved_candidates(saved.payload)
+    kept = _candidates(pool, session, held)
     kept.names = records.people(session=session)
-    _gold(kept, pool, session)
     if (
         saved is not None
         and records.judgments_up_to(saved.judgment_mark - records.LAG, session=session)
@@ -148,15 +144,28 @@ def _fresh(pool, session) -> Kept:
     ):
         kept.judgment_mark, kept.seen = saved.judgment_mark, saved.judgments_seen
         kept.saved, kept.applied = time.monotonic(), 0
-        kept.count()
+        if (
+            held is not None
+            and held.candidate_ids is kept.candidate_ids
+            and kept.load_tables(saved.payload)
+        ):  # the saved positions are the pool's: only what changed since is counted
+            kept.systems = held.systems
+            moved = _gold(kept, pool, session)
+            if len(moved):
+                kept.count(moved)
+        else:
+            _gold(kept, pool, session)
+            kept.count()
         _catch_up(kept, pool, session)
     else:
+        _gold(kept, pool, session)
         newest = records.newest_judgment(session=session)
         kept.apply(records.judgments_since(pool, 0, session=session))
         kept.app.apply(records.app_judgments_since(pool, 0, session=session))
         kept.judgment_mark = newest
         kept.seen = records.judgments_up_to(newest - records.LAG, session=session)
         kept.count()
+        current_systems(kept, pool, session)  # counted once with the rest, then saved
         kept.applied = max(kept.applied, SAVE_AFTER)  # counted from scratch: saved at once
     _decisions(kept, records.decisions_since(pool, 0, session=session))
     return kept
@@ -164,13 +173,14 @@ def _fresh(pool, session) -> Kept:
 
 def _catch_up(kept: Kept, pool, session) -> None:
     """Apply the judgments since the mark (and ``LAG`` before it) and count the queries
-    they touched again."""
+    they touched again. ``kept.seen`` must hold at the mark (checked in this snapshot)."""
     newest = records.newest_judgment(session=session)
     after = kept.judgment_mark - records.LAG
     changed = kept.apply(records.judgments_since(pool, after, session=session))
     kept.applied += kept.app.apply(records.app_judgments_since(pool, after, session=session))
-    kept.judgment_mark = max(newest, kept.judgment_mark)
-    kept.seen = records.judgments_up_to(kept.judgment_mark - records.LAG, session=session)
+    mark = max(newest, kept.judgment_mark)
+    kept.seen += records.judgments_up_to(mark - records.LAG, after=after, session=session)
+    kept.judgment_mark = mark
     if len(changed):
         kept.count(np.unique(kept.candidate_query[changed]))
 
@@ -182,6 +192,38 @@ def _unchanged_below(kept: Kept, session) -> bool:
     return seen == kept.seen
 
 
+def _updated(kept: Kept, pool, session) -> Kept:
+    """``kept`` brought up to date; counted afresh after a top-up, or when the history
+    moved."""
+    if records.candidate_count(pool, session=session) != len(
+        kept.candidate_ids
+    ) or not _unchanged_below(kept, session):
+        return _fresh(pool, session)
+    kept.names = records.people(session=session)
+    moved = _gold(kept, pool, session)
+    if len(moved):
+        kept.count(moved)
+    _catch_up(kept, pool, session)
+    after = kept.adjudication_mark - records.LAG
+    _decisions(kept, records.decisions_since(pool, after, session=session))
+    return kept
+
+
+def current_systems(kept: Kept, pool, session) -> Systems:
+    """Which systems found each of the pool's candidates (the Pools figures): those kept,
+    until a candidate source is added; then read again, and saved with the grades."""
+    newest = records.newest_source(session=session)
+    with kept.lock:
+        if kept.systems is None or kept.systems.mark != newest:
+            rows = records.candidate_systems(pool, session=session)
+            named = [tuple(sorted(systems.split(SEPARATOR))) for _, systems in rows]
+            ids = np.array([candidate for candidate, _ in rows], np.int64)
+            at = kept.positions(ids) if len(ids) else ids
+            kept.systems = Systems.of(newest, at, named, len(kept.candidate_ids))
+            kept.applied = max(kept.applied, 1)  # saved at the next save
+        return kept.systems
+
+
 def kept_grades(engine, pool_name: str) -> Kept:
     """Pool ``pool_name``'s grades and count tables, brought up to date: read in a snapshot
     (never the write lock), so annotators' keys go on meanwhile. Raises ``NotFound`` for
@@ -190,26 +232,11 @@ def kept_grades(engine, pool_name: str) -> Kept:
         pool = get_pool(pool_name, session=session)
         key = (engine.url.render_as_string(hide_password=True), pool.id)
         with _KEPT_LOCK:
-            kept = _KEPT.get(key)
-            if kept is None:
-                kept = _KEPT[key] = _fresh(pool, session)
+            held = _KEPT.get(key)
+            kept = _KEPT[key] = _fresh(pool, session) if held is None else held
         with kept.lock:
-            kept.names = records.people(session=session)
-            if records.candidate_count(pool, session=session) != len(
-                kept.candidate_ids
-            ) or not _unchanged_below(kept, session):
-                kept = _KEPT[key] = _fresh(pool, session)  # a top-up, or the history moved
-            else:
-                moved = _gold(kept, pool, session)
-                if len(moved):
-                    kept.count(moved)
-                _catch_up(kept, pool, session)
-                _decisions(
-                    kept,
-                    records.decisions_since(
-                        pool, kept.adjudication_mark - records.LAG, session=session
-                    ),
-                )
+            if held is not None:  # else read afresh just now (after a restart): up to date
+                kept = _KEPT[key] = _updated(kept, pool, session)
             due = kept.applied >= SAVE_AFTER or (
                 kept.applied and time.monotonic() - kept.saved > SAVE_EVERY
             )

@@ -179,7 +179,8 @@ def write_release(
     ``derived_from`` (a pool carried from another release:
     ``annotator.releases.carry.derived_from``) goes into the manifest as it is."""
     qrels = Qrels.from_dict({}, version)
-    for (query_id, chunk_id), grade in sorted(resolution.grades.items()):
+    # Unsorted: every file sorts what it writes (``Qrels.save``), and the counts need none.
+    for (query_id, chunk_id), grade in resolution.grades.items():
         qrels.grades.setdefault(query_id, {})[chunk_id] = grade
     qrels.save(folder / "qrels.trec")
     qrels.save(folder / "qrels.tsv", "beir")

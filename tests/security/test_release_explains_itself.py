@@ -86,10 +86,10 @@ def test_a_grade_given_while_the_release_is_written_lands_in_no_file(
     late = assignment.next_item(engine, "p", pool["a3"])
     streamed = release_lines.release_history
 
-    def meanwhile(pool_row, *, session):
+    def meanwhile(pool_row, *, session, **options):
         # Another annotator grades while the release reads: a transaction of its own.
         assert assignment.submit(engine, late, pool["a3"], grade=0)
-        return streamed(pool_row, session=session)
+        return streamed(pool_row, session=session, **options)
 
     monkeypatch.setattr(release_lines, "release_history", meanwhile)
     folder = releases.create_release(engine, "v1", "p", tmp_path, allow_unresolved=True).folder

@@ -24,11 +24,14 @@ from tests.storage.test_tallies import work
 
 
 def assert_judges_agree(engine, *pools: str) -> None:
+    """Each candidate's judges, and each query's tally (its complete candidates too), as
+    kept and from scratch."""
     with session_scope(engine) as session:
         for name in pools:
             pool = get_pool(name, session=session)
             kept = tallies.judges(pool, session=session)
             assert kept == tallies.judges(pool, session=session, recount=True), name
+            assert tallies.kept(pool, session=session) == tallies.recount(pool, session=session)
 
 
 def revise(engine, user_id: int, rng: random.Random) -> None:
@@ -102,7 +105,9 @@ def test_kept_judges_equal_a_recount_after_random_interleavings(engine, pool, tm
             build_pool(engine, pools[-1], systems="run:r", depth=rng.randint(1, N_CHUNKS))
         assert_judges_agree(engine, *pools)
     with session_scope(engine) as session:
-        assert any(tallies.judges(get_pool("p", session=session), session=session).values())
+        pool_row = get_pool("p", session=session)
+        assert any(tallies.judges(pool_row, session=session).values())
+        assert any(t["complete"] for t in tallies.kept(pool_row, session=session)[1].values())
 
 
 def test_status_counts_complete_candidates_from_the_kept_judges(engine, pool, tmp_path):
@@ -135,7 +140,8 @@ def test_an_upgrade_counts_the_judges_of_existing_candidates(engine, pool, tmp_p
     for name in ("a1", "a2", "a3"):
         work(engine, pool[name], seed=5, grades=7)
     imported(engine, tmp_path, "imp", "human", random.Random(1), 0)
-    command.downgrade(_alembic_config(engine), "-1")  # as a database made before the count
+    # As a database made before the counts: before 0014 (judges) and 0015 (complete).
+    command.downgrade(_alembic_config(engine), "0010")
     upgrade(engine)
     assert_judges_agree(engine, "p")
     with session_scope(engine) as session:

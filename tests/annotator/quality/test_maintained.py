@@ -16,11 +16,12 @@ import pytest
 from annotator.auth import add_user
 from annotator.labeling import assignment
 from annotator.pools import pool_figures
-from annotator.pools.pool_building import build_pool
+from annotator.pools.pool_building import build_pool, topup_pool
 from annotator.quality import adjudication, gold, maintained, pool_quality, progress
 from annotator.quality.agreement import Figure
 from storage.db import session_scope
 from storage.imports import import_corpus, import_queries, import_run
+from storage.pool_records import add_manual_candidate, get_pool
 from tests.conftest import import_grades, write
 from tests.storage.test_imports import jsonl
 
@@ -130,9 +131,9 @@ def same_progress(engine) -> None:
             pd.testing.assert_frame_equal(getattr(kept, frame), getattr(counted, frame))
 
 
-def same_pools(engine) -> None:
-    kept = pool_figures.pool_figures(engine, "p")
-    counted = pool_figures.counted_pool_figures(engine, "p")
+def same_pools(engine, pool: str = "p") -> None:
+    kept = pool_figures.pool_figures(engine, pool)
+    counted = pool_figures.counted_pool_figures(engine, pool)
     assert kept.report == counted.report
     pd.testing.assert_frame_equal(kept.systems, counted.systems)
     pd.testing.assert_frame_equal(kept.combinations, counted.combinations)
@@ -188,7 +189,9 @@ def step(engine, tmp_path, ids: dict[str, int], rng: random.Random, n: int) -> N
 
 
 @pytest.mark.parametrize("seed", [0, 1])
-def test_kept_figures_equal_a_count_from_scratch(engine, team, tmp_path, seed):
+def test_kept_figures_equal_a_count_from_scratch(engine, team, tmp_path, seed, monkeypatch):
+    if seed:  # the grades and tables saved at every view that changed them
+        monkeypatch.setattr(maintained, "SAVE_EVERY", 0)
     rng = random.Random(seed)
     for n in range(50):
         (tmp_path / f"batch{n}").mkdir()
@@ -228,6 +231,43 @@ def test_a_restart_reads_the_saved_grades_not_every_judgment(engine, team, monke
     assert read and min(read) >= 20  # never from the first judgment again
     monkeypatch.undo()
     check(engine)
+
+
+def test_a_restart_reads_the_systems_saved_with_the_grades(engine, team, monkeypatch):
+    """The systems that found each candidate (the Pools figures) are saved with the
+    grades: a restart reads them there, and they are read again once a source is added
+    (a manual find of a candidate in the pool, a top-up's new candidates)."""
+    monkeypatch.setattr(maintained, "SAVE_EVERY", 0)  # saved at each view that changed
+    build_pool(engine, "small", systems="run:r", depth=3, overlap=2)
+    for person in PEOPLE[:2]:
+        for grade in (0, 2):
+            item = assignment.next_item(engine, "small", team[person])
+            assignment.submit(engine, item, team[person], grade=grade)
+    same_pools(engine, "small")  # counted from scratch, systems too, and saved
+
+    def unread(pool, *, session):
+        raise AssertionError("the systems are read from the checkpoint")
+
+    def restart_and_compare() -> None:
+        maintained.kept_grades(engine, "small")  # saved, with the systems read since
+        maintained.forget()
+        pool_figures.forget()
+        with monkeypatch.context() as patched:
+            patched.setattr(maintained.records, "candidate_systems", unread)
+            same_pools(engine, "small")
+
+    restart_and_compare()
+    with session_scope(engine) as session:
+        pool = get_pool("small", session=session)
+        add_manual_candidate(pool, "q1", "c0", "a1", session=session)  # in the pool: a source
+    same_pools(engine, "small")
+    restart_and_compare()
+    topup_pool(engine, "small", systems="run:r", depth=5)  # new candidates
+    same_pools(engine, "small")
+    restart_and_compare()
+    item = assignment.next_item(engine, "small", team["a3"])
+    assignment.submit(engine, item, team["a3"], grade=3)
+    same_pools(engine, "small")
 
 
 def test_a_judgment_below_the_mark_is_noticed(engine, team, monkeypatch):

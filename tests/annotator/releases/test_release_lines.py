@@ -25,7 +25,7 @@ from pooling.release_folder import Tally
 from storage import gold_records, history, release_lines
 from storage.catalog import chunk_keys, query_keys
 from storage.db import session_scope, snapshot_scope
-from storage.imports import import_corpus, import_queries, import_run
+from storage.imports import import_corpus, import_judgments, import_queries, import_run
 from storage.models import (
     Adjudication,
     Chunk,
@@ -33,6 +33,7 @@ from storage.models import (
     Judgment,
     JudgmentBatch,
     Pool,
+    PoolCandidate,
     Query,
     QuerySet,
     User,
@@ -57,6 +58,16 @@ TIMES = [
 ]
 
 
+def pool_candidates(pool: Pool, *, session) -> list[tuple[str, str]]:
+    """Every candidate of the pool, by (query id, chunk id)."""
+    return session.exec(
+        select(Query.query_id, Chunk.chunk_id)
+        .join(PoolCandidate, PoolCandidate.query_id == Query.id)
+        .join(Chunk, Chunk.id == PoolCandidate.chunk_id)
+        .where(PoolCandidate.pool_id == pool.id)
+    ).all()
+
+
 def reference_records(pool: Pool, *, session) -> list[dict]:
     """The judgments and adjudications as releases wrote them before the database wrote
     the lines: one dict per row, read through the ORM's datetimes."""
@@ -79,7 +90,7 @@ def reference_records(pool: Pool, *, session) -> list[dict]:
             session.get(CorpusVersion, pool.corpus_version_id), session=session
         ).items()
     }
-    candidates = set(releases.release_records.read_snapshot(pool, session=session).candidates)
+    candidates = set(pool_candidates(pool, session=session))
     records = []
     for j in session.exec(select(Judgment).order_by(Judgment.id)):
         key = (query_ids.get(j.query_id), chunk_ids.get(j.chunk_id))
@@ -282,12 +293,46 @@ def test_the_other_files_are_the_reference_writers(engine, tmp_path):
     tsv = "".join(f"{q}\t{c}\t{g}\n" for q, c, g in ordered)
     assert (folder / "qrels.tsv").read_bytes() == ("\t".join(BEIR_HEADER) + "\n" + tsv).encode()
     with snapshot_scope(engine) as session:
-        snapshot = releases.release_records.read_snapshot(
-            get_pool("p", session=session), session=session
-        )
+        candidates = pool_candidates(get_pool("p", session=session), session=session)
     graded = {(q, c) for q, c, _ in ordered}
-    left = sorted(key for key in snapshot.candidates if key not in graded)
+    left = sorted(key for key in candidates if key not in graded)
     assert len(left) >= 3 and len({c for _, c in left}) >= 3
     unjudged = "".join(f"{q}\t{c}\tunresolved\n" for q, c in left)
     expected = "\t".join(release_folder.POOL_UNJUDGED_HEADER) + "\n" + unjudged
     assert (folder / release_folder.POOL_UNJUDGED).read_bytes() == expected.encode()
+
+
+def test_the_unjudged_candidates_are_those_no_person_judged(engine, tmp_path):
+    """What a release reads as left to judge (``unjudged_candidates``: one look in an index
+    per candidate) is the pool's candidates without a person's judgment, from any pool or
+    import; a model judge's grade leaves a candidate unjudged, and so unresolved."""
+    corpus = [{"_id": c, "text": f"chunk {c}"} for c in CHUNKS]
+    queries = [{"_id": q, "text": f"query {q}"} for q in QUERIES]
+    run = "".join(f"{q} Q0 {c} {r + 1} {9 - r} r\n" for q in QUERIES for r, c in enumerate(CHUNKS))
+    with session_scope(engine) as session:
+        import_corpus(write(tmp_path, "c.jsonl", jsonl(corpus)), session=session, version="c")
+        import_queries(write(tmp_path, "q.jsonl", jsonl(queries)), session=session, name="q")
+        import_run(write(tmp_path, "r.trec", run), session=session, system="r")
+    build_pool(engine, "p", systems="run:r", depth=len(CHUNKS), overlap=2)
+    people = f"{QUERIES[0]} 0 {CHUNKS[0]} 1\n{QUERIES[1]} 0 {CHUNKS[2]} 0\n"
+    model = f"{QUERIES[0]} 0 {CHUNKS[0]} 3\n{QUERIES[2]} 0 {CHUNKS[3]} 2\n"
+    with session_scope(engine) as session:
+        for name, kind, text in (("person", "human", people), ("llm", "model", model)):
+            import_judgments(
+                write(tmp_path, f"{name}.trec", text),
+                session=session,
+                annotator=name,
+                kind=kind,
+                rubric_version="v1",
+            )
+    with snapshot_scope(engine) as session:
+        pool = get_pool("p", session=session)
+        unjudged = releases.release_records.read_snapshot(pool, session=session).unjudged
+        candidates = pool_candidates(pool, session=session)
+    judged = {(QUERIES[0], CHUNKS[0]), (QUERIES[1], CHUNKS[2])}
+    assert sorted(unjudged) == sorted(key for key in candidates if key not in judged)
+    assert (QUERIES[2], CHUNKS[3]) in unjudged and len(unjudged) == len(candidates) - 2
+    result = releases.create_release(engine, "v1", "p", tmp_path / "out", allow_unresolved=True)
+    left = (result.folder / release_folder.POOL_UNJUDGED).read_text()
+    assert f"{QUERIES[2]}\t{CHUNKS[3]}\tunresolved\n" in left
+    assert result.manifest["counts"]["unresolved_left_out"] == len(candidates)  # overlap 2
