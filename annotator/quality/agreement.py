@@ -148,8 +148,10 @@ class Additive:
 
     def finish(self, total: np.ndarray) -> Figure:
         """The figure of one sum of shares."""
-        reason = self.why(total)
-        return _undefined(reason) if reason else Figure(float(self.values(total[None, :])[0]))
+        # The value first: ``why`` (a whole kappa again for kappas) only when there is none.
+        value = float(self.values(total[None, :])[0])
+        reason = self.why(total) if np.isnan(value) else None
+        return _undefined(reason) if reason else Figure(value)
 
     def __call__(self, frame: pd.DataFrame) -> Figure:
         _, shares = self.parts(frame)
@@ -292,6 +294,9 @@ def pair_statistic(kind: str) -> Additive:
     )
 
 
+_PAIR_STATISTICS = {k: pair_statistic(k) for k in ("percent", *KAPPAS)}
+
+
 def pair_agreement(frame: pd.DataFrame, first: str, second: str, rounds: int = 0) -> PairAgreement:
     """Two annotators on the items both graded; with ``rounds``, each figure carries its
     bootstrap interval over queries."""
@@ -303,16 +308,27 @@ def pair_of_shares(annotators: tuple[str, str], shares: np.ndarray, rounds: int)
     """Two annotators' ``PairAgreement`` from their per-query confusion counts (one row of
     16 per query where they share an item, queries in id order): every figure resampled
     from the same draws of queries, as ``bootstrap`` draws them."""
-    statistics = {k: pair_statistic(k) for k in ("percent", *KAPPAS)}
-    drawn: list[np.ndarray] = []  # the resampled totals, drawn once for all the figures
-
-    def totals() -> np.ndarray:
-        if not drawn:
-            drawn.append(resampled(shares, rounds))
-        return drawn[0]
-
-    figures = {k: bootstrap_shares(s, shares, rounds, totals=totals) for k, s in statistics.items()}
-    matrix = shares.sum(axis=0).reshape(len(GRADES), len(GRADES))
+    total = shares.sum(axis=0)
+    points = {k: s.finish(total) for k, s in _PAIR_STATISTICS.items()}
+    shown = [k for k, point in points.items() if point.value is not None]
+    figures = dict(points)
+    if shown and rounds:
+        # Every figure from the same draws, and their intervals in one percentile call
+        # over the rows without an undefined round (the usual case).
+        drawn = resampled(shares, rounds)
+        values = np.array([_PAIR_STATISTICS[k].values(drawn) for k in shown])
+        whole = ~np.isnan(values).any(axis=1)
+        bounds = np.full((2, len(shown)), np.nan)
+        if whole.any():
+            bounds[:, whole] = np.percentile(values[whole], [2.5, 97.5], axis=1)
+        for row, k in enumerate(shown):
+            low, high = float(bounds[0, row]), float(bounds[1, row])
+            figures[k] = (
+                Figure(points[k].value, None, low, high)
+                if whole[row]
+                else _with_interval(points[k], values[row][~np.isnan(values[row])])
+            )
+    matrix = total.reshape(len(GRADES), len(GRADES))
     return PairAgreement(
         annotators=annotators,
         shared=int(matrix.sum()),
@@ -400,15 +416,13 @@ def bootstrap_shares(
     shares: np.ndarray,
     rounds: int = 500,
     seed: int = 0,
-    totals: Callable[[], np.ndarray] | None = None,
 ) -> Figure:
     """An ``Additive`` statistic from its per-query ``shares`` (a small count table, not
-    judgments) with its 95% interval from ``rounds`` resamplings of the queries;
-    ``totals`` gives the resampled totals when several statistics share the draws."""
+    judgments) with its 95% interval from ``rounds`` resamplings of the queries."""
     point = statistic.finish(shares.sum(axis=0))
     if point.value is None or rounds == 0:
         return point
-    drawn = totals() if totals is not None else resampled(shares, rounds, seed)
+    drawn = resampled(shares, rounds, seed)
     values = statistic.values(drawn)
     return _with_interval(point, values[~np.isnan(values)])
 
