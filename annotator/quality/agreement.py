@@ -313,20 +313,16 @@ def pair_of_shares(annotators: tuple[str, str], shares: np.ndarray, rounds: int)
     shown = [k for k, point in points.items() if point.value is not None]
     figures = dict(points)
     if shown and rounds:
-        # Every figure from the same draws, and their intervals in one percentile call
-        # over the rows without an undefined round (the usual case).
+        # Every figure from the same draws, and their intervals in one percentile call;
+        # a figure with an undefined round in its draws leaves those out, on its own.
         drawn = resampled(shares, rounds)
         values = np.array([_PAIR_STATISTICS[k].values(drawn) for k in shown])
-        whole = ~np.isnan(values).any(axis=1)
-        bounds = np.full((2, len(shown)), np.nan)
-        if whole.any():
-            bounds[:, whole] = np.percentile(values[whole], [2.5, 97.5], axis=1)
-        for row, k in enumerate(shown):
-            low, high = float(bounds[0, row]), float(bounds[1, row])
+        bounds = np.percentile(values, [2.5, 97.5], axis=1).T  # NaN where a round is
+        for k, row, (low, high) in zip(shown, values, bounds, strict=True):
             figures[k] = (
-                Figure(points[k].value, None, low, high)
-                if whole[row]
-                else _with_interval(points[k], values[row][~np.isnan(values[row])])
+                Figure(points[k].value, None, float(low), float(high))
+                if not np.isnan([low, high]).any()
+                else _with_interval(points[k], row[~np.isnan(row)])
             )
     matrix = total.reshape(len(GRADES), len(GRADES))
     return PairAgreement(
