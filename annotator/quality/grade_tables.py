@@ -110,6 +110,7 @@ class Kept:
     decision_ids: dict[tuple[str, str], int] = field(default_factory=dict)
     judgment_mark: int = 0
     seen: int = 0
+    checked: tuple[int, int, int] = (0, 0, 0)  # (after, up to, judgments): counted below the lag
     adjudication_mark: int = 0
     applied: int = 0  # since the grades were saved
     saved: float = 0.0
