@@ -174,9 +174,19 @@ def _fresh(pool, session) -> Kept:
 
 def _catch_up(kept: Kept, pool, session) -> None:
     """Apply the judgments since the mark (and ``LAG`` before it) and count the queries
-    they touched again. ``kept.seen`` must hold at the mark (checked in this snapshot)."""
+    they touched again. ``kept.seen`` must hold at the mark (checked in this snapshot).
+    Nothing is read when no judgment was written since (the newest id, and as many in
+    the lag as the last count: judgments are never changed or deleted)."""
     newest = records.newest_judgment(session=session)
-    after = kept.judgment_mark - records.LAG
+    top = kept.judgment_mark - records.LAG
+    if (
+        newest == kept.judgment_mark
+        and kept.checked is not None
+        and kept.checked[1] == top
+        and records.judgments_up_to(newest, after=top, session=session) == kept.checked[3]
+    ):
+        return
+    after = top
     changed = kept.apply(records.judgments_since(pool, after, session=session))
     kept.applied += kept.app.apply(records.app_judgments_since(pool, after, session=session))
     mark = max(newest, kept.judgment_mark)
@@ -188,11 +198,13 @@ def _catch_up(kept: Kept, pool, session) -> None:
 
 
 def _below_the_lag(kept: Kept, session) -> None:
-    """Count the judgments of the ``CHECKED`` ids below the mark's lag: what the next view
-    checks again (``_unchanged_below``)."""
+    """Count the judgments of the ``CHECKED`` ids below the mark's lag, and of those from
+    it to the mark: what the next view checks again (``_unchanged_below``, ``_catch_up``)."""
     top = kept.judgment_mark - records.LAG
     low = top - records.CHECKED
-    kept.checked = (low, top, records.judgments_up_to(top, after=low, session=session))
+    below = records.judgments_up_to(top, after=low, session=session)
+    lag = records.judgments_up_to(kept.judgment_mark, after=top, session=session)
+    kept.checked = (low, top, below, lag)
 
 
 def _unchanged_below(kept: Kept, session) -> bool:
@@ -203,8 +215,8 @@ def _unchanged_below(kept: Kept, session) -> bool:
     top = kept.judgment_mark - records.LAG
     if records.newest_judgment(session=session) < kept.judgment_mark:
         return False  # ids went back: another database
-    low, checked_top, found = kept.checked
-    if checked_top == top:
+    if kept.checked is not None and kept.checked[1] == top:
+        low, _, found, _ = kept.checked
         return records.judgments_up_to(top, after=low, session=session) == found
     return records.judgments_up_to(top, session=session) == kept.seen
 

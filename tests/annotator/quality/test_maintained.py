@@ -288,11 +288,13 @@ def test_a_judgment_below_the_mark_is_noticed(engine, team, monkeypatch):
     assert np.all(maintained.kept_grades(engine, "p").row_grade >= 0)
 
 
-def test_a_judgment_committed_late_below_the_lag_is_counted(engine, team, monkeypatch):
-    """A view counts again only the ids just below the mark's lag (not every judgment):
-    one that appears there late, below what was already read, still makes the figures
-    count again."""
-    monkeypatch.setattr(maintained.records, "LAG", 0)  # nothing read again: only the check
+@pytest.mark.parametrize("lag", [0, 5_000])
+def test_a_judgment_committed_late_below_the_mark_is_counted(engine, team, monkeypatch, lag):
+    """A view counts again only the ids just below the mark (not every judgment), and
+    reads none when nothing was written since: one that appears there late, below what
+    was already read, still makes the figures count again; below the lag (0: nothing read
+    again, only counted) or in it (read again once it is there)."""
+    monkeypatch.setattr(maintained.records, "LAG", lag)
     for person in PEOPLE:
         item = assignment.next_item(engine, "p", team[person])
         assignment.submit(engine, item, team[person], grade=2)
@@ -308,14 +310,19 @@ def test_a_judgment_committed_late_below_the_lag_is_counted(engine, team, monkey
         counted.append(after)
         return up_to(mark, session=session, after=after)
 
+    def unread(pool, after, *, session):
+        raise AssertionError("nothing was written since the last view")
+
     with monkeypatch.context() as patched:
         patched.setattr(maintained.records, "judgments_up_to", spied)
+        patched.setattr(maintained.records, "judgments_since", unread)
+        patched.setattr(maintained.records, "app_judgments_since", unread)
         maintained.kept_grades(engine, "p")
     assert counted and 0 not in counted  # not every judgment from the first
     late = row | {"id": 7, "user_id": team["a2"], "grade": 0}  # given id 7, committed now
     with session_scope(engine) as session:
         session.connection().execute(insert(Judgment).values(late))
-    check(engine)  # still with no ids read again
+    check(engine)  # with the same lag
 
 
 def test_a_pool_nobody_judged_yet(engine, team):
