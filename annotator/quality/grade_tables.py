@@ -110,6 +110,8 @@ class Kept:
     decision_ids: dict[tuple[str, str], int] = field(default_factory=dict)
     judgment_mark: int = 0
     seen: int = 0
+    # (after, lag, judgments up to the lag, judgments from it to the mark): last counted
+    checked: tuple[int, int, int, int] | None = None
     adjudication_mark: int = 0
     applied: int = 0  # since the grades were saved
     saved: float = 0.0

@@ -164,6 +164,7 @@ def _fresh(pool, session) -> Kept:
         kept.app.apply(records.app_judgments_since(pool, 0, session=session))
         kept.judgment_mark = newest
         kept.seen = records.judgments_up_to(newest - records.LAG, session=session)
+        _below_the_lag(kept, session)
         kept.count()
         current_systems(kept, pool, session)  # counted once with the rest, then saved
         kept.applied = max(kept.applied, SAVE_AFTER)  # counted from scratch: saved at once
@@ -173,23 +174,51 @@ def _fresh(pool, session) -> Kept:
 
 def _catch_up(kept: Kept, pool, session) -> None:
     """Apply the judgments since the mark (and ``LAG`` before it) and count the queries
-    they touched again. ``kept.seen`` must hold at the mark (checked in this snapshot)."""
+    they touched again. ``kept.seen`` must hold at the mark (checked in this snapshot).
+    Nothing is read when no judgment was written since (the newest id, and as many in
+    the lag as the last count: judgments are never changed or deleted)."""
     newest = records.newest_judgment(session=session)
-    after = kept.judgment_mark - records.LAG
+    top = kept.judgment_mark - records.LAG
+    if (
+        newest == kept.judgment_mark
+        and kept.checked is not None
+        and kept.checked[1] == top
+        and records.judgments_up_to(newest, after=top, session=session) == kept.checked[3]
+    ):
+        return
+    after = top
     changed = kept.apply(records.judgments_since(pool, after, session=session))
     kept.applied += kept.app.apply(records.app_judgments_since(pool, after, session=session))
     mark = max(newest, kept.judgment_mark)
     kept.seen += records.judgments_up_to(mark - records.LAG, after=after, session=session)
     kept.judgment_mark = mark
+    _below_the_lag(kept, session)
     if len(changed):
         kept.count(np.unique(kept.candidate_query[changed]))
 
 
+def _below_the_lag(kept: Kept, session) -> None:
+    """Count the judgments of the ``CHECKED`` ids below the mark's lag, and of those from
+    it to the mark: what the next view checks again (``_unchanged_below``, ``_catch_up``)."""
+    top = kept.judgment_mark - records.LAG
+    low = top - records.CHECKED
+    below = records.judgments_up_to(top, after=low, session=session)
+    lag = records.judgments_up_to(kept.judgment_mark, after=top, session=session)
+    kept.checked = (low, top, below, lag)
+
+
 def _unchanged_below(kept: Kept, session) -> bool:
     """No judgment appeared below the mark's lag since the last count (one that committed
-    late, or a database restored from a copy)."""
-    seen = records.judgments_up_to(kept.judgment_mark - records.LAG, session=session)
-    return seen == kept.seen
+    late, or a database restored from a copy): counted again over the ``CHECKED`` ids
+    below it, not all of them (a million at L); over all of them when the last count
+    was not at this mark. A restart checks them all against the checkpoint."""
+    top = kept.judgment_mark - records.LAG
+    if records.newest_judgment(session=session) < kept.judgment_mark:
+        return False  # ids went back: another database
+    if kept.checked is not None and kept.checked[1] == top:
+        low, _, found, _ = kept.checked
+        return records.judgments_up_to(top, after=low, session=session) == found
+    return records.judgments_up_to(top, session=session) == kept.seen
 
 
 def _updated(kept: Kept, pool, session) -> Kept:

@@ -12,6 +12,7 @@ from datetime import UTC, datetime, timedelta
 import numpy as np
 import pandas as pd
 import pytest
+from sqlalchemy import insert, select
 
 from annotator.auth import add_user
 from annotator.labeling import assignment
@@ -21,6 +22,7 @@ from annotator.quality import adjudication, gold, maintained, pool_quality, prog
 from annotator.quality.agreement import Figure
 from storage.db import session_scope
 from storage.imports import import_corpus, import_queries, import_run
+from storage.models import Judgment
 from storage.pool_records import add_manual_candidate, get_pool
 from tests.conftest import import_grades, write
 from tests.storage.test_imports import jsonl
@@ -284,6 +286,43 @@ def test_a_judgment_below_the_mark_is_noticed(engine, team, monkeypatch):
     monkeypatch.undo()
     check(engine)
     assert np.all(maintained.kept_grades(engine, "p").row_grade >= 0)
+
+
+@pytest.mark.parametrize("lag", [0, 5_000])
+def test_a_judgment_committed_late_below_the_mark_is_counted(engine, team, monkeypatch, lag):
+    """A view counts again only the ids just below the mark (not every judgment), and
+    reads none when nothing was written since: one that appears there late, below what
+    was already read, still makes the figures count again; below the lag (0: nothing read
+    again, only counted) or in it (read again once it is there)."""
+    monkeypatch.setattr(maintained.records, "LAG", lag)
+    for person in PEOPLE:
+        item = assignment.next_item(engine, "p", team[person])
+        assignment.submit(engine, item, team[person], grade=2)
+    with session_scope(engine) as session:
+        first = session.connection().execute(select(Judgment).order_by(Judgment.id)).first()
+        row = dict(first._mapping, assignment_id=None, revision=None)  # an imported grade
+        session.connection().execute(insert(Judgment).values(row | {"id": 10}))
+    maintained.kept_grades(engine, "p")  # read up to 10
+    counted: list[int] = []
+    up_to = maintained.records.judgments_up_to
+
+    def spied(mark, *, session, after=0):
+        counted.append(after)
+        return up_to(mark, session=session, after=after)
+
+    def unread(pool, after, *, session):
+        raise AssertionError("nothing was written since the last view")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(maintained.records, "judgments_up_to", spied)
+        patched.setattr(maintained.records, "judgments_since", unread)
+        patched.setattr(maintained.records, "app_judgments_since", unread)
+        maintained.kept_grades(engine, "p")
+    assert counted and 0 not in counted  # not every judgment from the first
+    late = row | {"id": 7, "user_id": team["a2"], "grade": 0}  # given id 7, committed now
+    with session_scope(engine) as session:
+        session.connection().execute(insert(Judgment).values(late))
+    check(engine)  # with the same lag
 
 
 def test_a_pool_nobody_judged_yet(engine, team):
