@@ -156,15 +156,19 @@ def driver_rows(session: Session, statement: Any) -> Sequence[tuple]:
     """Every row of ``statement`` as the driver's plain tuples, read with its own cursor in
     ``session``'s transaction (its snapshot): for reads of hundreds of thousands of rows of
     integers and text (not times: SQLite gives its text), where SQLAlchemy's ``Row`` and
-    result processing cost more than the read. The values bound are written into the SQL,
-    so only the tool's own (ids) may be bound."""
+    result processing cost more than the read. The values are bound as the driver's
+    parameters (never written into the SQL), with no type processing: ints and text."""
     connection = session.connection()
-    sql = str(statement.compile(connection, compile_kwargs={"literal_binds": True}))
+    # render_postcompile: an IN list becomes one parameter per value, in positiontup too.
+    compiled = statement.compile(connection, compile_kwargs={"render_postcompile": True})
+    params: Any = compiled.construct_params()
+    if compiled.positional:  # SQLite's qmark; psycopg takes the names
+        params = tuple(params[name] for name in compiled.positiontup or ())
     driver = connection.connection.dbapi_connection
     assert driver is not None
     cursor = driver.cursor()
     try:
-        cursor.execute(sql)
+        cursor.execute(compiled.string, params)
         return cursor.fetchall()
     finally:
         cursor.close()

@@ -9,11 +9,11 @@ from datetime import datetime
 
 import orjson
 import pytest
-from sqlalchemy import insert
+from sqlalchemy import insert, literal
 from sqlmodel import select
 
 from storage import release_lines
-from storage.db import session_scope, snapshot_scope
+from storage.db import driver_rows, session_scope, snapshot_scope
 from storage.models import Judgment
 from storage.pool_records import get_pool
 from tests.annotator.labeling.test_keypress import grade, make_pool
@@ -92,3 +92,12 @@ def test_reading_ahead_gives_every_batch_in_order_and_the_drivers_error():
     fetched = endless.fetched
     assert fetched <= 3 and endless.fetched == fetched
     assert not [t for t in threading.enumerate() if t.name == "release-read-ahead"]
+
+
+def test_driver_rows_binds_values_as_the_drivers_parameters(engine):
+    # A quote and an IN list go to the driver as parameters, never into the SQL's text.
+    tricky = "it's'); DROP TABLE judgment; --"
+    statement = select(literal(tricky), literal(3)).where(literal(2).in_([1, 2, 3]))
+    with snapshot_scope(engine) as session:
+        assert list(driver_rows(session, statement)) == [(tricky, 3)]
+        assert list(driver_rows(session, select(literal(1)).where(literal(5).in_([1, 2])))) == []
