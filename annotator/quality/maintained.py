@@ -198,10 +198,11 @@ def _catch_up(kept: Kept, pool, session) -> None:
 
 
 def _below_the_lag(kept: Kept, session) -> None:
-    """Count the judgments of the ``CHECKED`` ids below the mark's lag, and of those from
-    it to the mark: what the next view checks again (``_unchanged_below``, ``_catch_up``)."""
+    """Count the judgments below the mark's lag (from ``records.checked_from``), and of
+    those from it to the mark: what the next view checks again (``_unchanged_below``,
+    ``_catch_up``)."""
     top = kept.judgment_mark - records.LAG
-    low = top - records.CHECKED
+    low = records.checked_from(top, session=session)
     below = records.judgments_up_to(top, after=low, session=session)
     lag = records.judgments_up_to(kept.judgment_mark, after=top, session=session)
     kept.checked = (low, top, below, lag)
@@ -209,9 +210,9 @@ def _below_the_lag(kept: Kept, session) -> None:
 
 def _unchanged_below(kept: Kept, session) -> bool:
     """No judgment appeared below the mark's lag since the last count (one that committed
-    late, or a database restored from a copy): counted again over the ``CHECKED`` ids
-    below it, not all of them (a million at L); over all of them when the last count
-    was not at this mark. A restart checks them all against the checkpoint."""
+    late, or a database restored from a copy): counted again from ``checked_from`` (on
+    SQLite the ``CHECKED`` ids below it, not a million at L); over all of them when the
+    last count was not at this mark. A restart checks them all against the checkpoint."""
     top = kept.judgment_mark - records.LAG
     if records.newest_judgment(session=session) < kept.judgment_mark:
         return False  # ids went back: another database
