@@ -236,7 +236,7 @@ def test_a_fabricated_quote_is_refused_and_a_reflowed_one_accepted(judged_pool):
     assert (by_chunk["bike"].status, by_chunk["bike"].grade) == ("graded", 3)
     report = judge_report(judged_pool, "p", "judge-model")
     misquoted = [(r["query_id"], r["chunk_id"]) for r in report.review if r["why"] == "misquoted"]
-    assert misquoted == [("q-bike", "tea"), ("q-kit", "tea")]  # two candidates hold the passage
+    assert sorted(misquoted) == [("q-bike", "tea"), ("q-kit", "tea")]  # two candidates hold it
 
 
 def _final_by_chunk(engine) -> dict[str, JudgeAnswer]:
