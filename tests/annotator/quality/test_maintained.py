@@ -288,6 +288,19 @@ def test_a_judgment_below_the_mark_is_noticed(engine, team, monkeypatch):
     assert np.all(maintained.kept_grades(engine, "p").row_grade >= 0)
 
 
+def _graded_then_imported_at(engine, team, id_: int) -> dict:
+    """Everyone grades an item, then an imported grade is written at id ``id_``; returns
+    that row, to write late judgments like it."""
+    for person in PEOPLE:
+        item = assignment.next_item(engine, "p", team[person])
+        assignment.submit(engine, item, team[person], grade=2)
+    with session_scope(engine) as session:
+        first = session.connection().execute(select(Judgment).order_by(Judgment.id)).first()
+        row = dict(first._mapping, assignment_id=None, revision=None)  # an imported grade
+        session.connection().execute(insert(Judgment).values(row | {"id": id_}))
+    return row
+
+
 @pytest.mark.parametrize("lag", [0, 5_000])
 def test_a_judgment_committed_late_below_the_mark_is_counted(engine, team, monkeypatch, lag):
     """A view counts again only the ids just below the mark (not every judgment), and
@@ -295,13 +308,7 @@ def test_a_judgment_committed_late_below_the_mark_is_counted(engine, team, monke
     was already read, still makes the figures count again; below the lag (0: nothing read
     again, only counted) or in it (read again once it is there)."""
     monkeypatch.setattr(maintained.records, "LAG", lag)
-    for person in PEOPLE:
-        item = assignment.next_item(engine, "p", team[person])
-        assignment.submit(engine, item, team[person], grade=2)
-    with session_scope(engine) as session:
-        first = session.connection().execute(select(Judgment).order_by(Judgment.id)).first()
-        row = dict(first._mapping, assignment_id=None, revision=None)  # an imported grade
-        session.connection().execute(insert(Judgment).values(row | {"id": 10}))
+    row = _graded_then_imported_at(engine, team, 10)
     maintained.kept_grades(engine, "p")  # read up to 10
     counted: list[int] = []
     up_to = maintained.records.judgments_up_to
@@ -336,13 +343,7 @@ def test_an_import_committed_late_far_below_the_mark_is_counted_on_postgresql(
         pytest.skip("SQLite's writers take turns: no id commits below one already read")
     monkeypatch.setattr(maintained.records, "LAG", 0)
     monkeypatch.setattr(maintained.records, "CHECKED", 1)
-    for person in PEOPLE:
-        item = assignment.next_item(engine, "p", team[person])
-        assignment.submit(engine, item, team[person], grade=2)
-    with session_scope(engine) as session:
-        first = session.connection().execute(select(Judgment).order_by(Judgment.id)).first()
-        row = dict(first._mapping, assignment_id=None, revision=None)  # an imported grade
-        session.connection().execute(insert(Judgment).values(row | {"id": 1_000}))
+    row = _graded_then_imported_at(engine, team, 1_000)
     maintained.kept_grades(engine, "p")  # read up to 1,000
     maintained.kept_grades(engine, "p")  # a view that found nothing new
     late = row | {"id": 500, "user_id": team["a2"], "grade": 0}  # far below: committed now

@@ -138,14 +138,19 @@ def reference_records(pool: Pool, *, session) -> list[dict]:
     return records
 
 
-def everything_a_release_meets(engine, folder) -> None:
+def import_collection(session, folder) -> None:
+    """The CHUNKS as corpus "c", the QUERIES as set "q", and run "r" ranking every chunk."""
     corpus = [{"_id": c, "text": f"chunk {c} ünïcode"} for c in CHUNKS]
     queries = [{"_id": q, "text": f"query {q} «»"} for q in QUERIES]
     run = "".join(f"{q} Q0 {c} {r + 1} {9 - r} r\n" for q in QUERIES for r, c in enumerate(CHUNKS))
+    import_corpus(write(folder, "c.jsonl", jsonl(corpus)), session=session, version="c")
+    import_queries(write(folder, "q.jsonl", jsonl(queries)), session=session, name="q")
+    import_run(write(folder, "r.trec", run), session=session, system="r")
+
+
+def everything_a_release_meets(engine, folder) -> None:
     with session_scope(engine) as session:
-        import_corpus(write(folder, "c.jsonl", jsonl(corpus)), session=session, version="c")
-        import_queries(write(folder, "q.jsonl", jsonl(queries)), session=session, name="q")
-        import_run(write(folder, "r.trec", run), session=session, system="r")
+        import_collection(session, folder)
         users = {
             name: add_user(name, "annotator", "password-1", session=session).id
             for name in ("ann1", "ann2", "ann3")
@@ -306,13 +311,8 @@ def test_the_unjudged_candidates_are_those_no_person_judged(engine, tmp_path):
     """What a release reads as left to judge (``unjudged_candidates``: one look in an index
     per candidate) is the pool's candidates without a person's judgment, from any pool or
     import; a model judge's grade leaves a candidate unjudged, and so unresolved."""
-    corpus = [{"_id": c, "text": f"chunk {c}"} for c in CHUNKS]
-    queries = [{"_id": q, "text": f"query {q}"} for q in QUERIES]
-    run = "".join(f"{q} Q0 {c} {r + 1} {9 - r} r\n" for q in QUERIES for r, c in enumerate(CHUNKS))
     with session_scope(engine) as session:
-        import_corpus(write(tmp_path, "c.jsonl", jsonl(corpus)), session=session, version="c")
-        import_queries(write(tmp_path, "q.jsonl", jsonl(queries)), session=session, name="q")
-        import_run(write(tmp_path, "r.trec", run), session=session, system="r")
+        import_collection(session, tmp_path)
     build_pool(engine, "p", systems="run:r", depth=len(CHUNKS), overlap=2)
     people = f"{QUERIES[0]} 0 {CHUNKS[0]} 1\n{QUERIES[1]} 0 {CHUNKS[2]} 0\n"
     model = f"{QUERIES[0]} 0 {CHUNKS[0]} 3\n{QUERIES[2]} 0 {CHUNKS[3]} 2\n"
