@@ -325,7 +325,7 @@ def choose_policy() -> str:
 def show_pair(query_text: str, query_notes: str, title: str, text: str) -> None:
     """The query and the passage, both as plain text: markup and scripts are shown."""
     st.markdown(f"**{t('query')}**")
-    with st.container(border=True):
+    with st.container(border=True, key="query"):
         st.text(query_text)
         if query_notes:
             st.caption(t("query_notes"))
@@ -357,16 +357,37 @@ def show_context(before: str | None, after: str | None) -> None:
 
 # Grades, unsure, skip and moving back and forth are the buttons' own shortcuts (Streamlit
 # ignores them while a text field has the focus). Two keys need a script: `n` moves into the
-# note field, Esc leaves it so that the shortcuts work again. And while the item's buttons
-# are being redrawn (Streamlit marks them stale), an item key is stopped before it reaches a
-# button and the page says so: the server refuses such a key anyway (label_page), but a
-# click on a button already gone from the server would be dropped without a word.
+# note field, Esc leaves it so that the shortcuts work again. And an item key is stopped
+# before it reaches a button, with a brief notice in the page's language, while the item's
+# buttons are being redrawn (Streamlit marks them stale; a click on a button already gone
+# from the server would be dropped without a word) and until the item on the screen has been
+# there for SEEN_MS: a key pressed as the next passage appears was meant for the one before,
+# and no one reads a query and a passage in a fifth of a second. The server refuses a key for
+# any item but the one it drew last (label_page); what it cannot know is what was painted.
+SEEN_MS = 250
+
 _LABEL_KEYS = """<script>
-const doc = window.parent.document;
-window.parent.__qrelsNotApplied = %s;
-if (!window.parent.__qrelsLabelKeys) {
-  window.parent.__qrelsLabelKeys = true;
+const parent = window.parent, doc = parent.document;
+parent.__qrelsNotApplied = %s;
+if (!parent.__qrelsLabelKeys) {
+  parent.__qrelsLabelKeys = true;
   const itemKeys = ["0", "1", "2", "3", "u", "s"];
+  const seenMs = %d;
+  // The item on the screen: its buttons' key (assignment and revision), query and passage.
+  const onScreen = () => {
+    const button = doc.querySelector('[class*="st-key-grade_0_"]');
+    const key = button
+      ? [...button.classList].find((name) => name.startsWith("st-key-grade_0_")) : "";
+    const text = (selector) => doc.querySelector(selector)?.textContent ?? "";
+    return [key, text(".st-key-query"), text(".st-key-passage")].join("\\n");
+  };
+  let shown = onScreen(), since = parent.performance.now();
+  const look = () => {
+    const now = onScreen();
+    if (now !== shown) { shown = now; since = parent.performance.now(); }
+  };
+  new parent.MutationObserver(look).observe(
+    doc.body, {childList: true, subtree: true, characterData: true});
   const say = () => {
     let notice = doc.getElementById("qrels-key-notice");
     if (!notice) {
@@ -378,11 +399,11 @@ if (!window.parent.__qrelsLabelKeys) {
         + "max-width:28rem;font:14px sans-serif";
       doc.body.appendChild(notice);
     }
-    notice.textContent = window.parent.__qrelsNotApplied;  // text, never markup
+    notice.textContent = parent.__qrelsNotApplied;  // text, never markup
     clearTimeout(notice.__hide);
     notice.__hide = setTimeout(() => { notice.remove(); }, 1500);
   };
-  window.parent.addEventListener("keydown", (event) => {
+  parent.addEventListener("keydown", (event) => {
     const target = event.target;
     const typing = target && (target.tagName === "INPUT" || target.tagName === "TEXTAREA"
                               || target.isContentEditable);
@@ -393,9 +414,11 @@ if (!window.parent.__qrelsLabelKeys) {
       if (note) { event.preventDefault(); note.focus(); }
       return;
     }
-    if (itemKeys.includes(event.key.toLowerCase())
-        && doc.querySelector('[class*="st-key-grade_"] [data-stale="true"], '
-                             + '.st-key-passage [data-stale="true"]')) {
+    if (!itemKeys.includes(event.key.toLowerCase())) { return; }
+    look();
+    if (parent.performance.now() - since < seenMs
+        || doc.querySelector('[class*="st-key-grade_"] [data-stale="true"], '
+                            + '.st-key-passage [data-stale="true"]')) {
       event.preventDefault();
       event.stopImmediatePropagation();
       say();
@@ -407,5 +430,5 @@ if (!window.parent.__qrelsLabelKeys) {
 
 def label_keys() -> None:
     """Install the labeling page's own keys: `n` (into the note), Esc (out of it), and the
-    guard that stops an item key while the item is being redrawn."""
-    st.iframe(_LABEL_KEYS % json.dumps(t("key_not_applied")), height=1)
+    guard that stops an item key while the item is being redrawn or has only just appeared."""
+    st.iframe(_LABEL_KEYS % (json.dumps(t("key_not_applied")), SEEN_MS), height=1)
