@@ -10,14 +10,13 @@ from __future__ import annotations
 import contextlib
 import queue
 import threading
-from collections.abc import Generator, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
 from itertools import chain
 from typing import Any
 
 import orjson
-from sqlalchemy import DateTime, String, Text, case, cast, func, literal, type_coerce
-from sqlalchemy.orm import aliased
+from sqlalchemy import DateTime, String, case, cast, func, literal, type_coerce
 from sqlmodel import Session, select
 
 from storage.catalog import chunk_keys, query_keys
@@ -37,6 +36,7 @@ from storage.models import (
 
 # PostgreSQL's memory for sorting a release's judgment lines (``release_history``).
 RELEASE_SORT_MEMORY = "512MB"
+LINE_END = '"}\n'  # after a judgment's time, the last field of its line
 
 
 def _is_candidate(pool: Pool):
@@ -52,6 +52,22 @@ def _is_candidate(pool: Pool):
     )
 
 
+def _iso_text(column: Any, dialect: str) -> Any:
+    """A stored time as ``storage.history.iso_time`` writes it: ISO 8601 without a zone,
+    the microseconds left out when they are 0. SQLite's stored text (``YYYY-MM-DD
+    HH:MM:SS.ffffff``, its only ``.``) is rewritten; PostgreSQL's time is taken in the
+    session's zone, as the driver's datetime is."""
+    if dialect == "sqlite":
+        text = type_coerce(column, String)
+        return func.replace(func.replace(text, ".000000", ""), " ", "T")
+    local = cast(column, DateTime(timezone=False))
+    micro = func.to_char(local, "US")
+    return _joined(
+        func.to_char(local, 'YYYY-MM-DD"T"HH24:MI:SS'),
+        case((micro == "000000", ""), else_=_joined(".", micro)),
+    )
+
+
 def _joined(*parts: Any) -> Any:
     """SQL text: ``parts`` joined with ``||`` (on both backends; SQLite before 3.44 has no
     ``concat``)."""
@@ -60,39 +76,6 @@ def _joined(*parts: Any) -> Any:
     for piece in pieces[1:]:
         text = text.op("||")(piece)
     return text
-
-
-def _json_text(column: Any, dialect: str) -> Any:
-    """``column`` (text) as a JSON string, escaped as orjson escapes it (quote, backslash
-    and control characters; everything else as it is, in UTF-8), or ``null`` for NULL: a
-    test pins the two equal on both backends."""
-    quoted = func.json_quote(column) if dialect == "sqlite" else cast(func.to_json(column), Text)
-    return func.coalesce(quoted, "null")
-
-
-def _json_number(column: Any) -> Any:
-    """An integer ``column`` as JSON: its digits, or ``null``."""
-    return func.coalesce(cast(column, Text), "null")
-
-
-def _iso_text(column: Any, dialect: str) -> Any:
-    """A stored time as ``_iso`` writes it: ISO 8601 without a zone, the microseconds left
-    out when they are 0. SQLite's stored text (``YYYY-MM-DD HH:MM:SS.ffffff``) is rewritten;
-    PostgreSQL's time is taken in the session's zone, as the driver's datetime is."""
-    if dialect == "sqlite":
-        text = type_coerce(column, String)
-        whole = func.substr(text, 1, func.length(text) - 7)
-        day_time = case(
-            (func.substr(text, -7) == ".000000", whole),
-            else_=text,
-        )
-        return func.replace(day_time, " ", "T")
-    local = cast(column, DateTime(timezone=False))
-    micro = func.to_char(local, "US")
-    return _joined(
-        func.to_char(local, 'YYYY-MM-DD"T"HH24:MI:SS'),
-        case((micro == "000000", ""), else_=_joined(".", micro)),
-    )
 
 
 @dataclass
@@ -127,6 +110,24 @@ def _numbers(values: tuple[float | None, ...]) -> list[str]:
     return orjson.dumps(values).decode()[1:-1].split(",")
 
 
+class _Pieces(dict):
+    """Value -> its piece of a line (``make(value)``), made the first time it is asked for:
+    a judgment's fields take few values (people, grades, rubrics, sources, mostly empty
+    notes), each encoded once by orjson however many lines hold it."""
+
+    def __init__(self, make: Callable[[Any], str], known: dict | None = None) -> None:
+        super().__init__(known or {})
+        self.make = make
+
+    def __missing__(self, value: Any) -> str:
+        piece = self[value] = self.make(value)
+        return piece
+
+
+def _json(value: Any) -> str:
+    return orjson.dumps(value).decode()
+
+
 def release_history(
     pool: Pool,
     *,
@@ -136,13 +137,14 @@ def release_history(
 ) -> ReleaseHistory:
     """Every human judgment of the pool's candidates, oldest first (earlier revisions too,
     from the app or imported, with where it came from), people under pseudonyms, as
-    ``judgments.jsonl``'s lines, read ``batch`` rows at a time. The database writes each
-    line but its ``seconds`` (a float, in orjson's form): a million judgments go through
-    no Python code of their own, only through column-wise joins and maps. For each person
-    and candidate the last judgment is the current one (``current_grades``). ``names``: the
-    query and chunk ids by key when the caller read them already (``ReleaseSnapshot``'s)."""
+    ``judgments.jsonl``'s lines, read ``batch`` rows at a time. The database gives each
+    judgment's plain columns (its time as text); each line is joined from pieces looked up
+    by value, every distinct value encoded once by orjson (``_Pieces``), so a million
+    judgments go through no Python code of their own, only through column-wise maps and
+    joins. For each person and candidate the last judgment is the current one
+    (``current_grades``). ``names``: the query and chunk ids by key when the caller read
+    them already (``ReleaseSnapshot``'s)."""
     dialect = session.get_bind().dialect.name
-    # People are few: their pseudonyms (already JSON strings) go into the statement.
     people = {
         user_id: pseudonym(user_id, joined)
         for user_id, joined in session.exec(
@@ -159,59 +161,31 @@ def release_history(
     query_ids, chunk_ids = names
     if not people:
         return ReleaseHistory(people, query_ids, chunk_ids, iter(()))
-    made_in, imported = aliased(Pool), aliased(JudgmentBatch)
-    annotator = case(
-        {user_id: orjson.dumps(name).decode() for user_id, name in people.items()},
-        value=Judgment.user_id,
-    )
-    source = case(
-        (Judgment.pool_id.is_not(None), _joined("app:", made_in.name)),
-        else_=_joined("import:", func.coalesce(imported.source, "None")),
-    )
-    head = _joined(
-        '{"type":"judgment","annotator":',
-        annotator,
-        ',"query_id":',
-        _json_text(Query.query_id, dialect),
-        ',"chunk_id":',
-    )
-    # The chunk id goes in between, from ``chunk_ids``: joining each judgment to its
-    # chunk (whose pages hold the texts) took SQLite two seconds at L.
-    middle = _joined(
-        ',"grade":',
-        _json_number(Judgment.grade),
-        ',"unsure":',
-        case((Judgment.unsure, "true"), else_="false"),
-        ',"note":',
-        _json_text(Judgment.note, dialect),
-        ',"revision":',
-        _json_number(Judgment.revision),
-        ',"rubric_version":',
-        _json_text(Judgment.rubric_version, dialect),
-        ',"seconds":',
-    )
-    tail = _joined(
-        ',"source":',
-        _json_text(source, dialect),
-        ',"created_at":"',
-        _iso_text(Judgment.created_at, dialect),
-        '"}\n',
+    # Where a judgment was made, one key: a pool's id, an import batch's id negated, 0 for
+    # an import without a batch. Pools and batches are few: named here, not joined.
+    made_in = func.coalesce(Judgment.pool_id, -func.coalesce(Judgment.batch_id, 0))
+    sources = {0: "import:None"}
+    sources.update({p: f"app:{name}" for p, name in session.exec(select(Pool.id, Pool.name))})
+    sources.update(
+        {
+            -b: f"import:{source}"
+            for b, source in session.exec(select(JudgmentBatch.id, JudgmentBatch.source))
+        }
     )
     judgments = (
         select(
-            head,
-            Judgment.chunk_id,
-            middle,
-            Judgment.seconds,
-            tail,
             Judgment.user_id,
             Judgment.query_id,
+            Judgment.chunk_id,
             Judgment.grade,
+            Judgment.unsure,
+            Judgment.note,
+            Judgment.revision,
             Judgment.rubric_version,
+            Judgment.seconds,
+            made_in,
+            _iso_text(Judgment.created_at, dialect),
         )
-        .join(Query, Query.id == Judgment.query_id)
-        .outerjoin(made_in, made_in.id == Judgment.pool_id)
-        .outerjoin(imported, imported.id == Judgment.batch_id)
         # EXISTS rather than a join: the judgments are read in their own order as they are
         # stored, each looked up among the candidates, so no sort of a million rows.
         # ``+ 0``: not by the index of people, which SQLite then read in its order and
@@ -219,14 +193,29 @@ def release_history(
         .where((Judgment.user_id + 0).in_(people), _is_candidate(pool))
         .order_by(Judgment.id)
     )
-    quoted = {key: orjson.dumps(name).decode() for key, name in chunk_ids.items()}
+    # Each field's piece holds the text up to the next field's value, so a line is its
+    # pieces joined: {"type":"judgment","annotator":…,"query_id":…,"chunk_id":…,"grade":…,
+    # "unsure":…,"note":…,"revision":…,"rubric_version":…,"seconds":…,"source":…,
+    # "created_at":"…"}
+    annotators = {
+        user_id: '{"type":"judgment","annotator":' + _json(name) + ',"query_id":'
+        for user_id, name in people.items()
+    }
+    queries = {key: _json(name) + ',"chunk_id":' for key, name in query_ids.items()}
+    chunks = {key: _json(name) + ',"grade":' for key, name in chunk_ids.items()}
+    grades = _Pieces(lambda grade: _json(grade) + ',"unsure":')
+    unsure = _Pieces(lambda flag: ("true" if flag else "false") + ',"note":')
+    notes = _Pieces(lambda note: _json(note) + ',"revision":')
+    revisions = _Pieces(lambda revision: _json(revision) + ',"rubric_version":')
+    rubrics = _Pieces(lambda rubric: _json(rubric) + ',"seconds":')
+    made = _Pieces(lambda key: ',"source":' + _json(sources[key]) + ',"created_at":"')
 
     def batches() -> Iterator[JudgmentLines]:
         # A batch at a time, turned into columns (``zip``) and joined without a Python
         # step per judgment. Read with the driver's own cursor in the snapshot's
         # transaction (server-side on PostgreSQL), as plain tuples: no column needs
         # SQLAlchemy's processing, and its rows took a tenth of a release at L. The few
-        # values bound (pseudonyms, the pool's id) are the tool's own, written in.
+        # values bound (people's and the pool's ids) are the tool's own, written in.
         connection = session.connection()
         sql = str(judgments.compile(connection, compile_kwargs={"literal_binds": True}))
         driver = connection.connection.dbapi_connection
@@ -236,8 +225,8 @@ def release_history(
             # The planner expects a few dozen lines (it misjudges the candidates' EXISTS)
             # and, for a cursor, looks a million judgments up one by one among the
             # candidates in id order. Every line is read: plan for all of them (one hash
-            # join), and sort them by id in memory (~330 MB at L), not on disk. For this
-            # read-only transaction only.
+            # join), and sort them by id in memory, not on disk. For this read-only
+            # transaction only.
             connection.exec_driver_sql("SET LOCAL cursor_tuple_fraction = 1.0")
             connection.exec_driver_sql(f"SET LOCAL work_mem = '{RELEASE_SORT_MEMORY}'")
         cursor = driver.cursor(**named)
@@ -249,18 +238,35 @@ def release_history(
         )
         try:
             for rows in fetched:
-                (heads, chunks, middles, seconds, tails, users, queries, grades, rubrics) = zip(
-                    *rows, strict=True
-                )
-                columns = (
-                    heads,
-                    map(quoted.__getitem__, chunks),
-                    middles,
+                (
+                    users,
+                    keys,
+                    chunk_keys_,
+                    graded,
+                    flags,
+                    said,
+                    revised,
+                    rubric,
+                    seconds,
+                    where,
+                    at,
+                ) = zip(*rows, strict=True)
+                pieces = (
+                    map(annotators.__getitem__, users),
+                    map(queries.__getitem__, keys),
+                    map(chunks.__getitem__, chunk_keys_),
+                    map(grades.__getitem__, graded),
+                    map(unsure.__getitem__, flags),
+                    map(notes.__getitem__, said),
+                    map(revisions.__getitem__, revised),
+                    map(rubrics.__getitem__, rubric),
                     _numbers(seconds),
-                    tails,
+                    map(made.__getitem__, where),
+                    at,
+                    [LINE_END] * len(rows),
                 )
-                text = "".join(chain.from_iterable(zip(*columns, strict=True)))
-                yield JudgmentLines(text, users, queries, chunks, grades, rubrics)
+                text = "".join(chain.from_iterable(zip(*pieces, strict=True)))
+                yield JudgmentLines(text, users, keys, chunk_keys_, graded, rubric)
         finally:
             if isinstance(fetched, Generator):
                 fetched.close()  # its thread done before the cursor closes

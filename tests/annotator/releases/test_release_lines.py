@@ -11,7 +11,7 @@ from datetime import datetime
 
 import orjson
 import pandas as pd
-from sqlalchemy import String, insert, literal
+from sqlalchemy import insert
 from sqlmodel import select
 
 from annotator.auth import add_user
@@ -266,20 +266,6 @@ def test_whole_seconds_and_fractions_are_written_as_the_datetimes(engine, tmp_pa
     written = [orjson.loads(line)["created_at"] for line in lines.split("\n")[:-1]]  # not at U+2028
     assert written == [t.replace(tzinfo=None).isoformat() for t in stored]
     assert set(written) >= {t.isoformat() for t in TIMES}
-
-
-def test_the_database_escapes_text_as_orjson_does(engine):
-    """Control characters too, which every reader refuses but a database may hold."""
-    texts = [*NOTES, "\x01\x08\x0c\x1f\x7f\u0085", '\\"/', "", None]
-    with session_scope(engine) as session:
-        dialect = session.get_bind().dialect.name
-        quoted = [
-            session.execute(
-                select(release_lines._json_text(literal(t, String), dialect))
-            ).scalar_one()
-            for t in texts
-        ]
-    assert quoted == [orjson.dumps(t).decode() for t in texts]
 
 
 def test_the_other_files_are_the_reference_writers(engine, tmp_path):
