@@ -115,7 +115,10 @@ def valid_version(version: object) -> bool:
 
 
 def sha256_of(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+    """The sha256 of the file at ``path``, read a block at a time: a release's
+    ``judgments.jsonl`` is hundreds of megabytes at L, never held whole."""
+    with open(path, "rb") as handle:
+        return hashlib.file_digest(handle, "sha256").hexdigest()
 
 
 @dataclass

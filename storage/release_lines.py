@@ -178,7 +178,6 @@ def release_history(
             Judgment.query_id,
             Judgment.chunk_id,
             Judgment.grade,
-            Judgment.unsure,
             Judgment.note,
             Judgment.revision,
             Judgment.rubric_version,
@@ -203,8 +202,8 @@ def release_history(
     }
     queries = {key: _json(name) + ',"chunk_id":' for key, name in query_ids.items()}
     chunks = {key: _json(name) + ',"grade":' for key, name in chunk_ids.items()}
-    grades = _Pieces(lambda grade: _json(grade) + ',"unsure":')
-    unsure = _Pieces(lambda flag: ("true" if flag else "false") + ',"note":')
+    # A judgment is unsure exactly when it has no grade (the table's check says so).
+    grades = _Pieces(lambda grade: f'{_json(grade)},"unsure":{_json(grade is None)},"note":')
     notes = _Pieces(lambda note: _json(note) + ',"revision":')
     revisions = _Pieces(lambda revision: _json(revision) + ',"rubric_version":')
     rubrics = _Pieces(lambda rubric: _json(rubric) + ',"seconds":')
@@ -243,7 +242,6 @@ def release_history(
                     keys,
                     chunk_keys_,
                     graded,
-                    flags,
                     said,
                     revised,
                     rubric,
@@ -256,7 +254,6 @@ def release_history(
                     map(queries.__getitem__, keys),
                     map(chunks.__getitem__, chunk_keys_),
                     map(grades.__getitem__, graded),
-                    map(unsure.__getitem__, flags),
                     map(notes.__getitem__, said),
                     map(revisions.__getitem__, revised),
                     map(rubrics.__getitem__, rubric),

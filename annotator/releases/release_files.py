@@ -75,25 +75,24 @@ def write_history(folder: Path, judged: ReleaseHistory) -> tuple[pd.DataFrame, s
     columns = ["annotator", "query_id", "chunk_id", "grade"]
     if not people:
         return frame_of([], columns), rubrics
-    keys = pd.DataFrame(
-        {
-            name: np.concatenate(parts)
-            for name, parts in zip(columns, (people, queries, chunks), strict=False)
-        }
-    )
+    people_, queries_, chunks_ = (np.concatenate(parts) for parts in (people, queries, chunks))
     grade = np.concatenate(grades)
+    # One integer per (person, query, chunk), numbered in the order of its first judgment
+    # (as a dict keyed by them keeps them): whole columns hashed, never grouped by three.
+    pair = pd.factorize(people_ * (queries_.max() + 1) + queries_)[0].astype(np.int64)
+    codes, uniques = pd.factorize(pair * (chunks_.max() + 1) + chunks_)
     # A person's current grade of a candidate is their last; its place is their first
-    # judgment of it, as a dict keyed by (person, candidate) keeps it.
-    group = keys.groupby(columns[:3], sort=False).ngroup().to_numpy()
-    last = ~keys.duplicated(keep="last").to_numpy()
-    current = np.empty(group.max() + 1)
-    current[group[last]] = grade[last]
-    first = keys[~keys.duplicated(keep="first").to_numpy()].reset_index(drop=True)
+    # judgment of it: where the numbering reaches a new number.
+    numbered = np.maximum.accumulate(codes)
+    first = np.flatnonzero(np.r_[True, numbered[1:] > numbered[:-1]])
+    last = ~pd.Series(codes).duplicated(keep="last").to_numpy()
+    current = np.empty(len(uniques))
+    current[codes[last]] = grade[last]
     frame = pd.DataFrame(
         {
-            "annotator": first["annotator"].map(judged.people),
-            "query_id": first["query_id"].map(judged.query_ids),
-            "chunk_id": first["chunk_id"].map(judged.chunk_ids),
+            "annotator": pd.Series(people_[first]).map(judged.people),
+            "query_id": pd.Series(queries_[first]).map(judged.query_ids),
+            "chunk_id": pd.Series(chunks_[first]).map(judged.chunk_ids),
             "grade": pd.Series(current).astype("Int64"),
         }
     )
