@@ -7,10 +7,7 @@ grades from their rows."""
 
 from __future__ import annotations
 
-import contextlib
-import queue
-import threading
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from itertools import chain
 from typing import Any
@@ -230,11 +227,10 @@ def release_history(
             connection.exec_driver_sql(f"SET LOCAL work_mem = '{RELEASE_SORT_MEMORY}'")
         cursor = driver.cursor(**named)
         cursor.execute(sql)
-        fetched = (
-            _read_ahead(cursor, batch)
-            if dialect == "postgresql"
-            else iter(lambda: cursor.fetchmany(batch), [])
-        )
+        # Fetched in this thread: a thread reading ahead gained nothing once the server
+        # gives plain columns (it sorts narrow rows; the client's joins are the work left),
+        # and it cost the client CPU in the GIL's hand-overs.
+        fetched = iter(lambda: cursor.fetchmany(batch), [])
         try:
             for rows in fetched:
                 (
@@ -265,51 +261,9 @@ def release_history(
                 text = "".join(chain.from_iterable(zip(*pieces, strict=True)))
                 yield JudgmentLines(text, users, keys, chunk_keys_, graded, rubric)
         finally:
-            if isinstance(fetched, Generator):
-                fetched.close()  # its thread done before the cursor closes
             cursor.close()
 
     return ReleaseHistory(people, query_ids, chunk_ids, batches())
-
-
-def _read_ahead(cursor: Any, batch: int) -> Iterator[list[tuple]]:
-    """``cursor``'s rows, ``batch`` at a time, the next batch fetched by a thread while the
-    caller works on this one: PostgreSQL builds the next batch's lines meanwhile, on the
-    other core, and the driver waits for them without holding the GIL. (Not for SQLite:
-    its driver takes the GIL back for every row, so a thread would only wait for it.) At
-    most three batches are held: the caller's, one ready, one being fetched."""
-    ready: queue.Queue = queue.Queue(maxsize=1)
-    stop = threading.Event()
-
-    def put(item: Any) -> None:
-        while not stop.is_set():
-            with contextlib.suppress(queue.Full):
-                ready.put(item, timeout=0.1)
-                return
-
-    def fetch() -> None:
-        try:
-            while not stop.is_set():
-                rows = cursor.fetchmany(batch)
-                put(rows)
-                if not rows:
-                    return
-        except BaseException as error:  # raised again in the caller's thread
-            put(error)
-
-    worker = threading.Thread(target=fetch, name="release-read-ahead", daemon=True)
-    worker.start()
-    try:
-        while True:
-            item = ready.get()
-            if isinstance(item, BaseException):
-                raise item
-            if not item:
-                return
-            yield item
-    finally:
-        stop.set()
-        worker.join()
 
 
 def release_decisions(pool: Pool, *, session: Session) -> Iterator[dict]:

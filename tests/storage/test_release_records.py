@@ -4,11 +4,9 @@ the models give, whole seconds included; people under pseudonyms; each judgment'
 
 from __future__ import annotations
 
-import threading
 from datetime import datetime
 
 import orjson
-import pytest
 from sqlalchemy import insert, literal
 from sqlmodel import select
 
@@ -58,40 +56,6 @@ def test_streamed_times_are_the_datetimes_written_as_iso(engine, tmp_path):
     assert [r["source"] for r in streamed] == ["app:p"] * 2 + ["import:None"] * 3
     assert len({r["annotator"] for r in streamed}) == 2
     assert all(r["annotator"].startswith("annotator-") for r in streamed)
-
-
-class _Rows:
-    """A cursor of ``batches`` batches of rows, then the end, or ``error`` instead."""
-
-    def __init__(self, batches: int, error: Exception | None = None) -> None:
-        self.left, self.error, self.fetched = batches, error, 0
-
-    def fetchmany(self, size: int) -> list[tuple]:
-        if self.left == 0:
-            if self.error is not None:
-                raise self.error
-            return []
-        self.left -= 1
-        self.fetched += 1
-        return [(self.fetched, n) for n in range(size)]
-
-
-def test_reading_ahead_gives_every_batch_in_order_and_the_drivers_error():
-    """PostgreSQL's batches of lines are fetched by a thread ahead of the caller
-    (``release_lines._read_ahead``): the same batches in the same order, an error of the
-    driver raised in the caller's thread, and a caller that stops early stops the thread."""
-    assert [rows[0][0] for rows in release_lines._read_ahead(_Rows(5), 3)] == [1, 2, 3, 4, 5]
-    failing = release_lines._read_ahead(_Rows(2, RuntimeError("connection lost")), 3)
-    assert next(failing)[0] == (1, 0)
-    with pytest.raises(RuntimeError, match="connection lost"):
-        list(failing)
-    endless = _Rows(10**9)
-    stopped = release_lines._read_ahead(endless, 2)
-    next(stopped)
-    stopped.close()  # joins the thread: it fetches nothing more
-    fetched = endless.fetched
-    assert fetched <= 3 and endless.fetched == fetched
-    assert not [t for t in threading.enumerate() if t.name == "release-read-ahead"]
 
 
 def test_driver_rows_binds_values_as_the_drivers_parameters(engine):
