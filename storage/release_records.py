@@ -107,14 +107,22 @@ def queries_of(query_set: QuerySet, *, session: Session) -> list[Row]:
 
 def chunk_parents(corpus_version: CorpusVersion, *, session: Session) -> dict[str, str]:
     """Chunk id -> its document's id."""
-    return dict(
-        driver_rows(  # plain tuples: no SQLAlchemy work on each of 200,000
-            session,
-            select(Chunk.chunk_id, Document.doc_id)
-            .join(Document, Document.id == Chunk.document_id)
-            .where(Chunk.corpus_version_id == corpus_version.id),
-        )
+    return chunk_names(corpus_version, session=session)[1]
+
+
+def chunk_names(
+    corpus_version: CorpusVersion, *, session: Session
+) -> tuple[dict[int, str], dict[str, str]]:
+    """Chunk key -> chunk id, and chunk id -> its document's id, from one read of the
+    chunks (plain tuples: no SQLAlchemy work on each of 200,000)."""
+    rows = driver_rows(
+        session,
+        select(Chunk.id, Chunk.chunk_id, Document.doc_id)
+        .join(Document, Document.id == Chunk.document_id)
+        .where(Chunk.corpus_version_id == corpus_version.id),
     )
+    keys, chunk_ids, doc_ids = zip(*rows, strict=True) if rows else ((), (), ())
+    return dict(zip(keys, chunk_ids, strict=True)), dict(zip(chunk_ids, doc_ids, strict=True))
 
 
 def list_releases(*, session: Session) -> list[Release]:
@@ -139,6 +147,7 @@ class ReleaseSnapshot:
     gold: list[Gold]  # the pool's gold items: their grades stand
     query_ids: dict[int, str] = field(default_factory=dict)  # query key -> query id
     chunk_ids: dict[int, str] = field(default_factory=dict)  # chunk key -> chunk id
+    parents: dict[str, str] = field(default_factory=dict)  # chunk id -> document id
 
 
 def read_snapshot(pool: Pool, *, session: Session) -> ReleaseSnapshot:
@@ -148,18 +157,14 @@ def read_snapshot(pool: Pool, *, session: Session) -> ReleaseSnapshot:
     # Read with the driver's cursor: plain tuples, without SQLAlchemy's work on each of
     # hundreds of thousands; the candidates' keys from their index, named from the ids read
     # once here (joining each to its chunk's pages, which hold the texts, took SQLite a
-    # second and a half at L), and the same names serve the judgments' lines.
+    # second and a half at L), and the same names serve the judgments' lines. The chunks'
+    # documents come in the same read as their ids.
     query_ids: dict[int, str] = dict(
         driver_rows(
             session, select(Query.id, Query.query_id).where(Query.query_set_id == query_set.id)
         )
     )
-    chunk_ids: dict[int, str] = dict(
-        driver_rows(
-            session,
-            select(Chunk.id, Chunk.chunk_id).where(Chunk.corpus_version_id == corpus_version.id),
-        )
-    )
+    chunk_ids, parents = chunk_names(corpus_version, session=session)
     unjudged = [
         (query_ids[query], chunk_ids[chunk])
         for query, chunk in unjudged_candidates(pool, session=session)
@@ -175,6 +180,7 @@ def read_snapshot(pool: Pool, *, session: Session) -> ReleaseSnapshot:
         gold=gold_records.items(pool, session=session),
         query_ids=query_ids,
         chunk_ids=chunk_ids,
+        parents=parents,
     )
 
 

@@ -108,7 +108,6 @@ def create_release(
             raise ReleaseError("release_exists", version=version)
         pool = get_pool(pool_name, session=session)
         snapshot = release_records.read_snapshot(pool, session=session)
-        parents = release_records.chunk_parents(snapshot.corpus_version, session=session)
         lineage = carry.derived_from(pool)
 
         def write(folder: Path) -> tuple[dict, str]:
@@ -160,7 +159,7 @@ def create_release(
                 snapshot,
                 resolution,
                 frame,
-                parents,
+                snapshot.parents,
                 rubrics,
                 policy=policy,
                 now=now,
