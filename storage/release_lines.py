@@ -1,4 +1,4 @@
-"""A release's judgments.jsonl as the database writes it: every human judgment of a pool's
+"""A release's judgments.jsonl as it is read from the database: every human judgment of a pool's
 candidates and every adjudication made in it, oldest first, people under pseudonyms
 (``storage.history.pseudonym``). For each person and candidate the last judgment is the
 current one (``storage.history``'s rule), for each candidate the last adjudication the
@@ -31,7 +31,7 @@ from storage.models import (
     User,
 )
 
-# PostgreSQL's memory for sorting a release's judgment lines (``release_history``).
+# PostgreSQL's memory for sorting a release's judgments by id (``release_history``).
 RELEASE_SORT_MEMORY = "512MB"
 LINE_END = '"}\n'  # after a judgment's time, the last field of its line
 
@@ -112,8 +112,8 @@ class _Pieces(dict):
     a judgment's fields take few values (people, grades, rubrics, sources, mostly empty
     notes), each encoded once by orjson however many lines hold it."""
 
-    def __init__(self, make: Callable[[Any], str], known: dict | None = None) -> None:
-        super().__init__(known or {})
+    def __init__(self, make: Callable[[Any], str]) -> None:
+        super().__init__()
         self.make = make
 
     def __missing__(self, value: Any) -> str:

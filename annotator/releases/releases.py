@@ -4,7 +4,7 @@ A release is a folder an evaluator can load as it is (trec_eval, ir_measures, ra
 and a manifest that says which corpus, chunking, query set, rubric and pool the grades
 belong to, with the sha256 of every file (``annotator.releases.release_files`` writes it,
 ``pooling.release_folder`` reads it). It is made from one snapshot of the pool, read in a
-single transaction: the database writes the history's lines into ``judgments.jsonl``
+single transaction: the history's lines are streamed into ``judgments.jsonl``
 (``storage.release_lines.release_history``), the grades are resolved from the rows of those
 lines by a pure function (``annotator.quality.adjudication.resolve``), then the rest is
 written. A version is
