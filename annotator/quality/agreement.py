@@ -300,38 +300,92 @@ _PAIR_STATISTICS = {k: pair_statistic(k) for k in ("percent", *KAPPAS)}
 def pair_agreement(frame: pd.DataFrame, first: str, second: str, rounds: int = 0) -> PairAgreement:
     """Two annotators on the items both graded; with ``rounds``, each figure carries its
     bootstrap interval over queries."""
-    both = _shared(frame, first, second)
-    return pair_of_shares((first, second), _pair_parts(both)[1], rounds)
+    return pairwise_of(frame, [(first, second)], rounds)[0]
 
 
-def pair_of_shares(annotators: tuple[str, str], shares: np.ndarray, rounds: int) -> PairAgreement:
-    """Two annotators' ``PairAgreement`` from their per-query confusion counts (one row of
-    16 per query where they share an item, queries in id order): every figure resampled
-    from the same draws of queries, as ``bootstrap`` draws them."""
-    total = shares.sum(axis=0)
-    points = {k: s.finish(total) for k, s in _PAIR_STATISTICS.items()}
-    shown = [k for k, point in points.items() if point.value is not None]
-    figures = dict(points)
-    if shown and rounds:
-        # Every figure from the same draws, and their intervals in one percentile call;
-        # a figure with an undefined round in its draws leaves those out, on its own.
-        drawn = resampled(shares, rounds)
-        values = np.array([_PAIR_STATISTICS[k].values(drawn) for k in shown])
-        bounds = np.percentile(values, [2.5, 97.5], axis=1).T  # NaN where a round is
-        for k, row, (low, high) in zip(shown, values, bounds, strict=True):
-            figures[k] = (
-                Figure(points[k].value, None, float(low), float(high))
-                if not np.isnan([low, high]).any()
-                else _with_interval(points[k], row[~np.isnan(row)])
-            )
-    matrix = total.reshape(len(GRADES), len(GRADES))
-    return PairAgreement(
-        annotators=annotators,
-        shared=int(matrix.sum()),
-        percent=figures.pop("percent"),
-        kappas=figures,
-        confusion=matrix.astype(int).tolist(),
+def pairs_of_shares(
+    pairs: list[tuple[str, str]], places: list[np.ndarray], shares: list[np.ndarray], rounds: int
+) -> list[PairAgreement]:
+    """Each pair's ``PairAgreement`` from its per-query confusion counts: ``shares[i]``, one
+    row of 16 per query where pair ``i`` shares a graded item, at query indexes
+    ``places[i]`` (increasing, in one order for all pairs). With ``rounds``, every figure
+    of every pair carries its bootstrap interval from the same draws: the queries where
+    some pair shares an item are drawn with replacement once per round (a query drawn
+    twice counts twice), and each pair's totals are its shares over the drawn queries.
+    One draw for the group, not one per pair: an interval of 66 pairs costs a sparse
+    product, not 66 resamplings."""
+    cells = len(GRADES) ** 2
+    totals = [share.sum(axis=0) for share in shares]
+    # Every pair's figures in one call per statistic; ``finish`` says why where there is
+    # none.
+    stacked = np.array(totals, dtype=float).reshape(len(totals), cells)
+    values = {k: s.values(stacked) for k, s in _PAIR_STATISTICS.items()}
+    points = [
+        {
+            k: s.finish(total) if np.isnan(values[k][i]) else Figure(float(values[k][i]))
+            for k, s in _PAIR_STATISTICS.items()
+        }
+        for i, total in enumerate(totals)
+    ]
+    figures = [dict(point) for point in points]
+    if rounds and any(p.value is not None for point in points for p in point.values()):
+        drawn = _drawn_pairs(places, shares, rounds).reshape(-1, cells)  # rounds x pairs
+        kinds = list(_PAIR_STATISTICS)
+        resampled = np.array([_PAIR_STATISTICS[k].values(drawn) for k in kinds])
+        resampled = resampled.reshape(len(kinds), rounds, len(pairs))
+        bounds = np.percentile(resampled, [2.5, 97.5], axis=1)  # NaN where a round is
+        for i, point in enumerate(points):
+            for j, k in enumerate(kinds):
+                if point[k].value is None:
+                    continue
+                low, high = bounds[:, j, i]
+                row = resampled[j, :, i]
+                figures[i][k] = (
+                    Figure(point[k].value, None, float(low), float(high))
+                    if not np.isnan([low, high]).any()
+                    else _with_interval(point[k], row[~np.isnan(row)])
+                )
+    return [
+        PairAgreement(
+            annotators=pair,
+            shared=int(total.sum()),
+            percent=figure.pop("percent"),
+            kappas=figure,
+            confusion=total.reshape(len(GRADES), len(GRADES)).astype(int).tolist(),
+        )
+        for pair, total, figure in zip(pairs, totals, figures, strict=True)
+    ]
+
+
+def _drawn_pairs(
+    places: list[np.ndarray], shares: list[np.ndarray], rounds: int, seed: int = 0
+) -> np.ndarray:
+    """``rounds`` bootstrap totals of every pair's ``shares`` (``pairs_of_shares``), as an
+    array rounds x pairs x cells: each round's count of every query (one draw for all
+    pairs) times the pairs' shares laid side by side as one sparse matrix."""
+    from scipy import sparse  # only when an interval is asked for
+
+    cells = shares[0].shape[1] if shares else len(GRADES) ** 2
+    queries = np.unique(np.concatenate([np.zeros(0, np.int64), *places]))
+    n = len(queries)
+    if not n:
+        return np.zeros((rounds, len(shares), cells))
+    rng = np.random.default_rng(seed)
+    drawn = rng.integers(0, n, size=(rounds, n))
+    drawn += np.arange(rounds)[:, None] * n  # each round's counts in one bincount
+    counts = np.bincount(drawn.ravel(), minlength=rounds * n).reshape(rounds, n)
+    rows, columns, values = [], [], []
+    for i, (place, share) in enumerate(zip(places, shares, strict=True)):
+        at, cell = np.nonzero(share)
+        rows.append(np.searchsorted(queries, place)[at])
+        columns.append(i * cells + cell)
+        values.append(share[at, cell])
+    matrix = sparse.csr_matrix(
+        (np.concatenate(values), (np.concatenate(rows), np.concatenate(columns))),
+        shape=(n, len(shares) * cells),
     )
+    # Whole counts: the float sums are exact in any order.
+    return (matrix.T @ counts.T.astype(float)).T.reshape(rounds, len(shares), cells)
 
 
 def confusion_frame(pair: PairAgreement) -> pd.DataFrame:
@@ -342,9 +396,19 @@ def confusion_frame(pair: PairAgreement) -> pd.DataFrame:
 
 
 def pairwise(frame: pd.DataFrame, rounds: int = 0) -> list[PairAgreement]:
-    """Every pair of annotators, in name order."""
+    """Every pair of annotators, in name order, their intervals from the same draws."""
     names = sorted(frame["annotator"].unique())
-    return [pair_agreement(frame, a, b, rounds) for a, b in itertools.combinations(names, 2)]
+    return pairwise_of(frame, list(itertools.combinations(names, 2)), rounds)
+
+
+def pairwise_of(
+    frame: pd.DataFrame, pairs: list[tuple[str, str]], rounds: int = 0
+) -> list[PairAgreement]:
+    """The ``pairs`` of annotators of ``frame`` (``pairs_of_shares``)."""
+    parts = [_pair_parts(_shared(frame, a, b)) for a, b in pairs]
+    ids = np.unique(np.concatenate([np.zeros(0, str), *(queries for queries, _ in parts)]))
+    places = [np.searchsorted(ids, queries) for queries, _ in parts]
+    return pairs_of_shares(pairs, places, [shares for _, shares in parts], rounds)
 
 
 def bootstrap(
