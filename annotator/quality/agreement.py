@@ -21,6 +21,7 @@ import pandas as pd
 
 from pooling.grades import GRADES
 from pooling.i18n import check_name, t
+from pooling.resampling import resampled, resampled_together
 
 KAPPAS = ("unweighted", "linear", "quadratic", "binary_ge1", "binary_ge2")
 PAGE_ROUNDS = 200  # bootstrap resamplings on the lead's Agreement page (the CLI: 500)
@@ -300,24 +301,20 @@ _PAIR_STATISTICS = {k: pair_statistic(k) for k in ("percent", *KAPPAS)}
 def pair_agreement(frame: pd.DataFrame, first: str, second: str, rounds: int = 0) -> PairAgreement:
     """Two annotators on the items both graded; with ``rounds``, each figure carries its
     bootstrap interval over queries."""
-    return pairwise_of(frame, [(first, second)], rounds)[0]
+    return pairwise(frame, rounds, [(first, second)])[0]
 
 
 def pairs_of_shares(
     pairs: list[tuple[str, str]], places: list[np.ndarray], shares: list[np.ndarray], rounds: int
 ) -> list[PairAgreement]:
-    """Each pair's ``PairAgreement`` from its per-query confusion counts: ``shares[i]``, one
+    """Each pair's ``PairAgreement`` from its per-query confusion counts (``shares[i]``: a
     row of 16 per query where pair ``i`` shares a graded item, at query indexes
-    ``places[i]`` (increasing, in one order for all pairs). With ``rounds``, every figure
-    of every pair carries its bootstrap interval from the same draws: the queries where
-    some pair shares an item are drawn with replacement once per round (a query drawn
-    twice counts twice), and each pair's totals are its shares over the drawn queries.
-    One draw for the group, not one per pair: an interval of 66 pairs costs a sparse
-    product, not 66 resamplings."""
+    ``places[i]``, one order for all). With ``rounds``, every figure carries its interval
+    from one draw of the queries for all pairs (``resampling.resampled_together``): a
+    sparse product for 66 pairs, not 66 resamplings."""
     cells = len(GRADES) ** 2
     totals = [share.sum(axis=0) for share in shares]
-    # Every pair's figures in one call per statistic; ``finish`` says why where there is
-    # none.
+    # All pairs in one call per statistic; ``finish`` says why where there is no figure.
     stacked = np.array(totals, dtype=float).reshape(len(totals), cells)
     values = {k: s.values(stacked) for k, s in _PAIR_STATISTICS.items()}
     points = [
@@ -329,7 +326,7 @@ def pairs_of_shares(
     ]
     figures = [dict(point) for point in points]
     if rounds and any(p.value is not None for point in points for p in point.values()):
-        drawn = _drawn_pairs(places, shares, rounds).reshape(-1, cells)  # rounds x pairs
+        drawn = resampled_together(places, shares, rounds).reshape(-1, cells)  # rounds x pairs
         kinds = list(_PAIR_STATISTICS)
         resampled = np.array([_PAIR_STATISTICS[k].values(drawn) for k in kinds])
         resampled = resampled.reshape(len(kinds), rounds, len(pairs))
@@ -357,37 +354,6 @@ def pairs_of_shares(
     ]
 
 
-def _drawn_pairs(
-    places: list[np.ndarray], shares: list[np.ndarray], rounds: int, seed: int = 0
-) -> np.ndarray:
-    """``rounds`` bootstrap totals of every pair's ``shares`` (``pairs_of_shares``), as an
-    array rounds x pairs x cells: each round's count of every query (one draw for all
-    pairs) times the pairs' shares laid side by side as one sparse matrix."""
-    from scipy import sparse  # only when an interval is asked for
-
-    cells = shares[0].shape[1] if shares else len(GRADES) ** 2
-    queries = np.unique(np.concatenate([np.zeros(0, np.int64), *places]))
-    n = len(queries)
-    if not n:
-        return np.zeros((rounds, len(shares), cells))
-    rng = np.random.default_rng(seed)
-    drawn = rng.integers(0, n, size=(rounds, n))
-    drawn += np.arange(rounds)[:, None] * n  # each round's counts in one bincount
-    counts = np.bincount(drawn.ravel(), minlength=rounds * n).reshape(rounds, n)
-    rows, columns, values = [], [], []
-    for i, (place, share) in enumerate(zip(places, shares, strict=True)):
-        at, cell = np.nonzero(share)
-        rows.append(np.searchsorted(queries, place)[at])
-        columns.append(i * cells + cell)
-        values.append(share[at, cell])
-    matrix = sparse.csr_matrix(
-        (np.concatenate(values), (np.concatenate(rows), np.concatenate(columns))),
-        shape=(n, len(shares) * cells),
-    )
-    # Whole counts: the float sums are exact in any order.
-    return (matrix.T @ counts.T.astype(float)).T.reshape(rounds, len(shares), cells)
-
-
 def confusion_frame(pair: PairAgreement) -> pd.DataFrame:
     """A pair's confusion matrix as rows: ``first`` (the first annotator's grade),
     ``second`` (the second's) and ``count``, for every pair of grades."""
@@ -395,16 +361,12 @@ def confusion_frame(pair: PairAgreement) -> pd.DataFrame:
     return pd.DataFrame(cells, columns=["first", "second", "count"])
 
 
-def pairwise(frame: pd.DataFrame, rounds: int = 0) -> list[PairAgreement]:
-    """Every pair of annotators, in name order, their intervals from the same draws."""
-    names = sorted(frame["annotator"].unique())
-    return pairwise_of(frame, list(itertools.combinations(names, 2)), rounds)
-
-
-def pairwise_of(
-    frame: pd.DataFrame, pairs: list[tuple[str, str]], rounds: int = 0
+def pairwise(
+    frame: pd.DataFrame, rounds: int = 0, pairs: list[tuple[str, str]] | None = None
 ) -> list[PairAgreement]:
-    """The ``pairs`` of annotators of ``frame`` (``pairs_of_shares``)."""
+    """Every pair of annotators in name order, or ``pairs`` (``pairs_of_shares``)."""
+    if pairs is None:
+        pairs = list(itertools.combinations(sorted(frame["annotator"].unique()), 2))
     parts = [_pair_parts(_shared(frame, a, b)) for a, b in pairs]
     ids = np.unique(np.concatenate([np.zeros(0, str), *(queries for queries, _ in parts)]))
     places = [np.searchsorted(ids, queries) for queries, _ in parts]
@@ -446,29 +408,6 @@ def _with_interval(point: Figure, values) -> Figure:
         return point
     low, high = np.percentile(values, [2.5, 97.5])
     return Figure(point.value, None, float(low), float(high))
-
-
-def resampled(shares: np.ndarray, rounds: int, seed: int = 0) -> np.ndarray:
-    """``rounds`` bootstrap totals of ``shares`` (one row per query): queries drawn with
-    replacement, a query drawn twice counting twice. Where many queries share a row (one
-    shared item graded 0 by both), drawn as how many of the ``n`` draws fall on each
-    distinct row (a multinomial over the rows' multiplicities: the same distribution), so
-    that a round costs the distinct rows, not the queries."""
-    rng = np.random.default_rng(seed)
-    n = len(shares)
-    if not n:
-        return np.zeros((rounds, shares.shape[1]))
-    # The distinct rows by a sort on every column (np.unique on rows is far slower).
-    ordered = shares[np.lexsort(shares.T)]
-    first = np.r_[True, np.any(ordered[1:] != ordered[:-1], axis=1)]
-    rows = ordered[first]
-    if len(rows) * 4 < n:
-        weights = np.diff(np.r_[np.flatnonzero(first), n]) / n
-        return rng.multinomial(n, weights, size=rounds).astype(float) @ rows
-    drawn = rng.integers(0, n, size=(rounds, n))
-    # Each round's count of every query, in one bincount over the rounds laid end to end.
-    offsets = (drawn + np.arange(rounds)[:, None] * n).ravel()
-    return np.bincount(offsets, minlength=rounds * n).reshape(rounds, n).astype(float) @ ordered
 
 
 def bootstrap_shares(
