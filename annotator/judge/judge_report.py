@@ -163,9 +163,11 @@ def _run_row(run, answers: pd.DataFrame | None) -> dict:
 def _review(last: pd.DataFrame, uncertain: int) -> list[dict]:
     """The candidates people must see, each with why: failed (and misquoted apart),
     flagged, and (of the others) at most ``uncertain`` graded ones whose grade had a
-    probability under ``SURE``, the lowest first."""
+    probability under ``SURE``, the lowest first; each part by query and passage."""
     if last.empty:
         return []
+    # By query and passage, not by when each answer came back (requests run in parallel).
+    last = last.sort_values(["query_id", "chunk_id"])
     failed = last[last["status"] == "failed"]
     graded = last[last["status"] == "graded"]
     parts = [

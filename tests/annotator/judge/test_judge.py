@@ -236,7 +236,8 @@ def test_a_fabricated_quote_is_refused_and_a_reflowed_one_accepted(judged_pool):
     assert (by_chunk["bike"].status, by_chunk["bike"].grade) == ("graded", 3)
     report = judge_report(judged_pool, "p", "judge-model")
     misquoted = [(r["query_id"], r["chunk_id"]) for r in report.review if r["why"] == "misquoted"]
-    assert sorted(misquoted) == [("q-bike", "tea"), ("q-kit", "tea")]  # two candidates hold it
+    # Two candidates hold it; listed by query and passage, whatever order the answers came in.
+    assert misquoted == [("q-bike", "tea"), ("q-kit", "tea")]
 
 
 def _final_by_chunk(engine) -> dict[str, JudgeAnswer]:
