@@ -204,7 +204,9 @@ def _below_the_lag(kept: Kept, session) -> None:
     ``_catch_up``)."""
     top = kept.judgment_mark - records.LAG
     low = records.checked_from(top, session=session)
-    below = records.judgments_up_to(top, after=low, session=session)
+    # From the first id (always on PostgreSQL) that count is ``kept.seen``, just counted
+    # or checked in this snapshot: counting a million judgments again took 0.2 s a view.
+    below = kept.seen if low <= 0 else records.judgments_up_to(top, after=low, session=session)
     lag = records.judgments_up_to(kept.judgment_mark, after=top, session=session)
     kept.checked = (low, top, below, lag)
 
