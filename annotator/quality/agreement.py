@@ -21,6 +21,7 @@ import pandas as pd
 
 from pooling.grades import GRADES
 from pooling.i18n import check_name, t
+from pooling.resampling import resampled, resampled_together
 
 KAPPAS = ("unweighted", "linear", "quadratic", "binary_ge1", "binary_ge2")
 PAGE_ROUNDS = 200  # bootstrap resamplings on the lead's Agreement page (the CLI: 500)
@@ -300,38 +301,57 @@ _PAIR_STATISTICS = {k: pair_statistic(k) for k in ("percent", *KAPPAS)}
 def pair_agreement(frame: pd.DataFrame, first: str, second: str, rounds: int = 0) -> PairAgreement:
     """Two annotators on the items both graded; with ``rounds``, each figure carries its
     bootstrap interval over queries."""
-    both = _shared(frame, first, second)
-    return pair_of_shares((first, second), _pair_parts(both)[1], rounds)
+    return pairwise(frame, rounds, [(first, second)])[0]
 
 
-def pair_of_shares(annotators: tuple[str, str], shares: np.ndarray, rounds: int) -> PairAgreement:
-    """Two annotators' ``PairAgreement`` from their per-query confusion counts (one row of
-    16 per query where they share an item, queries in id order): every figure resampled
-    from the same draws of queries, as ``bootstrap`` draws them."""
-    total = shares.sum(axis=0)
-    points = {k: s.finish(total) for k, s in _PAIR_STATISTICS.items()}
-    shown = [k for k, point in points.items() if point.value is not None]
-    figures = dict(points)
-    if shown and rounds:
-        # Every figure from the same draws, and their intervals in one percentile call;
-        # a figure with an undefined round in its draws leaves those out, on its own.
-        drawn = resampled(shares, rounds)
-        values = np.array([_PAIR_STATISTICS[k].values(drawn) for k in shown])
-        bounds = np.percentile(values, [2.5, 97.5], axis=1).T  # NaN where a round is
-        for k, row, (low, high) in zip(shown, values, bounds, strict=True):
-            figures[k] = (
-                Figure(points[k].value, None, float(low), float(high))
-                if not np.isnan([low, high]).any()
-                else _with_interval(points[k], row[~np.isnan(row)])
-            )
-    matrix = total.reshape(len(GRADES), len(GRADES))
-    return PairAgreement(
-        annotators=annotators,
-        shared=int(matrix.sum()),
-        percent=figures.pop("percent"),
-        kappas=figures,
-        confusion=matrix.astype(int).tolist(),
-    )
+def pairs_of_shares(
+    pairs: list[tuple[str, str]], places: list[np.ndarray], shares: list[np.ndarray], rounds: int
+) -> list[PairAgreement]:
+    """Each pair's ``PairAgreement`` from its per-query confusion counts (``shares[i]``: a
+    row of 16 per query where pair ``i`` shares a graded item, at query indexes
+    ``places[i]``, one order for all). With ``rounds``, every figure carries its interval
+    from one draw of the queries for all pairs (``resampling.resampled_together``): a
+    sparse product for 66 pairs, not 66 resamplings."""
+    cells = len(GRADES) ** 2
+    totals = [share.sum(axis=0) for share in shares]
+    # All pairs in one call per statistic; ``finish`` says why where there is no figure.
+    stacked = np.array(totals, dtype=float).reshape(len(totals), cells)
+    values = {k: s.values(stacked) for k, s in _PAIR_STATISTICS.items()}
+    points = [
+        {
+            k: s.finish(total) if np.isnan(values[k][i]) else Figure(float(values[k][i]))
+            for k, s in _PAIR_STATISTICS.items()
+        }
+        for i, total in enumerate(totals)
+    ]
+    figures = [dict(point) for point in points]
+    if rounds and any(p.value is not None for point in points for p in point.values()):
+        drawn = resampled_together(places, shares, rounds).reshape(-1, cells)  # rounds x pairs
+        kinds = list(_PAIR_STATISTICS)
+        resampled = np.array([_PAIR_STATISTICS[k].values(drawn) for k in kinds])
+        resampled = resampled.reshape(len(kinds), rounds, len(pairs))
+        bounds = np.percentile(resampled, [2.5, 97.5], axis=1)  # NaN where a round is
+        for i, point in enumerate(points):
+            for j, k in enumerate(kinds):
+                if point[k].value is None:
+                    continue
+                low, high = bounds[:, j, i]
+                row = resampled[j, :, i]
+                figures[i][k] = (
+                    Figure(point[k].value, None, float(low), float(high))
+                    if not np.isnan([low, high]).any()
+                    else _with_interval(point[k], row[~np.isnan(row)])
+                )
+    return [
+        PairAgreement(
+            annotators=pair,
+            shared=int(total.sum()),
+            percent=figure.pop("percent"),
+            kappas=figure,
+            confusion=total.reshape(len(GRADES), len(GRADES)).astype(int).tolist(),
+        )
+        for pair, total, figure in zip(pairs, totals, figures, strict=True)
+    ]
 
 
 def confusion_frame(pair: PairAgreement) -> pd.DataFrame:
@@ -341,10 +361,16 @@ def confusion_frame(pair: PairAgreement) -> pd.DataFrame:
     return pd.DataFrame(cells, columns=["first", "second", "count"])
 
 
-def pairwise(frame: pd.DataFrame, rounds: int = 0) -> list[PairAgreement]:
-    """Every pair of annotators, in name order."""
-    names = sorted(frame["annotator"].unique())
-    return [pair_agreement(frame, a, b, rounds) for a, b in itertools.combinations(names, 2)]
+def pairwise(
+    frame: pd.DataFrame, rounds: int = 0, pairs: list[tuple[str, str]] | None = None
+) -> list[PairAgreement]:
+    """Every pair of annotators in name order, or ``pairs`` (``pairs_of_shares``)."""
+    if pairs is None:
+        pairs = list(itertools.combinations(sorted(frame["annotator"].unique()), 2))
+    parts = [_pair_parts(_shared(frame, a, b)) for a, b in pairs]
+    ids = np.unique(np.concatenate([np.zeros(0, str), *(queries for queries, _ in parts)]))
+    places = [np.searchsorted(ids, queries) for queries, _ in parts]
+    return pairs_of_shares(pairs, places, [shares for _, shares in parts], rounds)
 
 
 def bootstrap(
@@ -382,29 +408,6 @@ def _with_interval(point: Figure, values) -> Figure:
         return point
     low, high = np.percentile(values, [2.5, 97.5])
     return Figure(point.value, None, float(low), float(high))
-
-
-def resampled(shares: np.ndarray, rounds: int, seed: int = 0) -> np.ndarray:
-    """``rounds`` bootstrap totals of ``shares`` (one row per query): queries drawn with
-    replacement, a query drawn twice counting twice. Where many queries share a row (one
-    shared item graded 0 by both), drawn as how many of the ``n`` draws fall on each
-    distinct row (a multinomial over the rows' multiplicities: the same distribution), so
-    that a round costs the distinct rows, not the queries."""
-    rng = np.random.default_rng(seed)
-    n = len(shares)
-    if not n:
-        return np.zeros((rounds, shares.shape[1]))
-    # The distinct rows by a sort on every column (np.unique on rows is far slower).
-    ordered = shares[np.lexsort(shares.T)]
-    first = np.r_[True, np.any(ordered[1:] != ordered[:-1], axis=1)]
-    rows = ordered[first]
-    if len(rows) * 4 < n:
-        weights = np.diff(np.r_[np.flatnonzero(first), n]) / n
-        return rng.multinomial(n, weights, size=rounds).astype(float) @ rows
-    drawn = rng.integers(0, n, size=(rounds, n))
-    # Each round's count of every query, in one bincount over the rounds laid end to end.
-    offsets = (drawn + np.arange(rounds)[:, None] * n).ravel()
-    return np.bincount(offsets, minlength=rounds * n).reshape(rounds, n).astype(float) @ ordered
 
 
 def bootstrap_shares(

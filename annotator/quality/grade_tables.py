@@ -115,7 +115,7 @@ class Kept:
     adjudication_mark: int = 0
     applied: int = 0  # since the grades were saved
     saved: float = 0.0
-    kept_pairs: dict[tuple, tuple[int, PairAgreement]] = field(default_factory=dict)
+    kept_pairs: dict[tuple, tuple[tuple, list[PairAgreement]]] = field(default_factory=dict)
     # Bumped by every count, and per query the count that last touched it: what the views'
     # own tables (``maintained``'s, in ``derived``) bring up to date, query by query.
     version: int = 0

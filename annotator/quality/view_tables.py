@@ -15,7 +15,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from annotator.quality.grade_tables import SIZE, UNSURE, USER_BITS, USER_MASK, Kept, _ranges
+from annotator.quality.grade_tables import (
+    SIZE,
+    UNSURE,
+    USER_BITS,
+    USER_MASK,
+    Kept,
+    _present,
+    _ranges,
+)
 from pooling.grades import POLICIES, check_policy
 
 # A candidate's status, by code: ``pooling.resolution.statuses``' four, then the two a
@@ -175,7 +183,11 @@ def _count_versus(kept: Kept, found: Statuses, mine: Versus, queries: np.ndarray
     width = GRADED + 1
     # Every row's cells (its graded row, and its confusion before and after where there is
     # a final grade), all people at once: (person, query, cell) in one flat index.
-    people, person = np.unique(user, return_inverse=True)
+    # People by a lookup of their ids (small integers), not a sort of a million rows.
+    people = _present(user, as_list=False)
+    rank = np.zeros(int(people.max(initial=0)) + 1, np.int64)
+    rank[people] = np.arange(len(people))
+    person = rank[user]
     cells = [(person, query, np.full(len(query), GRADED))]
     for offset, final in ((0, before), (CELLS, after)):
         had = final >= 0

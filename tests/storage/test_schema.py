@@ -261,3 +261,62 @@ def test_a_missing_sqlite_file_is_named_and_not_made(tmp_path):
     with pytest.raises(DatabaseError, match="there is no database at .*: run `qrels init`"):
         check_schema(make_engine(f"sqlite:///{missing}"))
     assert not missing.exists()
+
+
+def _stored(engine) -> tuple[str | None, bytes]:
+    """How PostgreSQL compressed pool p's saved checkpoint (None: not at all), and its
+    payload as read back."""
+    from storage import figure_records
+    from storage.pool_records import get_pool
+
+    with session_scope(engine) as session:
+        saved = figure_records.checkpoint(get_pool("p", session=session), session=session)
+        assert saved is not None
+        method = session.execute(
+            text("SELECT pg_column_compression(payload) FROM figure_checkpoint")
+        )
+        return method.scalar(), saved.payload
+
+
+def test_the_figures_checkpoint_is_saved_without_pglz_and_reads_back(engine, pool):
+    """A pool's checkpoint (130 MB at L) is saved with lz4 on PostgreSQL, or uncompressed
+    where the server has no lz4: pglz made a save at L take 7-21 s. A downgrade gives the
+    default back; the payload reads back the same either way, on both databases."""
+    from storage import figure_records
+    from storage.pool_records import get_pool
+
+    payload = bytes(range(256)) * 4096  # 1 MiB, compressible: PostgreSQL compresses it
+
+    def save() -> None:
+        with session_scope(engine) as session:
+            figure_records.save_checkpoint(
+                get_pool("p", session=session),
+                session=session,
+                judgment_mark=1,
+                seen=1,
+                adjudication_mark=0,
+                payload=payload,
+            )
+
+    save()
+    if engine.dialect.name != "postgresql":
+        with session_scope(engine) as session:
+            saved = figure_records.checkpoint(get_pool("p", session=session), session=session)
+        assert saved is not None and saved.payload == payload
+        command.downgrade(_alembic_config(engine), "0015")
+        upgrade(engine)
+        return
+    with engine.connect() as connection:
+        lz4 = connection.execute(
+            text(
+                "SELECT count(*) FROM pg_settings WHERE name = 'default_toast_compression'"
+                " AND 'lz4' = ANY(enumvals)"
+            )
+        ).scalar()
+    assert _stored(engine) == ("lz4" if lz4 else None, payload)
+    command.downgrade(_alembic_config(engine), "0015")
+    save()  # the default again: pglz
+    assert _stored(engine) == ("pglz", payload)
+    upgrade(engine)
+    save()
+    assert _stored(engine) == ("lz4" if lz4 else None, payload)

@@ -287,3 +287,32 @@ def test_confusion_frame_lists_every_pair_of_grades():
     assert len(cells) == 16 and cells["count"].sum() == 4
     counted = {(r.first, r.second): r.count for r in cells.itertuples() if r.count}
     assert counted == {(0, 0): 1, (1, 2): 1, (1, 1): 1, (3, 3): 1}
+
+
+def test_every_pair_is_resampled_from_one_draw_of_the_queries():
+    """A group's pairs share their bootstrap draws: each round draws the queries where some
+    pair shares an item, with replacement, and every pair's interval is the percentiles of
+    its figure on exactly that resample of its items (a query drawn twice counts twice)."""
+    from annotator.quality.agreement import _shared, pair_statistic
+
+    grades = random_grades(4, annotators=4, items=90, missing=0.4)
+    grades["a3"][:45] = [None] * 45  # a3 shares items on the last queries only
+    frame = frame_from(grades)
+    rounds = 50
+    pairs = report(frame, rounds=rounds).pairs
+    assert len(pairs) == 6
+    queries = sorted(set().union(*(set(_shared(frame, *p.annotators)["query_id"]) for p in pairs)))
+    # The draws ``pairs_of_shares`` makes: seed 0, the queries in id order; a query drawn
+    # w times weighs w (``test_the_bootstrap_reweights_queries_as_resampling_them_would``).
+    drawn = np.random.default_rng(0).integers(0, len(queries), size=(rounds, len(queries)))
+    weights = np.array([np.bincount(draw, minlength=len(queries)) for draw in drawn])
+    for pair in pairs:
+        for kind, figure in [("percent", pair.percent), *pair.kappas.items()]:
+            statistic = pair_statistic(kind)
+            mine, shares = statistic.parts(_shared(frame, *pair.annotators))
+            values = statistic.values(weights[:, np.searchsorted(queries, mine)] @ shares)
+            if figure.value is None:
+                assert figure.low is None
+                continue
+            low, high = np.percentile(values[~np.isnan(values)], [2.5, 97.5])
+            assert (figure.low, figure.high) == pytest.approx((low, high), abs=1e-12)

@@ -333,6 +333,36 @@ def test_a_judgment_committed_late_below_the_mark_is_counted(engine, team, monke
     check(engine)  # with the same lag
 
 
+@pytest.mark.parametrize("restart", [False, True])
+def test_a_view_counts_the_judgments_from_the_first_once(engine, team, monkeypatch, restart):
+    """A view that finds new judgments, or the first after a restart (from the saved
+    grades), counts those from the first id to the lag once (a million at L, on
+    PostgreSQL at every view): what it keeps for the next view's check is the count it
+    just made. The figures still equal a count from scratch."""
+    monkeypatch.setattr(maintained.records, "LAG", 2)
+    for person in PEOPLE:
+        item = assignment.next_item(engine, "p", team[person])
+        assignment.submit(engine, item, team[person], grade=2)
+    maintained.kept_grades(engine, "p")
+    if restart:
+        maintained._save(engine, "p", maintained.kept_grades(engine, "p"))
+        maintained.forget()
+    person = team["a1"]
+    assignment.submit(engine, assignment.next_item(engine, "p", person), person, grade=3)
+    counted: list[int] = []
+    up_to = maintained.records.judgments_up_to
+
+    def spied(mark, *, session, after=0):
+        counted.append(after)
+        return up_to(mark, session=session, after=after)
+
+    with monkeypatch.context() as patched:
+        patched.setattr(maintained.records, "judgments_up_to", spied)
+        maintained.kept_grades(engine, "p")
+    assert len([after for after in counted if after <= 0]) == 1
+    check(engine)
+
+
 def test_an_import_committed_late_far_below_the_mark_is_counted_on_postgresql(
     engine, team, monkeypatch
 ):
