@@ -105,11 +105,6 @@ def queries_of(query_set: QuerySet, *, session: Session) -> list[Row]:
     )
 
 
-def chunk_parents(corpus_version: CorpusVersion, *, session: Session) -> dict[str, str]:
-    """Chunk id -> its document's id."""
-    return chunk_names(corpus_version, session=session)[1]
-
-
 def chunk_names(
     corpus_version: CorpusVersion, *, session: Session
 ) -> tuple[dict[int, str], dict[str, str]]:

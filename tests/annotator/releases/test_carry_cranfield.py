@@ -17,7 +17,7 @@ from storage.chunk_spans import chunk_places
 from storage.db import make_engine, session_scope
 from storage.models import Chunk, CorpusVersion
 from storage.pool_records import get_pool, pool_candidates
-from storage.release_records import chunk_parents
+from storage.release_records import chunk_names
 from tests.conftest import run_qrels, run_text, write
 
 pytestmark = pytest.mark.datasets
@@ -32,7 +32,7 @@ def version(session, name: str) -> CorpusVersion:
 
 def parents_of(engine, name: str) -> dict[str, str]:
     with session_scope(engine) as session:
-        return chunk_parents(version(session, name), session=session)
+        return chunk_names(version(session, name), session=session)[1]
 
 
 def pooled_documents(engine, pool: str, name: str) -> dict[str, set[str]]:
