@@ -7,16 +7,18 @@ grades from their rows."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
-from itertools import chain
+from itertools import chain, compress, islice
 from typing import Any
 
+import numpy as np
 import orjson
 from sqlalchemy import DateTime, String, case, cast, func, literal, type_coerce
 from sqlmodel import Session, select
 
 from storage.catalog import chunk_keys, query_keys
+from storage.db import driver_rows
 from storage.history import iso_time, pseudonym
 from storage.models import (
     Adjudication,
@@ -31,38 +33,79 @@ from storage.models import (
     User,
 )
 
-# PostgreSQL's memory for sorting a release's judgments by id (``release_history``).
-RELEASE_SORT_MEMORY = "512MB"
 LINE_END = '"}\n'  # after a judgment's time, the last field of its line
 
 
-def _is_candidate(pool: Pool):
-    """True for a judgment of one of the pool's candidates (``_on_candidates``)."""
-    return (
-        select(PoolCandidate.id)
-        .where(
-            PoolCandidate.pool_id == pool.id,
-            PoolCandidate.query_id == Judgment.query_id,
-            PoolCandidate.chunk_id == Judgment.chunk_id,
+class Candidates:
+    """The pool's candidates as sorted integers (query key × ``span`` + chunk key), to tell
+    which of a batch of judgments are of one of them (``storage.history._on_candidates``'s
+    rule) on whole columns, and so which candidates no person judged. The database no longer
+    checks each judgment: its EXISTS cost SQLite half a second at L, and PostgreSQL a hash
+    join whose result it sorted by id (2 s before the first line), where the judgments
+    alone come in id order from their primary key."""
+
+    def __init__(self, pool: Pool, span: int, *, session: Session) -> None:
+        self.span = span  # above every chunk key of the pool's corpus version
+        rows = driver_rows(
+            session,
+            select(PoolCandidate.query_id, PoolCandidate.chunk_id).where(
+                PoolCandidate.pool_id == pool.id
+            ),
         )
-        .exists()
-    )
+        pairs = np.fromiter(chain.from_iterable(rows), np.int64, 2 * len(rows))
+        self.keys = np.sort(pairs[0::2] * span + pairs[1::2])
+        self.judged = np.zeros(len(self.keys), bool)
+
+    def of(self, queries: np.ndarray, chunks: np.ndarray) -> np.ndarray:
+        """For each judgment (its query and chunk keys), whether it is of a candidate (a
+        chunk of another corpus version, a key not below ``span``, never is); those
+        candidates are judged from then on."""
+        if not len(self.keys):
+            return np.zeros(len(queries), bool)
+        wanted = queries * self.span + chunks
+        found = np.searchsorted(self.keys, wanted)
+        found[found == len(self.keys)] = 0  # above every key: compared with any, unequal
+        kept = (chunks < self.span) & (self.keys[found] == wanted)
+        self.judged[found[kept]] = True
+        return kept
+
+    def unjudged(self) -> list[tuple[int, int]]:
+        """The (query key, chunk key) of the candidates no judgment ``of`` was asked about
+        was of, in that order."""
+        left = self.keys[~self.judged]
+        return list(zip((left // self.span).tolist(), (left % self.span).tolist(), strict=True))
 
 
 def _iso_text(column: Any, dialect: str) -> Any:
-    """A stored time as ``storage.history.iso_time`` writes it: ISO 8601 without a zone,
-    the microseconds left out when they are 0. SQLite's stored text (``YYYY-MM-DD
-    HH:MM:SS.ffffff``, its only ``.``) is rewritten; PostgreSQL's time is taken in the
-    session's zone, as the driver's datetime is."""
+    """A stored time as text: on PostgreSQL as ``storage.history.iso_time`` writes it (ISO
+    8601 without a zone, the microseconds left out when they are 0), taken in the session's
+    zone as the driver's datetime is; on SQLite its stored text (``YYYY-MM-DD
+    HH:MM:SS.ffffff``), which ``_line_ends`` rewrites."""
     if dialect == "sqlite":
-        text = type_coerce(column, String)
-        return func.replace(func.replace(text, ".000000", ""), " ", "T")
+        return type_coerce(column, String)
     local = cast(column, DateTime(timezone=False))
     micro = func.to_char(local, "US")
     return _joined(
         func.to_char(local, 'YYYY-MM-DD"T"HH24:MI:SS'),
         case((micro == "000000", ""), else_=_joined(".", micro)),
     )
+
+
+def _line_ends(times: tuple[str, ...], dialect: str) -> list[str]:
+    """Each of ``_iso_text``'s ``times`` as ``storage.history.iso_time`` writes it, followed by
+    the end of its line. On SQLite its stored text is rewritten (``.000000``, its only
+    ``.``, left out; ``T`` for the space): on the batch's times joined, in three calls for
+    the batch, where SQLite's ``replace`` took a tenth of its read."""
+    ends = _iso(LINE_END.join(times) + LINE_END, dialect).splitlines(keepends=True)
+    if len(ends) != len(times):  # a time with a line break (none a database wrote)
+        ends = [_iso(time, dialect) + LINE_END for time in times]
+    return ends
+
+
+def _iso(text: str, dialect: str) -> str:
+    """``text``'s SQLite times rewritten as ``_line_ends`` says (no ``.`` nor space in its
+    line ends, so each is rewritten as it would be alone)."""
+    return text.replace(".000000", "").replace(" ", "T") if dialect == "sqlite" else text
 
 
 def _joined(*parts: Any) -> Any:
@@ -85,6 +128,18 @@ class ReleaseHistory:
     query_ids: dict[int, str]  # query key -> query id
     chunk_ids: dict[int, str]  # chunk key -> chunk id
     batches: Iterator[JudgmentLines]
+    candidates: Candidates
+
+    def unjudged(self) -> list[tuple[str, str]]:
+        """The (query id, chunk id) of the pool's candidates no person judged (in any pool,
+        or imported; a model judge's grade is not a person's), once every batch was read:
+        a judged one is graded or unresolved by its judgments, so these are all
+        ``annotator.quality.adjudication.resolve`` needs beside them. Found while the lines
+        are read, instead of a look in the judgments' index for each candidate."""
+        return [
+            (self.query_ids[query], self.chunk_ids[chunk])
+            for query, chunk in self.candidates.unjudged()
+        ]
 
 
 @dataclass
@@ -94,8 +149,8 @@ class JudgmentLines:
 
     text: str
     people: tuple[int, ...]
-    queries: tuple[int, ...]
-    chunks: tuple[int, ...]
+    queries: np.ndarray  # int64
+    chunks: np.ndarray  # int64
     grades: tuple[int | None, ...]
     rubrics: tuple[str, ...]
 
@@ -156,8 +211,9 @@ def release_history(
             {key: name for name, key in chunk_keys(corpus_version, session=session).items()},
         )
     query_ids, chunk_ids = names
+    candidates = Candidates(pool, max(chunk_ids, default=0) + 1, session=session)
     if not people:
-        return ReleaseHistory(people, query_ids, chunk_ids, iter(()))
+        return ReleaseHistory(people, query_ids, chunk_ids, iter(()), candidates)
     # Where a judgment was made, one key: a pool's id, an import batch's id negated, 0 for
     # an import without a batch. Pools and batches are few: named here, not joined.
     made_in = func.coalesce(Judgment.pool_id, -func.coalesce(Judgment.batch_id, 0))
@@ -182,11 +238,11 @@ def release_history(
             made_in,
             _iso_text(Judgment.created_at, dialect),
         )
-        # EXISTS rather than a join: the judgments are read in their own order as they are
-        # stored, each looked up among the candidates, so no sort of a million rows.
-        # ``+ 0``: not by the index of people, which SQLite then read in its order and
-        # sorted a million rows by id.
-        .where((Judgment.user_id + 0).in_(people), _is_candidate(pool))
+        # In their own order as they are stored, no join: which are of a candidate is
+        # told batch by batch (``Candidates``), so no sort of a million rows. ``+ 0``: not
+        # by the index of people, which SQLite then read in its order and sorted a million
+        # rows by id.
+        .where((Judgment.user_id + 0).in_(people))
         .order_by(Judgment.id)
     )
     # Each field's piece holds the text up to the next field's value, so a line is its
@@ -209,61 +265,70 @@ def release_history(
     def batches() -> Iterator[JudgmentLines]:
         # A batch at a time, turned into columns (``zip``) and joined without a Python
         # step per judgment. Read with the driver's own cursor in the snapshot's
-        # transaction (server-side on PostgreSQL), as plain tuples: no column needs
-        # SQLAlchemy's processing, and its rows took a tenth of a release at L. The few
-        # values bound (people's and the pool's ids) are the tool's own, written in.
+        # transaction (``_read``), as plain tuples: no column needs SQLAlchemy's
+        # processing, and its rows took a tenth of a release at L. The few values bound
+        # (people's ids) are the tool's own, written in.
         connection = session.connection()
         sql = str(judgments.compile(connection, compile_kwargs={"literal_binds": True}))
         driver = connection.connection.dbapi_connection
         assert driver is not None
-        named = {"name": "release_judgments"} if dialect == "postgresql" else {}
-        if dialect == "postgresql":
-            # The planner expects a few dozen lines (it misjudges the candidates' EXISTS)
-            # and, for a cursor, looks a million judgments up one by one among the
-            # candidates in id order. Every line is read: plan for all of them (one hash
-            # join), and sort them by id in memory, not on disk. For this read-only
-            # transaction only.
-            connection.exec_driver_sql("SET LOCAL cursor_tuple_fraction = 1.0")
-            connection.exec_driver_sql(f"SET LOCAL work_mem = '{RELEASE_SORT_MEMORY}'")
-        cursor = driver.cursor(**named)
-        cursor.execute(sql)
-        # Fetched in this thread: a thread reading ahead gained nothing once the server
-        # gives plain columns (it sorts narrow rows; the client's joins are the work left),
-        # and it cost the client CPU in the GIL's hand-overs.
-        fetched = iter(lambda: cursor.fetchmany(batch), [])
+        fetched = _read(driver, sql, dialect, batch)
         try:
             for rows in fetched:
-                (
-                    users,
-                    keys,
-                    chunk_keys_,
-                    graded,
-                    said,
-                    revised,
-                    rubric,
-                    seconds,
-                    where,
-                    at,
-                ) = zip(*rows, strict=True)
+                columns = list(zip(*rows, strict=True))
+                keys, chunk_keys_ = (np.fromiter(c, np.int64, len(rows)) for c in columns[1:3])
+                kept = candidates.of(keys, chunk_keys_)
+                if not kept.all():  # judgments of other pools' candidates: left out
+                    if not kept.any():
+                        continue
+                    columns = [tuple(compress(c, kept.tolist())) for c in columns]
+                    keys, chunk_keys_ = keys[kept], chunk_keys_[kept]
+                users, _, _, graded, said, revised, rubric, seconds, where, at = columns
                 pieces = (
                     map(annotators.__getitem__, users),
-                    map(queries.__getitem__, keys),
-                    map(chunks.__getitem__, chunk_keys_),
+                    map(queries.__getitem__, columns[1]),
+                    map(chunks.__getitem__, columns[2]),
                     map(grades.__getitem__, graded),
                     map(notes.__getitem__, said),
                     map(revisions.__getitem__, revised),
                     map(rubrics.__getitem__, rubric),
                     _numbers(seconds),
                     map(made.__getitem__, where),
-                    at,
-                    [LINE_END] * len(rows),
+                    _line_ends(at, dialect),
                 )
                 text = "".join(chain.from_iterable(zip(*pieces, strict=True)))
                 yield JudgmentLines(text, users, keys, chunk_keys_, graded, rubric)
         finally:
-            cursor.close()
+            fetched.close()
 
-    return ReleaseHistory(people, query_ids, chunk_ids, batches())
+    return ReleaseHistory(people, query_ids, chunk_ids, batches(), candidates)
+
+
+def _read(driver: Any, sql: str, dialect: str, batch: int) -> Generator[list[tuple], None, None]:
+    """The rows of ``sql``, ``batch`` at a time, read with the driver's own cursor. Fetched in
+    this thread: a thread reading ahead cost the client CPU in the GIL's hand-overs. On
+    PostgreSQL they are streamed (libpq 17 and later: rows sent in chunks), so the server
+    reads the next judgments while this process joins the lines, where a server-side
+    cursor's ``FETCH`` had it wait for each batch (the whole read at L: 3.7 s → 2-2.8 s
+    wall, the client's CPU the same); with an older libpq, a server-side cursor."""
+    if dialect == "postgresql":
+        from psycopg import pq
+
+        if pq.version() >= 170000:
+            cursor = driver.cursor()
+            rows = cursor.stream(sql, size=batch)
+            try:
+                yield from iter(lambda: list(islice(rows, batch)), [])
+            finally:
+                rows.close()  # a stream left early is cancelled
+                cursor.close()
+            return
+    cursor = driver.cursor(name="release_judgments") if dialect == "postgresql" else driver.cursor()
+    try:
+        cursor.execute(sql)
+        yield from iter(lambda: cursor.fetchmany(batch), [])
+    finally:
+        cursor.close()
 
 
 def release_decisions(pool: Pool, *, session: Session) -> Iterator[dict]:

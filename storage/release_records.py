@@ -7,7 +7,6 @@ annotators do meanwhile.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -31,13 +30,10 @@ from storage.models import (
     Chunk,
     CorpusVersion,
     Document,
-    Judgment,
     Pool,
-    PoolCandidate,
     Query,
     QuerySet,
     Release,
-    User,
 )
 
 
@@ -135,9 +131,6 @@ class ReleaseSnapshot:
     corpus_version: CorpusVersion
     queries: list[Row]  # ``queries_of``
     decisions: dict[tuple[str, str], tuple]  # ``storage.history.latest_adjudications``
-    # The candidates no person judged (``unjudged_candidates``): a judged one is graded or
-    # unresolved by its judgments, so these are all ``resolve`` needs beside them.
-    unjudged: list[tuple[str, str]]
     not_chosen: set[tuple[str, str]]  # an active pool's candidates nobody was asked about
     gold: list[Gold]  # the pool's gold items: their grades stand
     query_ids: dict[int, str] = field(default_factory=dict)  # query key -> query id
@@ -150,49 +143,24 @@ def read_snapshot(pool: Pool, *, session: Session) -> ReleaseSnapshot:
     query_set = session.get(QuerySet, pool.query_set_id)
     corpus_version = session.get(CorpusVersion, pool.corpus_version_id)
     # Read with the driver's cursor: plain tuples, without SQLAlchemy's work on each of
-    # hundreds of thousands; the candidates' keys from their index, named from the ids read
-    # once here (joining each to its chunk's pages, which hold the texts, took SQLite a
-    # second and a half at L), and the same names serve the judgments' lines. The chunks'
-    # documents come in the same read as their ids.
+    # hundreds of thousands; the names read once here serve the judgments' lines and the
+    # candidates nobody judged (``storage.release_lines.ReleaseHistory.unjudged``). The
+    # chunks' documents come in the same read as their ids.
     query_ids: dict[int, str] = dict(
         driver_rows(
             session, select(Query.id, Query.query_id).where(Query.query_set_id == query_set.id)
         )
     )
     chunk_ids, parents = chunk_names(corpus_version, session=session)
-    unjudged = [
-        (query_ids[query], chunk_ids[chunk])
-        for query, chunk in unjudged_candidates(pool, session=session)
-    ]
     return ReleaseSnapshot(
         pool=pool,
         query_set=query_set,
         corpus_version=corpus_version,
         queries=queries_of(query_set, session=session),
         decisions=latest_adjudications(pool, session=session),
-        unjudged=unjudged,
         not_chosen=not_chosen(pool, session=session),
         gold=gold_records.items(pool, session=session),
         query_ids=query_ids,
         chunk_ids=chunk_ids,
         parents=parents,
-    )
-
-
-def unjudged_candidates(pool: Pool, *, session: Session) -> Sequence[tuple[int, int]]:
-    """The (query key, chunk key) of the pool's candidates that no person judged (in any
-    pool, or imported; a model judge's grade is not a person's), as the database lists them:
-    one look in the judgments' (query, chunk) index each, instead of naming half a million
-    candidates to find the few left."""
-    others = session.exec(select(User.id).where(User.kind != "human")).all()
-    judged = select(Judgment.id).where(
-        Judgment.query_id == PoolCandidate.query_id, Judgment.chunk_id == PoolCandidate.chunk_id
-    )
-    if others:  # only then: the index alone answers whether anyone judged a candidate
-        judged = judged.where(Judgment.user_id.not_in(others))
-    return driver_rows(
-        session,
-        select(PoolCandidate.query_id, PoolCandidate.chunk_id).where(
-            PoolCandidate.pool_id == pool.id, ~judged.exists()
-        ),
     )

@@ -67,8 +67,8 @@ def write_history(folder: Path, judged: ReleaseHistory) -> tuple[pd.DataFrame, s
         for lines in judged.batches:
             handle.write(lines.text)
             people.append(np.array(lines.people, dtype=np.int64))
-            queries.append(np.array(lines.queries, dtype=np.int64))
-            chunks.append(np.array(lines.chunks, dtype=np.int64))
+            queries.append(lines.queries)
+            chunks.append(lines.chunks)
             grades.append(np.array(lines.grades, dtype=float))  # unsure (None): NaN
             rubrics.update(lines.rubrics)
     rubrics.discard("")

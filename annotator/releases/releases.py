@@ -114,18 +114,16 @@ def create_release(
             # judgments.jsonl first, in one read of the history: the grades are decided
             # from the rows of the very lines written, as ``pooling.release_folder.recompute``
             # decides them reading the lines back.
-            frame, rubrics = write_history(
-                folder,
-                release_lines.release_history(
-                    pool, session=session, names=(snapshot.query_ids, snapshot.chunk_ids)
-                ),
+            lines = release_lines.release_history(
+                pool, session=session, names=(snapshot.query_ids, snapshot.chunk_ids)
             )
+            frame, rubrics = write_history(folder, lines)
             decided = release_lines.release_decisions(pool, session=session)
             write_judgments(folder, chain(decided, _gold_records(snapshot)))
             resolution = resolve(
                 frame,
                 snapshot.decisions,
-                snapshot.unjudged,
+                lines.unjudged(),
                 snapshot.not_chosen,
                 policy=policy,
                 overlap=pool.overlap,

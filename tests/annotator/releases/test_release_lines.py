@@ -294,9 +294,9 @@ def test_the_other_files_are_the_reference_writers(engine, tmp_path):
 
 
 def test_the_unjudged_candidates_are_those_no_person_judged(engine, tmp_path):
-    """What a release reads as left to judge (``unjudged_candidates``: one look in an index
-    per candidate) is the pool's candidates without a person's judgment, from any pool or
-    import; a model judge's grade leaves a candidate unjudged, and so unresolved."""
+    """What a release finds left to judge (``ReleaseHistory.unjudged``, while it reads the
+    lines) is the pool's candidates without a person's judgment, from any pool or import; a
+    model judge's grade leaves a candidate unjudged, and so unresolved."""
     with session_scope(engine) as session:
         import_collection(session, tmp_path)
     build_pool(engine, "p", systems="run:r", depth=len(CHUNKS), overlap=2)
@@ -313,7 +313,9 @@ def test_the_unjudged_candidates_are_those_no_person_judged(engine, tmp_path):
             )
     with snapshot_scope(engine) as session:
         pool = get_pool("p", session=session)
-        unjudged = releases.release_records.read_snapshot(pool, session=session).unjudged
+        lines = release_lines.release_history(pool, session=session)
+        write_history(tmp_path, lines)
+        unjudged = lines.unjudged()
         candidates = pool_candidates(pool, session=session)
     judged = {(QUERIES[0], CHUNKS[0]), (QUERIES[1], CHUNKS[2])}
     assert sorted(unjudged) == sorted(key for key in candidates if key not in judged)
@@ -322,3 +324,22 @@ def test_the_unjudged_candidates_are_those_no_person_judged(engine, tmp_path):
     left = (result.folder / release_folder.POOL_UNJUDGED).read_text()
     assert f"{QUERIES[2]}\t{CHUNKS[3]}\tunresolved\n" in left
     assert result.manifest["counts"]["unresolved_left_out"] == len(candidates)  # overlap 2
+
+
+def test_judgments_of_other_candidates_are_left_out(engine, tmp_path):
+    """A pool of fewer candidates than were judged (a second pool, two chunks a query): its
+    lines are the reference writer's for its own candidates alone, whichever batch they
+    fall in, and each of its candidates is judged."""
+    everything_a_release_meets(engine, tmp_path)
+    build_pool(engine, "p2", systems="run:r", depth=2, overlap=2)
+    with snapshot_scope(engine) as session:
+        pool = get_pool("p2", session=session)
+        reference = [r for r in reference_records(pool, session=session) if r["type"] == "judgment"]
+        candidates = set(pool_candidates(pool, session=session))
+        lines = release_lines.release_history(pool, session=session, batch=7)
+        write_history(tmp_path, lines)
+    expected = b"".join(orjson.dumps(r, option=orjson.OPT_APPEND_NEWLINE) for r in reference)
+    assert (tmp_path / "judgments.jsonl").read_bytes() == expected
+    assert {(r["query_id"], r["chunk_id"]) for r in reference} == candidates
+    assert len(candidates) == 2 * len(QUERIES)  # of the 12 judged
+    assert lines.unjudged() == []
