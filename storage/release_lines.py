@@ -225,6 +225,11 @@ def release_history(
             for b, source in session.exec(select(JudgmentBatch.id, JudgmentBatch.source))
         }
     )
+    # SQLite: ``+ 0``, not by the index of people, which it then read in its order and
+    # sorted a million rows by id. PostgreSQL: the column itself, whose estimate (most
+    # judgments) has the planner read them by the primary key, where ``+ 0``'s (a few
+    # percent) had it scan in parallel and sort on disk before the first line (1.1 s).
+    by_people = Judgment.user_id + 0 if dialect == "sqlite" else Judgment.user_id
     judgments = (
         select(
             Judgment.user_id,
@@ -239,10 +244,8 @@ def release_history(
             _iso_text(Judgment.created_at, dialect),
         )
         # In their own order as they are stored, no join: which are of a candidate is
-        # told batch by batch (``Candidates``), so no sort of a million rows. ``+ 0``: not
-        # by the index of people, which SQLite then read in its order and sorted a million
-        # rows by id.
-        .where((Judgment.user_id + 0).in_(people))
+        # told batch by batch (``Candidates``), so no sort of a million rows.
+        .where(by_people.in_(people))
         .order_by(Judgment.id)
     )
     # Each field's piece holds the text up to the next field's value, so a line is its
