@@ -60,11 +60,14 @@ def imported(engine, tmp_path, annotator: str, kind: str, rng: random.Random, n:
         )
 
 
-def carried(engine, annotator: str, kind: str, rng: random.Random, n: int) -> None:
-    """Grades appended as a carry appends them (``annotator.releases.carry``)."""
+def carried(
+    engine, annotator: str, kind: str, rng: random.Random, n: int, query_set: str | None = None
+) -> None:
+    """Grades appended as a carry appends them (``annotator.releases.carry``), to
+    ``query_set`` (the one there is when None)."""
     with session_scope(engine) as session:
         user, _ = annotator_account(annotator, kind, session=session)
-        query_set = resolve_query_set(None, session=session)
+        query_set = resolve_query_set(query_set, session=session)
         version = resolve_corpus_version(None, session=session)
         queries = query_keys(query_set, session=session)
         chunks = chunk_keys(version, session=session)
