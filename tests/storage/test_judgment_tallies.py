@@ -14,12 +14,12 @@ from sqlalchemy import func, text
 from sqlmodel import select
 
 from storage.db import _alembic_config, read_connection, session_scope, upgrade
-from storage.imports import annotator_account, import_judgments, import_queries
+from storage.imports import annotator_account, import_queries
 from storage.models import Judgment, Query, QuerySet
 from storage.status import status
 from storage.tally_tables import JudgedQuery, JudgmentTally
 from tests.conftest import N_CHUNKS, N_QUERIES, write
-from tests.storage.test_candidate_judges import carried, revise
+from tests.storage.test_candidate_judges import carried, imported, revise
 from tests.storage.test_imports import jsonl
 from tests.storage.test_tallies import work
 
@@ -46,23 +46,6 @@ def counted(engine) -> tuple[tuple[dict, set], tuple[dict, set]]:
 def assert_counts_agree(engine) -> None:
     kept, recounted = counted(engine)
     assert kept == recounted
-
-
-def imported(engine, tmp_path, annotator: str, kind: str, query_set: str, rng, n: int) -> None:
-    pairs = [(f"q{q}", f"c{c}") for q in range(N_QUERIES) for c in range(N_CHUNKS)]
-    text = "".join(
-        f"{q} 0 {c} {rng.randint(0, 3)}\n" for q, c in rng.sample(pairs, rng.randint(1, len(pairs)))
-    )
-    with session_scope(engine) as session:
-        import_judgments(
-            write(tmp_path, f"import{n}.qrels", text),
-            session=session,
-            annotator=annotator,
-            rubric_version="v1",
-            kind=kind,
-            query_set=query_set,
-            corpus_version="c",
-        )
 
 
 def inserted(engine, query_set: str, rng) -> None:
@@ -101,7 +84,9 @@ def test_kept_counts_equal_a_recount_after_random_interleavings(engine, pool, tm
             revise(engine, rng.choice(users), rng)
         elif action == "import":
             annotator, kind = rng.choice([("a1", "human"), ("imp", "human"), ("llm", "model")])
-            imported(engine, tmp_path, annotator, kind, rng.choice(["q", "q2"]), rng, step)
+            imported(
+                engine, tmp_path, annotator, kind, rng, step, query_set=rng.choice(["q", "q2"])
+            )
         elif action == "carry":
             carried(engine, "a2", "human", rng, step, query_set="q")
         elif any(counted(engine)[0][0]):  # a chunk to grade exists once anything was judged
