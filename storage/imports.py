@@ -226,6 +226,8 @@ def import_corpus(
         chunking=chunking,
         content_hash=digest,
         source=Path(path).name,
+        documents=len(corpus.documents),
+        chunks=len(corpus.chunks),
     )
     session.add(corpus_version)
     session.flush()
@@ -380,6 +382,7 @@ def import_run(
         corpus_version_id=cv.id,
         config={"source": Path(path).name, "tags": tags},
         content_hash=digest,
+        entries=len(rows),
     )
     session.add(record)
     session.flush()

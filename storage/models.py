@@ -34,6 +34,13 @@ from pooling.readers import SPLITS
 from storage.clock import utcnow
 from storage.sample_tables import QuerySample, QuerySampleMember  # noqa: F401  (in the schema)
 from storage.session_tables import LoginSession  # noqa: F401  (in the schema)
+from storage.tally_tables import (  # noqa: F401  (in the schema)
+    AnnotatorTally,
+    JudgedQuery,
+    JudgmentTally,
+    QueryTally,
+    counted,
+)
 
 JSONType = JSON().with_variant(JSONB(), "postgresql")
 
@@ -69,6 +76,9 @@ class CorpusVersion(SQLModel, table=True):
     content_hash: str
     source: str = ""
     created_at: datetime = _created()
+    # Counted by the import that made it (a version never changes), for ``qrels status``.
+    documents: int = counted()
+    chunks: int = counted()
 
 
 class Document(SQLModel, table=True):
@@ -153,6 +163,7 @@ class System(SQLModel, table=True):
     config: dict = _json(default_factory=dict)
     content_hash: str = ""
     created_at: datetime = _created()
+    entries: int = counted()  # its run's entries, counted by the import that made them
 
 
 class RunEntry(SQLModel, table=True):
@@ -370,47 +381,6 @@ class Assignment(SQLModel, table=True):
     found_at: datetime | None = Field(
         default=None, sa_column=Column(DateTime(timezone=True), nullable=True)
     )
-
-
-class QueryTally(SQLModel, table=True):
-    """One query of a pool, counted as slots change (``storage.tallies``): candidates,
-    candidates asked about (an active pool's chosen ones), judgment slots needed and held,
-    candidates with a free slot, and complete ones (asked, with ``overlap`` human judges)."""
-
-    __tablename__ = "query_tally"
-    __table_args__ = (
-        UniqueConstraint("pool_id", "query_id"),
-        Index("ix_query_tally_pool_open", "pool_id", "open"),
-    )
-
-    id: int = Field(default=None, primary_key=True)
-    pool_id: int = Field(foreign_key="pool.id")
-    query_id: int = Field(foreign_key="query.id")
-    candidates: int = 0
-    asked: int = 0
-    slots: int = 0
-    held: int = 0
-    open: int = 0
-    complete: int = Field(default=0, sa_column=Column(Integer, nullable=False, server_default="0"))
-
-
-class AnnotatorTally(SQLModel, table=True):
-    """One annotator in a pool, counted as slots change: items judged, items they hold or
-    judged whose candidate still has a free slot (open to others, not to them), and the
-    query of the item they took last."""
-
-    __tablename__ = "annotator_tally"
-    __table_args__ = (UniqueConstraint("pool_id", "user_id"),)
-
-    id: int = Field(default=None, primary_key=True)
-    pool_id: int = Field(foreign_key="pool.id")
-    user_id: int = Field(foreign_key="app_user.id")
-    done: int = 0
-    waiting: int = 0
-    last_query_id: int | None = Field(default=None, foreign_key="query.id")
-    # No longer kept: gold checks are part of an annotator's work from the start
-    # (storage.gold_records.own_gold), not due by a count. Left for old databases.
-    gold_seen: int = Field(default=0, sa_column=Column(Integer, nullable=False, server_default="0"))
 
 
 class GoldItem(SQLModel, table=True):

@@ -1,10 +1,12 @@
-"""What ``qrels status`` says the database holds, counted in a few grouped statements.
+"""What ``qrels status`` says the database holds, read from counts kept as it changes.
 
 Every command pays for what it imports before it does anything, and ``status`` is the one
 people run to see where things stand: so this is plain SQL on the driver's own connection
 (``storage.db.read_connection``: sqlite3 or psycopg), without SQLAlchemy (a third of a
 second to import), the models or Alembic, and without loading rows one by one. The SQL is
-the same on both databases but for the placeholder, which ``_rows`` sets.
+the same on both databases but for the placeholder, which ``_rows`` sets. What would mean
+counting a million rows is kept instead (migrations 0015 and 0017): by the imports, by the
+tallies of judgment slots, and by the database's own triggers on ``judgment``.
 """
 
 from __future__ import annotations
@@ -64,14 +66,11 @@ def status(connection: Any) -> Status:
     return Status(
         corpus_versions=_corpora(connection),
         query_sets=_query_sets(connection),
+        # Each run's entries as its import counted them (migration 0017).
         systems=[
             (name, kind, entries)
             for name, kind, entries in _rows(
-                connection,
-                # Counted per system from its index: a join grouped by system reads every
-                # entry's row (0.5 s at a million).
-                "SELECT name, kind, (SELECT count(*) FROM run_entry"
-                " WHERE run_entry.system_id = system.id) FROM system ORDER BY name",
+                connection, "SELECT name, kind, entries FROM system ORDER BY name"
             )
         ],
         pools=_pools(connection),
@@ -98,17 +97,14 @@ def _json(value: Any) -> Any:
 
 
 def _corpora(connection: Any) -> list[CorpusSummary]:
-    documents = dict(
-        _rows(connection, "SELECT corpus_version_id, count(*) FROM document GROUP BY 1")
-    )
-    chunks = dict(_rows(connection, "SELECT corpus_version_id, count(*) FROM chunk GROUP BY 1"))
+    # Counted by the version's import (migration 0017).
     versions = _rows(
         connection,
-        "SELECT id, name, chunking, content_hash FROM corpus_version ORDER BY name",
+        "SELECT name, documents, chunks, chunking, content_hash FROM corpus_version ORDER BY name",
     )
     return [
-        CorpusSummary(name, documents.get(id_, 0), chunks.get(id_, 0), _json(chunking), content)
-        for id_, name, chunking, content in versions
+        CorpusSummary(name, documents, chunks, _json(chunking), content)
+        for name, documents, chunks, chunking, content in versions
     ]
 
 
@@ -123,21 +119,18 @@ def _query_sets(connection: Any) -> list[QuerySetSummary]:
         queries.setdefault(set_id, []).append((split, answerable, json.loads(tags), count))
     names = dict(_rows(connection, "SELECT id, name FROM app_user"))
     sets = _rows(connection, "SELECT id, name FROM query_set ORDER BY name")
-    per_person = (
-        "SELECT query.query_set_id, judgment.user_id, count(*) FROM judgment"
-        " JOIN query ON query.id = judgment.query_id GROUP BY query.query_set_id, judgment.user_id"
-    )
-    if len(sets) == 1:  # every judgment is on its queries: counted per person from an index
-        per_person = f"SELECT {int(sets[0][0])}, user_id, count(*) FROM judgment GROUP BY user_id"
+    # Judgments per person and the judged queries, as the database keeps them with each
+    # judgment (migration 0017): a few rows, not a count of the history.
     people: dict[int, dict[str, int]] = {}
-    for set_id, user, count in _rows(connection, per_person):
+    for set_id, user, count in _rows(
+        connection, "SELECT query_set_id, user_id, judgments FROM judgment_tally"
+    ):
         people.setdefault(set_id, {})[names[user]] = count
-    # A query is judged when any judgment names it: one indexed look per query.
     judged: dict[int, int] = dict(
         _rows(
             connection,
-            "SELECT query_set_id, count(*) FROM query WHERE EXISTS"
-            " (SELECT 1 FROM judgment WHERE judgment.query_id = query.id) GROUP BY query_set_id",
+            "SELECT query.query_set_id, count(*) FROM judged_query"
+            " JOIN query ON query.id = judged_query.query_id GROUP BY 1",
         )
     )
     summaries = []

@@ -48,7 +48,17 @@ def pairs(rng: random.Random) -> list[tuple[str, str]]:
     return rng.sample(every, rng.randint(1, len(every)))
 
 
-def imported(engine, tmp_path, annotator: str, kind: str, rng: random.Random, n: int) -> None:
+def imported(
+    engine,
+    tmp_path,
+    annotator: str,
+    kind: str,
+    rng: random.Random,
+    n: int,
+    query_set: str | None = None,
+) -> None:
+    """A judgments file of random pairs imported into ``query_set`` (the one there is when
+    None)."""
     text = "".join(f"{q} 0 {c} {rng.randint(0, 3)}\n" for q, c in pairs(rng))
     with session_scope(engine) as session:
         import_judgments(
@@ -57,14 +67,18 @@ def imported(engine, tmp_path, annotator: str, kind: str, rng: random.Random, n:
             annotator=annotator,
             rubric_version="v1",
             kind=kind,
+            query_set=query_set,
         )
 
 
-def carried(engine, annotator: str, kind: str, rng: random.Random, n: int) -> None:
-    """Grades appended as a carry appends them (``annotator.releases.carry``)."""
+def carried(
+    engine, annotator: str, kind: str, rng: random.Random, n: int, query_set: str | None = None
+) -> None:
+    """Grades appended as a carry appends them (``annotator.releases.carry``), to
+    ``query_set`` (the one there is when None)."""
     with session_scope(engine) as session:
         user, _ = annotator_account(annotator, kind, session=session)
-        query_set = resolve_query_set(None, session=session)
+        query_set = resolve_query_set(query_set, session=session)
         version = resolve_corpus_version(None, session=session)
         queries = query_keys(query_set, session=session)
         chunks = chunk_keys(version, session=session)
