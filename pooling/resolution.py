@@ -38,7 +38,11 @@ def statuses(frame: pd.DataFrame, policy: str, overlap: int) -> pd.DataFrame:
     counts as the widest, 4) and ``auto_grade`` (the lower median, for agreed ones).
     Computed on whole columns at once: a million judgments take a second or two."""
     check_policy(policy)
-    grades = frame.assign(grade=frame["grade"].astype(float)).groupby(KEYS, sort=True)["grade"]
+    # ``observed``: ids may be categorical (a release's frame), and only the pairs judged
+    # are candidates.
+    grades = frame.assign(grade=frame["grade"].astype(float)).groupby(
+        KEYS, sort=True, observed=True
+    )["grade"]
     table = pd.DataFrame(
         {"judged": grades.size(), "graded": grades.count(), "low": grades.min()}
     ).assign(high=grades.max(), median=lower_median(grades))

@@ -59,8 +59,9 @@ def write_history(folder: Path, judged: ReleaseHistory) -> tuple[pd.DataFrame, s
     """The judgments of ``judged`` (``storage.release_lines.release_history``) appended to the
     ``judgments.jsonl`` of ``folder`` a batch at a time; returns the judgments frame of
     the current grades (each person's last judgment of a candidate, in the order ``Tally``
-    gives them, which ``pooling.release_folder.recompute`` reads back from the lines) and
-    the rubric versions they were made under. Held meanwhile: four numbers a judgment."""
+    gives them, which ``pooling.release_folder.recompute`` reads back from the lines; its
+    query and chunk ids categorical, ``_named``) and the rubric versions they were made
+    under. Held meanwhile: four numbers a judgment."""
     people, queries, chunks, grades = [], [], [], []
     rubrics: set[str] = set()
     with open(folder / "judgments.jsonl", "a", encoding="utf-8", newline="") as handle:
@@ -91,12 +92,25 @@ def write_history(folder: Path, judged: ReleaseHistory) -> tuple[pd.DataFrame, s
     frame = pd.DataFrame(
         {
             "annotator": pd.Series(people_[first]).map(judged.people),
-            "query_id": pd.Series(queries_[first]).map(judged.query_ids),
-            "chunk_id": pd.Series(chunks_[first]).map(judged.chunk_ids),
+            "query_id": _named(queries_[first], judged.query_ids),
+            "chunk_id": _named(chunks_[first], judged.chunk_ids),
             "grade": pd.Series(current).astype("Int64"),
         }
     )
     return frame, rubrics
+
+
+def _named(keys: np.ndarray, names: dict[int, str]) -> pd.Categorical:
+    """``keys`` by their ``names``, as categories in the names' sorted order: what is grouped
+    by them (``pooling.resolution.statuses``, the alpha's units) is grouped by integer codes
+    in the order the names would give, where a million names as text took a quarter of
+    the resolve and the alpha at L."""
+    found, codes = np.unique(keys, return_inverse=True)
+    labels = [names[key] for key in found.tolist()]
+    order = sorted(range(len(labels)), key=labels.__getitem__)
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order))
+    return pd.Categorical.from_codes(rank[codes], [labels[i] for i in order])
 
 
 def write_model_judgments(
