@@ -167,6 +167,17 @@ def _per_query(frame: pd.DataFrame, values: np.ndarray) -> tuple[np.ndarray, np.
     return queries, sums
 
 
+def _as_text(ids: pd.Series) -> pd.Series:
+    """``ids`` as text, to be sorted as text; categories of text already in that order (a
+    release's frame: ``annotator.releases.release_files.write_history``) as they are, sorted
+    by their codes (making text of a million of them took 0.4 s at L)."""
+    if isinstance(ids.dtype, pd.CategoricalDtype):
+        categories = ids.cat.categories
+        if pd.api.types.is_string_dtype(categories) and categories.is_monotonic_increasing:
+            return ids
+    return ids.astype(str)
+
+
 def _alpha_parts(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     """Each query's share of the coincidence matrix: every unit (a candidate) with two or
     more grades adds its pairs of grades, weighted 1 / (grades - 1)."""
@@ -176,7 +187,7 @@ def _alpha_parts(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
         return np.array([]), np.zeros((0, size * size))
     # Whole columns of integer codes: a unit is its (query, chunk) pair of codes, its grades
     # counted by one bincount (grouping a million rows by three columns took seconds).
-    query_codes, query_names = pd.factorize(graded["query_id"].astype(str), sort=True)
+    query_codes, query_names = pd.factorize(_as_text(graded["query_id"]), sort=True)
     chunk_codes, chunk_names = pd.factorize(graded["chunk_id"], sort=True)
     pair = query_codes.astype(np.int64) * max(len(chunk_names), 1) + chunk_codes
     # Units in the order of (query id, chunk id), each query's added in that order: the
