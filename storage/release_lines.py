@@ -55,6 +55,7 @@ class Candidates:
         pairs = np.fromiter(chain.from_iterable(rows), np.int64, 2 * len(rows))
         self.keys = np.sort(pairs[0::2] * span + pairs[1::2])
         self.judged = np.zeros(len(self.keys), bool)
+        self.read = False  # every judgment asked about: ``unjudged`` can be told
 
     def of(self, queries: np.ndarray, chunks: np.ndarray) -> np.ndarray:
         """For each judgment (its query and chunk keys), whether it is of a candidate (a
@@ -71,7 +72,10 @@ class Candidates:
 
     def unjudged(self) -> list[tuple[int, int]]:
         """The (query key, chunk key) of the candidates no judgment ``of`` was asked about
-        was of, in that order."""
+        was of, in that order; raises ``RuntimeError`` before every judgment was (``read``):
+        a candidate not yet seen is not unjudged."""
+        if not self.read:
+            raise RuntimeError("the candidates nobody judged are known once every line is read")
         left = self.keys[~self.judged]
         return list(zip((left // self.span).tolist(), (left % self.span).tolist(), strict=True))
 
@@ -213,6 +217,7 @@ def release_history(
     query_ids, chunk_ids = names
     candidates = Candidates(pool, max(chunk_ids, default=0) + 1, session=session)
     if not people:
+        candidates.read = True  # no person, no judgment of theirs
         return ReleaseHistory(people, query_ids, chunk_ids, iter(()), candidates)
     # Where a judgment was made, one key: a pool's id, an import batch's id negated, 0 for
     # an import without a batch. Pools and batches are few: named here, not joined.
@@ -301,6 +306,7 @@ def release_history(
                 )
                 text = "".join(chain.from_iterable(zip(*pieces, strict=True)))
                 yield JudgmentLines(text, users, keys, chunk_keys_, graded, rubric)
+            candidates.read = True
         finally:
             fetched.close()
 

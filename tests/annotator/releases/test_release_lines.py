@@ -11,6 +11,7 @@ from datetime import datetime
 
 import orjson
 import pandas as pd
+import pytest
 from sqlalchemy import insert
 from sqlmodel import select
 
@@ -341,6 +342,8 @@ def test_judgments_of_other_candidates_are_left_out(engine, tmp_path):
         reference = [r for r in reference_records(pool, session=session) if r["type"] == "judgment"]
         candidates = set(pool_candidates(pool, session=session))
         lines = release_lines.release_history(pool, session=session, batch=7)
+        with pytest.raises(RuntimeError):  # not before every line is read
+            lines.unjudged()
         write_history(tmp_path, lines)
     expected = b"".join(orjson.dumps(r, option=orjson.OPT_APPEND_NEWLINE) for r in reference)
     assert (tmp_path / "judgments.jsonl").read_bytes() == expected
