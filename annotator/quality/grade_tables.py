@@ -235,7 +235,7 @@ class Kept:
 
     def _coincidence(self, places: np.ndarray) -> None:
         """Each query's share of alpha's coincidence matrix, from its candidates' counts,
-        as ``agreement._alpha_parts`` counts it."""
+        as ``alpha.alpha_parts`` counts it."""
         counts = self.counts[places, :SIZE].astype(np.int64)
         m = counts.sum(axis=1)
         keep = m >= 2
