@@ -83,8 +83,21 @@ def _on_sqlite_begin(connection) -> None:
     connection.exec_driver_sql("BEGIN DEFERRED" if reading else "BEGIN IMMEDIATE")
 
 
-def make_engine(url: str | None = None) -> Engine:
-    """An engine for ``database_url(url)``, configured for SQLite or PostgreSQL."""
+def _one_core_a_query(dbapi_connection, _record) -> None:
+    # No parallel plans: the app's server answers annotators' keys and leads' figures at
+    # once on a machine of a few cores, and a lead's count read in parallel took them all.
+    # At L on 2 cores the keys' p95 while lead pages rendered fell from 84-101 ms to 62-72
+    # (55-57 alone); the pages' first views took 0.2-0.4 s longer, within their 3 s.
+    # Committed: a SET in a transaction rolled back would be undone.
+    with dbapi_connection.cursor() as cursor:
+        cursor.execute("SET max_parallel_workers_per_gather = 0")
+    dbapi_connection.commit()
+
+
+def make_engine(url: str | None = None, *, parallel: bool = True) -> Engine:
+    """An engine for ``database_url(url)``, configured for SQLite or PostgreSQL; without
+    ``parallel``, PostgreSQL plans no query across several of its cores (the app's engine:
+    ``_one_core_a_query``), where a command such as ``release create`` may."""
     from sqlalchemy import create_engine, event
     from sqlalchemy.engine import make_url
 
@@ -96,7 +109,10 @@ def make_engine(url: str | None = None) -> Engine:
         event.listen(engine, "connect", _on_sqlite_connect)
         event.listen(engine, "begin", _on_sqlite_begin)
         return engine
-    return create_engine(url, pool_pre_ping=True)
+    engine = create_engine(url, pool_pre_ping=True)
+    if not parallel:
+        event.listen(engine, "connect", _one_core_a_query)
+    return engine
 
 
 def referenced(model: type[Row], key: object, *, session: Session) -> Row:

@@ -56,8 +56,9 @@ COOKIE = "qrels_session"
 
 @st.cache_resource(show_spinner=False)
 def engine() -> Engine:
-    """One engine per app process, on ``$QRELS_DATABASE_URL`` (set by ``qrels serve``)."""
-    return make_engine()
+    """One engine per app process, on ``$QRELS_DATABASE_URL`` (set by ``qrels serve``), with
+    no query spread over the database's cores (``storage.db.make_engine``)."""
+    return make_engine(parallel=False)
 
 
 # The figures behind the lead's charts, by name: counted from the whole pool (agreement

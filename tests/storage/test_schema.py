@@ -46,6 +46,26 @@ def test_sqlite_runs_in_wal_with_foreign_keys_and_busy_timeout(tmp_path):
         assert connection.execute(text("PRAGMA busy_timeout")).scalar() == 30_000
 
 
+def test_the_apps_engine_spreads_no_query_over_the_servers_cores(db_url, monkeypatch):
+    """The app's PostgreSQL sessions plan no parallel query, however many transactions
+    they end (a lead's count took every core from the annotators' keys); a command's keep
+    the server's setting."""
+    if not db_url.startswith("postgresql"):
+        pytest.skip("SQLite plans no parallel query")
+    from annotator.app import ui
+
+    monkeypatch.setenv("QRELS_DATABASE_URL", db_url)
+    ui.engine.clear()
+    show = text("SHOW max_parallel_workers_per_gather")
+    for engine, expected in ((ui.engine(), "0"), (make_engine(db_url), None)):
+        for _ in range(2):  # a transaction rolled back, then another
+            with engine.connect() as connection:
+                found = connection.execute(show).scalar()
+        assert found == expected if expected else found != "0"
+        engine.dispose()
+    ui.engine.clear()
+
+
 def test_an_empty_database_must_be_initialised_first(db_url):
     engine = make_engine(db_url)
     with engine.connect():  # an empty database (SQLite: an empty file)
