@@ -15,7 +15,7 @@ from sqlmodel import select
 
 from storage.db import _alembic_config, read_connection, session_scope, upgrade
 from storage.imports import annotator_account, import_queries
-from storage.models import Judgment, Query, QuerySet
+from storage.models import Chunk, Judgment, Query, QuerySet
 from storage.status import status
 from storage.tally_tables import JudgedQuery, JudgmentTally
 from tests.conftest import N_CHUNKS, N_QUERIES, write
@@ -56,7 +56,7 @@ def inserted(engine, query_set: str, rng) -> None:
         query = session.exec(
             select(Query.id).where(Query.query_set_id == set_id, Query.query_id == "q3")
         ).one()
-        chunk = session.execute(select(func.min(Judgment.chunk_id))).scalar_one()
+        chunk = session.execute(select(func.min(Chunk.id))).scalar_one()
         session.add(
             Judgment(
                 user_id=user.id,
@@ -89,7 +89,7 @@ def test_kept_counts_equal_a_recount_after_random_interleavings(engine, pool, tm
             )
         elif action == "carry":
             carried(engine, "a2", "human", rng, step, query_set="q")
-        elif any(counted(engine)[0][0]):  # a chunk to grade exists once anything was judged
+        else:
             inserted(engine, rng.choice(["q", "q2"]), rng)
         assert_counts_agree(engine)
     (kept, judged), _ = counted(engine)

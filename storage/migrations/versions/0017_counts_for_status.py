@@ -108,13 +108,11 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    op.execute(
-        "DROP TRIGGER IF EXISTS judgment_counted ON judgment"
-        if op.get_bind().dialect.name == "postgresql"
-        else "DROP TRIGGER IF EXISTS judgment_counted"
-    )
     if op.get_bind().dialect.name == "postgresql":
+        op.execute("DROP TRIGGER IF EXISTS judgment_counted ON judgment")
         op.execute("DROP FUNCTION IF EXISTS qrels_count_judgments()")
+    else:
+        op.execute("DROP TRIGGER IF EXISTS judgment_counted")
     op.drop_table("judged_query")
     op.drop_table("judgment_tally")
     # Not a batch: SQLite (3.35+) drops a column in place, as 0015's downgrade does.
