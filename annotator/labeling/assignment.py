@@ -11,12 +11,14 @@ is the database (see ``storage.slots``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import chain
+from typing import Any, TypeVar
 
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DBAPIError
-from sqlmodel import Session
+from sqlmodel import Session, select
 
 from annotator.labeling.active_pooling import choose_next, is_active, stopping_rule
 from annotator.labeling.gold_draw import GoldSettings
@@ -32,6 +34,7 @@ from storage.models import Assignment, Chunk, Document, Pool, PoolCandidate, Que
 from storage.pool_records import get_pool, neighbour_texts
 
 ATTEMPTS = 20  # candidates tried before giving up a round lost to other annotators
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -41,6 +44,7 @@ class Item:
 
     assignment_id: int
     revision: int
+    query_key: int
     query_id: str
     query_text: str
     query_notes: str
@@ -56,22 +60,39 @@ class Item:
 
 
 def _item(assignment: Assignment, session: Session) -> Item:
-    candidate = referenced(PoolCandidate, assignment.candidate_id, session=session)
-    query = referenced(Query, candidate.query_id, session=session)
-    chunk = referenced(Chunk, candidate.chunk_id, session=session)
-    document = referenced(Document, chunk.document_id, session=session)
+    # One statement for what the page shows of the candidate, whatever its tables.
+    query_key, query_id, query_text, notes, chunk_id, chunk_text, position, title, document = (
+        session.exec(
+            select(
+                PoolCandidate.query_id,
+                Query.query_id,
+                Query.text,
+                Query.notes,
+                Chunk.chunk_id,
+                Chunk.text,
+                Chunk.position,
+                Document.title,
+                Document.id,
+            )
+            .join(Query, Query.id == PoolCandidate.query_id)
+            .join(Chunk, Chunk.id == PoolCandidate.chunk_id)
+            .join(Document, Document.id == Chunk.document_id)
+            .where(PoolCandidate.id == assignment.candidate_id)
+        ).one()
+    )
     judgment = history.current_judgment(assignment, session=session)
     return Item(
         assignment_id=assignment.id,
         revision=assignment.revision,
-        query_id=query.query_id,
-        query_text=query.text,
-        query_notes=query.notes,
-        chunk_id=chunk.chunk_id,
-        chunk_text=chunk.text,
-        title=document.title,
-        document_key=document.id,
-        position=chunk.position,
+        query_key=query_key,
+        query_id=query_id,
+        query_text=query_text,
+        query_notes=notes,
+        chunk_id=chunk_id,
+        chunk_text=chunk_text,
+        title=title,
+        document_key=document,
+        position=position,
         judged=assignment.done_at is not None,
         grade=judgment.grade if judgment else None,
         unsure=judgment.unsure if judgment else False,
@@ -174,15 +195,19 @@ def _ordered(pool: Pool, user: User, candidates: list[slots.OpenCandidate]):
     )
 
 
-def next_item(engine: Engine, pool_name: str, user_id: int) -> Item | None:
-    """The item ``user_id`` should judge now in pool ``pool_name``: the one they hold, else
-    a newly claimed one; None when nothing is left for them. A round lost to another
-    annotator (a slot taken a moment before, or a transaction PostgreSQL chose to undo when
-    two collided) is simply tried again."""
+Work = Callable[[Pool, User, Session], T]
+
+
+def in_turn(engine: Engine, pool_name: str, user_id: int, work: Work[T]) -> T | None:
+    """``work(pool, user, session)`` in one transaction, on behalf of ``user_id``; a round
+    lost to another annotator (``TRY_AGAIN``: a slot taken a moment before, or a
+    transaction PostgreSQL chose to undo when two collided) is simply tried again, up to
+    ATTEMPTS times, after which it is None. Raises ``Refused`` unless ``user_id`` may act."""
     for _ in range(ATTEMPTS):
         try:
             with session_scope(engine) as session:
-                found = _next(pool_name, user_id, session)
+                pool = get_pool(pool_name, session=session)
+                found = work(pool, acting(user_id, session=session), session)
         except DBAPIError as error:
             if not lost_a_race(error):
                 raise
@@ -192,11 +217,18 @@ def next_item(engine: Engine, pool_name: str, user_id: int) -> Item | None:
     return None
 
 
-TRY_AGAIN = object()  # every candidate tried was taken by others meanwhile
+TRY_AGAIN: Any = object()  # every candidate tried was taken by others meanwhile
 
 
-def _next(pool_name: str, user_id: int, session: Session):
-    pool, user = get_pool(pool_name, session=session), acting(user_id, session=session)
+def next_item(engine: Engine, pool_name: str, user_id: int) -> Item | None:
+    """The item ``user_id`` should judge now in pool ``pool_name``: the one they hold, else
+    a newly claimed one; None when nothing is left for them."""
+    return in_turn(engine, pool_name, user_id, current)
+
+
+def current(pool: Pool, user: User, session: Session) -> Item | None:
+    """``next_item`` inside a transaction: ``TRY_AGAIN`` when every candidate tried was
+    taken meanwhile."""
     if is_active(pool.config):
         active_records.lock(pool, session=session)
     slots.release_expired(pool, session=session)
@@ -270,19 +302,27 @@ def judged_items(engine: Engine, pool_name: str, user_id: int) -> list[Item]:
 
 def judged_count(engine: Engine, pool_name: str, user_id: int) -> int:
     """How many items ``user_id`` has judged in the pool."""
-    with session_scope(engine) as session:
-        pool, user = get_pool(pool_name, session=session), acting(user_id, session=session)
-        return slots.judged_count(pool, user, session=session)
+    count = in_turn(engine, pool_name, user_id, lambda p, u, s: slots.judged_count(p, u, session=s))
+    return count or 0
 
 
 def judged_item(engine: Engine, pool_name: str, user_id: int, index: int) -> Item | None:
     """The ``index``-th item (from 0, oldest first) ``user_id`` judged in the pool, with its
     current grade; None past the end."""
-    with session_scope(engine) as session:
-        pool, user = get_pool(pool_name, session=session), acting(user_id, session=session)
-        back = slots.judged_count(pool, user, session=session) - 1 - index
-        found = slots.judged_assignment(pool, user, back, session=session) if back >= 0 else None
-        return _item(found, session) if found is not None else None
+
+    def work(pool: Pool, user: User, session: Session) -> Item | None:
+        return judged_at(
+            pool, user, index, slots.judged_count(pool, user, session=session), session
+        )
+
+    return in_turn(engine, pool_name, user_id, work)
+
+
+def judged_at(pool: Pool, user: User, index: int, judged: int, session: Session) -> Item | None:
+    """``judged_item`` inside a transaction, ``judged`` being how many they judged."""
+    back = judged - 1 - index
+    found = slots.judged_assignment(pool, user, back, session=session) if back >= 0 else None
+    return _item(found, session) if found is not None else None
 
 
 def reload(engine: Engine, item: Item) -> Item:
@@ -310,18 +350,25 @@ class Progress:
 def progress(engine: Engine, pool_name: str, user_id: int, query_id: str | None) -> Progress:
     """``user_id``'s items judged, and judged + held + still open to them, in the query
     ``query_id`` and in the pool."""
-    with session_scope(engine) as session:
-        pool, user = get_pool(pool_name, session=session), acting(user_id, session=session)
-        query_key = (
+
+    def work(pool: Pool, user: User, session: Session) -> Progress:
+        key = (
             None if query_id is None else query_key_of(pool.query_set_id, query_id, session=session)
         )
-        here = slots.Standing(0, 0, 0)
-        if query_key is not None:
-            here = slots.query_standing(pool, user, query_key, session=session)
-        whole = slots.pool_standing(pool, user, session=session)
-        # Gold items still to come count as open work from the start, as they will be
-        # offered: the totals do not grow when one comes up.
-        gold = [g for g in _own_gold(pool, user, session) if g.pending]
+        return standing(pool, user, key, session)
+
+    return in_turn(engine, pool_name, user_id, work) or Progress(0, 0, 0, 0)
+
+
+def standing(pool: Pool, user: User, query_key: int | None, session: Session) -> Progress:
+    """``progress`` inside a transaction, for the query ``query_key`` (a primary key)."""
+    here = slots.Standing(0, 0, 0)
+    if query_key is not None:
+        here = slots.query_standing(pool, user, query_key, session=session)
+    whole = slots.pool_standing(pool, user, session=session)
+    # Gold items still to come count as open work from the start, as they will be
+    # offered: the totals do not grow when one comes up.
+    gold = [g for g in _own_gold(pool, user, session) if g.pending]
     in_query = sum(g.query_key == query_key for g in gold)
     in_pool = sum(g.counted for g in gold)
     return Progress(

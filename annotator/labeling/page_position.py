@@ -12,20 +12,25 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sqlalchemy.engine import Engine
+from sqlmodel import Session
 
 from annotator.labeling import assignment
+from storage import slots
+from storage.models import Pool, User
 
 BACK, FORWARD = -1, 1
 
 
 @dataclass(frozen=True)
 class View:
-    """What the page shows: ``item`` (None when nothing is left) at ``position``, and how
-    many items the annotator has judged in the pool."""
+    """What the page shows: ``item`` (None when nothing is left) at ``position``, how
+    many items the annotator has judged in the pool, and their progress in the item's query
+    and in the pool."""
 
     item: assignment.Item | None
     position: int | None
     judged: int
+    progress: assignment.Progress = assignment.Progress(0, 0, 0, 0)
 
     @property
     def reviewing(self) -> bool:
@@ -54,11 +59,20 @@ def on_screen(shown: tuple[int, int] | None, item: assignment.Item) -> bool:
 
 
 def view(engine: Engine, pool_name: str, user_id: int, position: int | None) -> View:
-    """The item at ``position`` for ``user_id``; a position past their history (it may have
-    shrunk in another tab) is the current item."""
-    judged = assignment.judged_count(engine, pool_name, user_id)
-    if position is not None and 0 <= position < judged:
-        earlier = assignment.judged_item(engine, pool_name, user_id, position)
-        if earlier is not None:
-            return View(earlier, position, judged)
-    return View(assignment.next_item(engine, pool_name, user_id), None, judged)
+    """The item at ``position`` for ``user_id``, with their progress, read (and the next
+    item claimed) in one transaction: a keypress's render is one round of statements, not
+    one per figure. A position past their history (it may have shrunk in another tab) is
+    the current item."""
+
+    def work(pool: Pool, user: User, session: Session) -> View:
+        judged = slots.judged_count(pool, user, session=session)
+        item, at = None, None
+        if position is not None and 0 <= position < judged:
+            item, at = assignment.judged_at(pool, user, position, judged, session), position
+        if item is None:
+            item, at = assignment.current(pool, user, session), None
+            if item is assignment.TRY_AGAIN or item is None:
+                return item or View(None, None, judged)
+        return View(item, at, judged, assignment.standing(pool, user, item.query_key, session))
+
+    return assignment.in_turn(engine, pool_name, user_id, work) or View(None, None, 0)

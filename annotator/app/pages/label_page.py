@@ -270,7 +270,7 @@ def labeling_panel(pool_name: str, user_id: int) -> None:
     st.session_state.setdefault(SHOWN, {}).setdefault(
         (item.assignment_id, item.revision), time.monotonic()
     )
-    progress_bars(assignment.progress(engine, pool_name, user_id, item.query_id))
+    progress_bars(view.progress)
     ui.show_pair(item.query_text, item.query_notes, item.title, item.chunk_text)
     with st.container(key="label_context"):
         if st.toggle(ui.t("show_context"), key=f"context_{item.assignment_id}"):

@@ -47,9 +47,7 @@ def keypress(engine, user: int, item, position: int | None = None) -> page_posit
     """A key grades ``item``; the page then renders again: the item at ``position`` (the
     next one to judge, or an earlier one) and the progress bars."""
     assert assignment.submit(engine, item, user, grade=2)
-    view = page_position.view(engine, "p", user, position)
-    assignment.progress(engine, "p", user, view.item.query_id)
-    return view
+    return page_position.view(engine, "p", user, position)
 
 
 def counted(engine, work):
@@ -106,3 +104,26 @@ def test_statements_per_keypress_are_the_same_at_two_sizes(engine, second_engine
     large = costs(second_engine, tmp_path / "l", queries=80, history=20 * CHUNKS)
     assert large == small
     assert max(small.values()) <= 60  # a small constant: a dozen or so per transaction
+
+
+def test_a_keypress_is_two_transactions_the_grade_and_the_render(engine, tmp_path):
+    """The render after a key reads the history, claims the next item and counts the
+    progress bars in one transaction: a round trip each is what a busy server makes slow."""
+    busy = make_pool(engine, tmp_path, queries=2, chunks=CHUNKS)["busy"]
+    view = page_position.view(engine, "p", busy, None)
+    began = []
+
+    def begin(_):
+        began.append(1)
+
+    for position in (None, 0):
+        event.listen(engine, "begin", begin)
+        try:
+            view = keypress(engine, busy, view.item, position)
+        finally:
+            event.remove(engine, "begin", begin)
+        assert len(began) == 2
+        began.clear()
+        assert view.position == position
+        assert view.progress == assignment.progress(engine, "p", busy, view.item.query_id)
+    assert view.progress.query_done == 2 and view.progress.pool_done == 2
