@@ -455,6 +455,19 @@ def candidate_view(pool: Pool, query_id: str, chunk_id: str, *, session: Session
     return CandidateView(query.text, query.notes, document.title, chunk.text, before, after)
 
 
+def candidate_rows(candidate_key: int, *, session: Session) -> tuple[Query, Chunk, Document]:
+    """The query, chunk and document of one candidate (by primary key), in one statement."""
+    query, chunk, document = session.exec(
+        select(Query, Chunk, Document)
+        .select_from(PoolCandidate)
+        .join(Query, Query.id == PoolCandidate.query_id)
+        .join(Chunk, Chunk.id == PoolCandidate.chunk_id)
+        .join(Document, Document.id == Chunk.document_id)
+        .where(PoolCandidate.id == candidate_key)
+    ).one()
+    return query, chunk, document
+
+
 def neighbour_texts(
     document_key: int, position: int, *, session: Session
 ) -> tuple[str | None, str | None]:

@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DBAPIError
-from sqlmodel import Session, select
+from sqlmodel import Session
 
 from annotator.labeling.active_pooling import choose_next, is_active, stopping_rule
 from annotator.labeling.gold_draw import GoldSettings
@@ -30,8 +30,8 @@ from storage import active_records, gold_records, history, sample_records, slots
 from storage.accounts import acting
 from storage.catalog import query_key_of
 from storage.db import lost_a_race, referenced, session_scope
-from storage.models import Assignment, Chunk, Document, Pool, PoolCandidate, Query, User
-from storage.pool_records import get_pool, neighbour_texts
+from storage.models import Assignment, Pool, User
+from storage.pool_records import candidate_rows, get_pool, neighbour_texts
 
 ATTEMPTS = 20  # candidates tried before giving up a round lost to other annotators
 T = TypeVar("T")
@@ -60,39 +60,20 @@ class Item:
 
 
 def _item(assignment: Assignment, session: Session) -> Item:
-    # One statement for what the page shows of the candidate, whatever its tables.
-    query_key, query_id, query_text, notes, chunk_id, chunk_text, position, title, document = (
-        session.exec(
-            select(
-                PoolCandidate.query_id,
-                Query.query_id,
-                Query.text,
-                Query.notes,
-                Chunk.chunk_id,
-                Chunk.text,
-                Chunk.position,
-                Document.title,
-                Document.id,
-            )
-            .join(Query, Query.id == PoolCandidate.query_id)
-            .join(Chunk, Chunk.id == PoolCandidate.chunk_id)
-            .join(Document, Document.id == Chunk.document_id)
-            .where(PoolCandidate.id == assignment.candidate_id)
-        ).one()
-    )
+    query, chunk, document = candidate_rows(assignment.candidate_id, session=session)
     judgment = history.current_judgment(assignment, session=session)
     return Item(
         assignment_id=assignment.id,
         revision=assignment.revision,
-        query_key=query_key,
-        query_id=query_id,
-        query_text=query_text,
-        query_notes=notes,
-        chunk_id=chunk_id,
-        chunk_text=chunk_text,
-        title=title,
-        document_key=document,
-        position=position,
+        query_key=query.id,
+        query_id=query.query_id,
+        query_text=query.text,
+        query_notes=query.notes,
+        chunk_id=chunk.chunk_id,
+        chunk_text=chunk.text,
+        title=document.title,
+        document_key=document.id,
+        position=chunk.position,
         judged=assignment.done_at is not None,
         grade=judgment.grade if judgment else None,
         unsure=judgment.unsure if judgment else False,
