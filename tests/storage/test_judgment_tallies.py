@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from alembic import command
-from sqlalchemy import func, text
+from sqlalchemy import event, func, text
 from sqlmodel import select
 
 from storage.db import _alembic_config, read_connection, session_scope, upgrade
-from storage.imports import annotator_account, import_queries
+from storage.imports import annotator_account, import_corpus, import_judgments, import_queries
 from storage.models import Chunk, Judgment, Query, QuerySet
 from storage.status import status
 from storage.tally_tables import JudgedQuery, JudgmentTally
@@ -144,3 +145,42 @@ def test_an_upgrade_counts_the_judgments_made_before(engine, pool):
     assert sum(kept.values()) == 24
     work(engine, pool["a3"], seed=6, grades=2)  # and the trigger counts what comes after
     assert_counts_agree(engine)
+
+
+def test_a_large_import_reaches_postgresql_a_thousand_rows_a_statement(engine, tmp_path):
+    """The judgment trigger runs once per statement. One statement a row (psycopg's
+    executemany) made an import of a million judgments in one transaction quadratic on
+    PostgreSQL, each run updating the same tally rows again; the engine sends multi-row
+    INSERTs. Counted as the server receives them: an executemany is a statement a row."""
+    if engine.dialect.name != "postgresql":
+        pytest.skip("SQLite runs the trigger per row and updates the tally in place")
+    size = 50
+    with session_scope(engine) as session:
+        chunks = [{"_id": f"c{i}", "text": f"chunk {i}"} for i in range(size)]
+        import_corpus(write(tmp_path, "c.jsonl", jsonl(chunks)), session=session, version="c")
+        queries = [{"_id": f"q{i}", "text": f"query {i}"} for i in range(size)]
+        import_queries(write(tmp_path, "q.jsonl", jsonl(queries)), session=session, name="q")
+    lines = "".join(f"q{q} 0 c{c} {(q + c) % 4}\n" for q in range(size) for c in range(size))
+    received = []
+
+    def count(_connection, _cursor, statement, parameters, _context, executemany):
+        if statement.startswith("INSERT INTO judgment "):
+            # A batch of many rows comes as one set of parameters, an executemany as a list.
+            received.append(len(parameters) if isinstance(parameters, list) else 1)
+
+    event.listen(engine, "before_cursor_execute", count)
+    try:
+        with session_scope(engine) as session:
+            import_judgments(
+                write(tmp_path, "j.qrels", lines),
+                session=session,
+                annotator="imp",
+                rubric_version="v1",
+                kind="human",
+            )
+    finally:
+        event.remove(engine, "before_cursor_execute", count)
+    assert sum(received) == 3  # 2,500 rows: 1,000 + 1,000 + 500
+    assert_counts_agree(engine)
+    (kept, _), _ = counted(engine)
+    assert sum(kept.values()) == size * size
