@@ -63,8 +63,9 @@ from scipy import stats
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from annotator.labeling.sampling import uncertainty  # noqa: E402
 from annotator.quality.agreement import kappa_of  # noqa: E402
-from pooling import estimates, grade_calibration  # noqa: E402
+from pooling import estimates, grade_calibration, query_sampling  # noqa: E402
 from pooling.collection import read_collection  # noqa: E402
 from pooling.fusion import fuse  # noqa: E402
 from pooling.qrels import Qrels  # noqa: E402
@@ -79,6 +80,10 @@ COLLECTIONS = {"cranfield": "cranfield", "cmrc": "cmrc2018-dev"}
 KAPPAS = (0.3, 0.5, 0.7)
 SHARES = (0.1, 0.2, 0.3)
 METRICS = ("ndcg@10", "recall@100")
+DESIGNS = ("uniform", "uncertainty")
+# the intervals tallied: the estimate, on raw grades, people-only on a uniform sample,
+# people-only on the design's sample, the estimate for exactly these queries
+INTERVALS = ("ppi", "raw", "human", "ipw", "exact")
 DEPTH = 100
 LENIENCY = 0.3  # grades
 QUERY_SHARE = 0.25  # of the judge's noise variance, shared by a query's candidates
@@ -294,8 +299,44 @@ def uniform_sample(rng: np.random.Generator, queries: int, share: float) -> np.n
     return sampled
 
 
-def experiment(bench: Bench, reps: int) -> list[dict]:
-    """One row per (kappa, share, metric) over ``reps`` repetitions."""
+def uncertainty_sample(
+    bench: Bench, grades: np.ndarray, share: float, seed: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(sampled, π)`` per query as ``qrels sample --by uncertainty`` draws them from the
+    judge's raw ``grades`` of the pool alone (``annotator.labeling.sampling.uncertainty``,
+    ``pooling.query_sampling.by_uncertainty``), ``share`` of the queries expected."""
+    ids = bench.query_ids
+    counts = np.bincount(bench.pair_query, minlength=len(ids)).tolist()
+    candidates = dict(zip(ids, counts, strict=True))
+    graded = list(zip([ids[q] for q in bench.pair_query], grades.tolist(), strict=True))
+    unsure = uncertainty(candidates, graded, ids)
+    size = round(share * len(ids))
+    pi = query_sampling.inclusion_probabilities(unsure, size)
+    drawn = {m.query_id for m in query_sampling.by_uncertainty(unsure, size, seed)}
+    return np.array([q in drawn for q in ids]), np.array([pi[q] for q in ids])
+
+
+def estimate(
+    model: np.ndarray,
+    human: np.ndarray,
+    sampled: np.ndarray,
+    probabilities: np.ndarray | None,
+    weight: float | None = None,
+    population: bool = True,
+) -> estimates.Parts:
+    """The estimator ``qrels evaluate --estimate`` takes for the sample's design: PPI++ for a
+    uniform sample, inverse probability weights for one drawn with ``probabilities``."""
+    if probabilities is None:
+        return estimates.uniform(model, human, sampled, weight, population)
+    return estimates.weighted(model, human, sampled, probabilities, weight, population)
+
+
+def experiment(bench: Bench, reps: int, design: str = "uniform") -> list[dict]:
+    """One row per (kappa, share, metric) over ``reps`` repetitions, the human sample drawn
+    by ``design`` (``DESIGNS``). Under either design the width ratio's denominator is the
+    people-only interval of a UNIFORM sample of the same size (what a team without a model
+    would draw); under ``uncertainty`` the ``ipw_`` figures are the people-only IPW
+    estimate on the same unequal sample."""
     queries = len(bench.query_ids)
     truth_mean = {m: bench.truth[m].mean(-1) for m in METRICS}
     sigmas = {k: calibrate(bench, k) for k in KAPPAS}
@@ -308,42 +349,53 @@ def experiment(bench: Bench, reps: int) -> list[dict]:
 
     for rep in range(reps):
         rng = np.random.default_rng([SEED, rep])
-        samples = {share: uniform_sample(rng, queries, share) for share in SHARES}
+        uniform = {share: uniform_sample(rng, queries, share) for share in SHARES}
+        # the unequal samples' seeds and calibration draws apart: the uniform rows stay as they were
+        design_rng = np.random.default_rng([SEED, rep, 1])
         for kappa in KAPPAS:
             grades = judge(bench, sigmas[kappa], rng)
             measured[kappa].append(quadratic_kappa(bench.truth_pair, grades))
             model = model_figures(bench, grades)
+            drawn: dict[float, tuple[np.ndarray, np.ndarray | None]]
+            if design == "uniform":
+                drawn = {share: (sampled, None) for share, sampled in uniform.items()}
+                calibration_rng = rng
+            else:
+                drawn = {
+                    share: uncertainty_sample(bench, grades, share, int(design_rng.integers(2**31)))
+                    for share in SHARES
+                }
+                calibration_rng = design_rng
+            # the product calibrates on the sampled queries as they are, unweighted, whatever
+            # the design (annotator.evaluation.estimation); cross-fitting keeps it honest
             calibrated = {
-                share: calibrated_figures(bench, grades, sampled, rng)
-                for share, sampled in samples.items()
+                share: calibrated_figures(bench, grades, sampled, calibration_rng)
+                for share, (sampled, _) in drawn.items()
             }
             for metric in METRICS:
                 truth, human = truth_mean[metric], bench.truth[metric]
                 model_only = model[metric].mean(-1)
-                for share, sampled in samples.items():
+                for share, (sampled, pi) in drawn.items():
                     key = (kappa, share, metric)
-                    tuned = estimates.uniform(calibrated[share][metric], human, sampled)
-                    raw = estimates.uniform(model[metric], human, sampled)
-                    alone = estimates.uniform(model[metric], human, sampled, weight=0.0)
-                    exact = estimates.uniform(
-                        calibrated[share][metric], human, sampled, population=False
-                    )
-                    given = tuned.varies  # where people's values vary on the sample
-                    add(key, "given", given.mean())
-                    for name, parts in (
-                        ("ppi", tuned),
-                        ("raw", raw),
-                        ("human", alone),
-                        ("exact", exact),
-                    ):
+                    predicted = calibrated[share][metric]
+                    tuned = estimate(predicted, human, sampled, pi)
+                    raw = estimate(model[metric], human, sampled, pi)
+                    exact = estimate(predicted, human, sampled, pi, population=False)
+                    ipw = estimate(model[metric], human, sampled, pi, weight=0.0)
+                    alone = estimates.uniform(model[metric], human, uniform[share], weight=0.0)
+                    add(key, "given", tuned.varies.mean())
+                    add(key, "n", sampled.sum())
+                    for name, parts in zip(INTERVALS, (tuned, raw, alone, ipw, exact), strict=True):
+                        given = parts.varies  # where people's values vary on the sample
                         low, high = parts.interval()
                         covered = (low <= truth) & (truth <= high)
                         add(key, f"{name}_covered", covered[given].sum())
                         add(key, f"{name}_width", (high - low)[given].sum())
-                    add(key, "intervals", given.sum())
+                        add(key, f"{name}_intervals", given.sum())
                     add(key, "tau", kendall(tuned.value, truth))
                     add(key, "raw_tau", kendall(raw.value, truth))
                     add(key, "human_only_tau", kendall(alone.value, truth))
+                    add(key, "ipw_human_only_tau", kendall(ipw.value, truth))
                     add(key, "model_only_tau", kendall(model_only, truth))
                     add(key, "weight", tuned.weight.mean())
                     add(key, "model_only_error", (model_only - truth).mean())
@@ -351,30 +403,39 @@ def experiment(bench: Bench, reps: int) -> list[dict]:
     for kappa, share, metric in keys:
         t = {name: float(np.mean(values)) for name, values in tally[(kappa, share, metric)].items()}
         counted = {name: float(np.sum(v)) for name, v in tally[(kappa, share, metric)].items()}
-        intervals = max(counted["intervals"], 1)
+
+        intervals = {name: max(counted[f"{name}_intervals"], 1) for name in INTERVALS}
+        coverage = {name: counted[f"{name}_covered"] / intervals[name] for name in INTERVALS}
+        width = {name: counted[f"{name}_width"] / intervals[name] for name in INTERVALS}  # mean
+
         rows.append(
             {
                 "collection": bench.name,
+                "design": design,
                 "kappa": kappa,
                 "kappa_measured": float(np.mean(measured[kappa])),
                 "sigma": sigmas[kappa],
                 "share": share,
                 "human_queries": round(share * queries),
+                "mean_human_queries": t["n"],
                 "queries": queries,
                 "systems": len(bench.systems),
                 "reps": reps,
                 "metric": metric,
-                "coverage": counted["ppi_covered"] / intervals,
-                "coverage_queries": counted["exact_covered"] / intervals,
-                "human_only_coverage": counted["human_covered"] / intervals,
-                "raw_coverage": counted["raw_covered"] / intervals,
-                "raw_width_ratio": counted["raw_width"] / counted["human_width"],
+                "coverage": coverage["ppi"],
+                "coverage_queries": coverage["exact"],
+                "human_only_coverage": coverage["human"],
+                "ipw_human_only_coverage": coverage["ipw"],
+                "raw_coverage": coverage["raw"],
+                "raw_width_ratio": width["raw"] / width["human"],
                 "raw_tau": t["raw_tau"],
                 "no_interval": 1 - t["given"],
-                "width_ratio": counted["ppi_width"] / counted["human_width"],
-                "width_ratio_queries": counted["exact_width"] / counted["human_width"],
+                "width_ratio": width["ppi"] / width["human"],
+                "width_ratio_queries": width["exact"] / width["human"],
+                "ipw_width_ratio": width["ppi"] / width["ipw"],
                 "tau": t["tau"],
                 "human_only_tau": t["human_only_tau"],
+                "ipw_human_only_tau": t["ipw_human_only_tau"],
                 "model_only_tau": t["model_only_tau"],
                 "mean_weight": t["weight"],
                 "model_only_error": t["model_only_error"],
@@ -388,6 +449,9 @@ def main() -> None:
     parser.add_argument("--only", choices=sorted(COLLECTIONS), help="one collection")
     parser.add_argument("--json", type=Path, help="write the rows to this file as JSON")
     parser.add_argument("--reps", type=int, default=200, help="repetitions (default 200)")
+    parser.add_argument(
+        "--design", choices=DESIGNS, default=DESIGNS[0], help="how people's queries are drawn"
+    )
     args = parser.parse_args()
     if not DATASETS.is_dir():
         print(f"skipped: no real collections at {DATASETS}")
@@ -413,7 +477,7 @@ def main() -> None:
             f"(built in {time.perf_counter() - started:.0f} s)"
         )
         print(f"systems: {', '.join(bench.systems)}")
-        found = experiment(bench, args.reps)
+        found = experiment(bench, args.reps, args.design)
         rows += found
         print_table(found)
         print(f"({time.perf_counter() - started:.0f} s)")
@@ -424,19 +488,23 @@ def main() -> None:
 
 def print_table(rows: list[dict]) -> None:
     print(
-        "\n| κ target | κ measured | human share (n) | metric | coverage | coverage, these "
-        "queries | no interval | width ratio | τ estimate | τ human-only | τ model-only "
-        "| mean λ | raw grades: coverage | width ratio | τ |"
+        "\n| design | κ target | κ measured | human share (n; mean drawn) | metric | coverage "
+        "| coverage, these queries | no interval | width ratio | τ estimate | τ human-only "
+        "| τ model-only | mean λ | raw grades: coverage | width ratio | τ "
+        "| vs people-only IPW on the same sample: width ratio | its τ |"
     )
-    print("|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print(
+        "|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+    )
     for r in rows:
         print(
-            f"| {r['kappa']} | {r['kappa_measured']:.3f} | {r['share']:.0%} "
-            f"({r['human_queries']}) | {r['metric']} | {r['coverage']:.3f} "
-            f"| {r['coverage_queries']:.3f} | {r['no_interval']:.1%} | {r['width_ratio']:.2f} "
-            f"| {r['tau']:.3f} "
-            f"| {r['human_only_tau']:.3f} | {r['model_only_tau']:.3f} | {r['mean_weight']:.2f} "
-            f"| {r['raw_coverage']:.3f} | {r['raw_width_ratio']:.2f} | {r['raw_tau']:.3f} |"
+            f"| {r['design']} | {r['kappa']} | {r['kappa_measured']:.3f} | {r['share']:.0%} "
+            f"({r['human_queries']}; {r['mean_human_queries']:.1f}) | {r['metric']} "
+            f"| {r['coverage']:.3f} | {r['coverage_queries']:.3f} | {r['no_interval']:.1%} "
+            f"| {r['width_ratio']:.2f} | {r['tau']:.3f} | {r['human_only_tau']:.3f} "
+            f"| {r['model_only_tau']:.3f} | {r['mean_weight']:.2f} "
+            f"| {r['raw_coverage']:.3f} | {r['raw_width_ratio']:.2f} | {r['raw_tau']:.3f} "
+            f"| {r['ipw_width_ratio']:.2f} | {r['ipw_human_only_tau']:.3f} |"
         )
 
 
