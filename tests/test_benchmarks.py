@@ -5,6 +5,7 @@ grades and with a simulated judge's."""
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import sys
 from pathlib import Path
@@ -48,8 +49,8 @@ def measured(runs: dict[str, Run], qrels: dict, query_ids: list[str]) -> dict[st
     return values
 
 
-def test_the_numpy_metrics_equal_ir_measures_on_a_random_case(bench_module):
-    rng = np.random.default_rng(0)
+def random_case(rng: np.random.Generator) -> tuple[dict[str, Run], dict, list[str]]:
+    """Three systems ranking 120 of 150 documents for 8 queries, and graded qrels."""
     documents = [f"d{i}" for i in range(150)]
     query_ids = [f"q{i}" for i in range(8)]
     runs = {
@@ -66,6 +67,12 @@ def test_the_numpy_metrics_equal_ir_measures_on_a_random_case(bench_module):
     grades = {
         q: {d: int(rng.integers(0, 4)) for d in rng.choice(documents, 40, False)} for q in query_ids
     }
+    return runs, grades, query_ids
+
+
+def test_the_numpy_metrics_equal_ir_measures_on_a_random_case(bench_module):
+    rng = np.random.default_rng(0)
+    runs, grades, _ = random_case(rng)
     bench = bench_module.prepare("random", runs, Qrels(grades))
     expected = measured(runs, grades, bench.query_ids)
     for name in METRICS:
@@ -77,6 +84,30 @@ def test_the_numpy_metrics_equal_ir_measures_on_a_random_case(bench_module):
         alone = bench_module.model_figures(bench, drawn[d].astype(np.int64))
         for name in METRICS:
             np.testing.assert_allclose(together[name][d], alone[name], atol=1e-12)
+
+
+def test_the_uncertainty_design_draws_as_qrels_sample_does_from_the_model_s_grades(
+    bench_module,
+):
+    from pooling import query_sampling
+
+    rng = np.random.default_rng(1)
+    runs, grades, _ = random_case(rng)
+    bench = bench_module.prepare("random", runs, Qrels(grades))
+    model = rng.integers(0, 4, len(bench.truth_pair))
+    sampled, pi = bench_module.uncertainty_sample(bench, model, 0.5, seed=5)
+    # the product's uncertainty: the share of a query's candidates graded 1 or 2
+    borderline = np.bincount(bench.pair_query, weights=np.isin(model, (1, 2)))
+    unsure = dict(zip(bench.query_ids, borderline / np.bincount(bench.pair_query), strict=True))
+    expected = query_sampling.inclusion_probabilities(unsure, 4)
+    np.testing.assert_allclose(pi, [expected[q] for q in bench.query_ids])
+    assert pi.sum() == pytest.approx(4)  # the expected size
+    drawn = {m.query_id for m in query_sampling.by_uncertainty(unsure, 4, 5)}
+    assert [q for q, s in zip(bench.query_ids, sampled, strict=True) if s] == sorted(drawn)
+    # no truth in the design: other true grades draw the same sample
+    other = dataclasses.replace(bench, truth_pair=np.zeros_like(bench.truth_pair))
+    again, pi_again = bench_module.uncertainty_sample(other, model, 0.5, seed=5)
+    assert (again == sampled).all() and (pi_again == pi).all()
 
 
 @pytest.mark.datasets
