@@ -21,8 +21,22 @@ that the quadratic weighted kappa between model and truth over the pool reaches 
 Cranfield, 1 on CMRC, whose grades are binary).
 
 Each repetition draws a new judge at each kappa and, for each share (10%, 20%, 30% of the
-queries), a uniform random sample of queries that people judge completely (the truth). The
-estimate's predictor is what ``qrels evaluate --estimate`` uses by default: the metric
+queries), a sample of queries that people judge completely (the truth), by ``--design``:
+
+- ``uniform`` (the default): a uniform random sample of that size, estimated by PPI++
+  (``pooling.estimates.uniform``);
+- ``uncertainty``: drawn as ``qrels sample --by uncertainty`` draws it, from the judge's raw
+  grades of the pool alone (``annotator.labeling.sampling.uncertainty``, then
+  ``pooling.query_sampling.by_uncertainty``: Poisson sampling with the recorded inclusion
+  probabilities, that share of the queries expected), and estimated as ``qrels evaluate
+  --estimate`` estimates such a sample (``pooling.estimates.weighted``, inverse probability
+  weights), with the same calibrated predictor (fitted on the sampled queries unweighted,
+  cross-fitted, as the product does). ``width_ratio``'s denominator stays the people-only
+  interval of a UNIFORM sample of the expected size (what a team without a model would
+  draw), and so does ``human_only_tau``; ``ipw_width_ratio`` and ``ipw_human_only_tau`` set
+  it against people's grades alone on the same unequal sample (λ = 0).
+
+The estimate's predictor is what ``qrels evaluate --estimate`` uses by default: the metric
 under the judge's grades calibrated on people's (``pooling.grade_calibration``: P(human grade |
 model grade) on the sampled queries, cross-fitted over 5 folds, mean of 10 drawn grade
 sets); the ``raw_`` figures beside it use the judge's grades as they are (``--raw-grades``).
@@ -34,7 +48,7 @@ Per system, metric (nDCG@10, Recall@100) and setting it reports over the repetit
   people's values on the sample are all equal no interval is given (``no_interval``: the
   share of system-samples so; CMRC's Recall@100 is 1 on all but a few queries);
 - ``width_ratio``: the mean interval width over the human-only interval's (people's grades
-  on the same sample, no model), at the same human budget;
+  on a uniform sample, no model), at the same human budget;
 - ``raw_coverage``, ``raw_width_ratio``, ``raw_tau``: the same with the raw grades;
 - ``tau``, ``human_only_tau``, ``model_only_tau``: Kendall's τ-b of the systems ranked by the
   estimate, by the human-only mean on the sample and by the model's mean over every query,
@@ -44,6 +58,7 @@ Per-query metrics are computed here in numpy (equal to ``pooling.metrics`` throu
 ir_measures: tests/test_benchmarks.py).
 
     python benchmarks/model_estimates.py [--only cranfield|cmrc] [--json F] [--reps 200]
+        [--design uniform|uncertainty]
 """
 
 from __future__ import annotations
