@@ -66,13 +66,17 @@ def view(engine: Engine, pool_name: str, user_id: int, position: int | None) -> 
 
     def work(pool: Pool, user: User, session: Session) -> View:
         judged = slots.judged_count(pool, user, session=session)
-        item, at = None, None
         if position is not None and 0 <= position < judged:
-            item, at = assignment.judged_at(pool, user, position, judged, session), position
+            earlier = assignment.judged_at(pool, user, position, judged, session)
+            if earlier is not None:
+                progress = assignment.standing(pool, user, earlier.query_key, session)
+                return View(earlier, position, judged, progress)
+        item = assignment.current(pool, user, session)
         if item is None:
-            item, at = assignment.current(pool, user, session), None
-            if item is assignment.TRY_AGAIN or item is None:
-                return item or View(None, None, judged)
-        return View(item, at, judged, assignment.standing(pool, user, item.query_key, session))
+            return View(None, None, judged)
+        if item is assignment.TRY_AGAIN:  # taken by others meanwhile: in_turn tries again
+            return item
+        return View(item, None, judged, assignment.standing(pool, user, item.query_key, session))
 
-    return assignment.in_turn(engine, pool_name, user_id, work) or View(None, None, 0)
+    found = assignment.in_turn(engine, pool_name, user_id, work)
+    return found or View(None, None, assignment.judged_count(engine, pool_name, user_id))
