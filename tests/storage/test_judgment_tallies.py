@@ -11,9 +11,10 @@ import random
 
 import pytest
 from alembic import command
-from sqlalchemy import event, func, text
+from sqlalchemy import event, func, insert, text
 from sqlmodel import select
 
+from storage.clock import utcnow
 from storage.db import _alembic_config, read_connection, session_scope, upgrade
 from storage.imports import annotator_account, import_corpus, import_judgments, import_queries
 from storage.models import Chunk, Judgment, Query, QuerySet
@@ -147,11 +148,12 @@ def test_an_upgrade_counts_the_judgments_made_before(engine, pool):
     assert_counts_agree(engine)
 
 
-def test_a_large_import_reaches_postgresql_a_thousand_rows_a_statement(engine, tmp_path):
+def test_many_judgments_at_once_reach_postgresql_in_few_statements(engine, tmp_path):
     """The judgment trigger runs once per statement. One statement a row (psycopg's
-    executemany) made an import of a million judgments in one transaction quadratic on
-    PostgreSQL, each run updating the same tally rows again; the engine sends multi-row
-    INSERTs. Counted as the server receives them: an executemany is a statement a row."""
+    executemany) made a million judgments in one transaction quadratic on PostgreSQL, each
+    run updating the same tally rows again. An import writes with one COPY a batch; other
+    code's many rows go as multi-row INSERTs of 1,000 (the engine's setting). Counted as
+    the server receives them: an executemany is a statement a row."""
     if engine.dialect.name != "postgresql":
         pytest.skip("SQLite runs the trigger per row and updates the tally in place")
     size = 50
@@ -163,8 +165,8 @@ def test_a_large_import_reaches_postgresql_a_thousand_rows_a_statement(engine, t
     lines = "".join(f"q{q} 0 c{c} {(q + c) % 4}\n" for q in range(size) for c in range(size))
     received = []
 
-    def count(_connection, _cursor, statement, parameters, _context, executemany):
-        if statement.startswith("INSERT INTO judgment "):
+    def count(_connection, _cursor, statement, parameters, _context, _executemany):
+        if statement.startswith(("INSERT INTO judgment ", "COPY judgment ")):
             # A batch of many rows comes as one set of parameters, an executemany as a list.
             received.append(len(parameters) if isinstance(parameters, list) else 1)
 
@@ -178,9 +180,40 @@ def test_a_large_import_reaches_postgresql_a_thousand_rows_a_statement(engine, t
                 rubric_version="v1",
                 kind="human",
             )
+        assert received == []  # COPY goes past SQLAlchemy: no INSERT
+        note = 'a \\N and \\t, "quoted", 冷藏 \\'  # what COPY's text format escapes
+        line = {"query_id": "q1", "chunk_id": "c1", "grade": None, "unsure": True, "note": note}
+        with session_scope(engine) as session:
+            import_judgments(
+                write(tmp_path, "j.jsonl", jsonl([line])),
+                session=session,
+                annotator="imp2",
+                rubric_version="v1",
+                kind="human",
+            )
+            saved = session.exec(select(Judgment).where(Judgment.note != "")).one()
+        assert (saved.note, saved.grade, saved.unsure) == (note, None, True)
+        with session_scope(engine) as session:
+            user, _ = annotator_account("llm", "model", session=session)
+            copies = [
+                {
+                    "user_id": user.id,
+                    "query_id": q,
+                    "chunk_id": c,
+                    "grade": g,
+                    "rubric_version": "v1",
+                    "created_at": utcnow(),
+                }
+                for q, c, g in session.execute(
+                    select(Judgment.query_id, Judgment.chunk_id, Judgment.grade).where(
+                        Judgment.grade.is_not(None)
+                    )
+                )
+            ]
+            session.execute(insert(Judgment), copies)
     finally:
         event.remove(engine, "before_cursor_execute", count)
     assert sum(received) == 3  # 2,500 rows: 1,000 + 1,000 + 500
     assert_counts_agree(engine)
     (kept, _), _ = counted(engine)
-    assert sum(kept.values()) == size * size
+    assert sorted(kept.values()) == [1, size * size, size * size]
