@@ -331,21 +331,6 @@ def uncertainty_sample(
     return np.array([q in drawn for q in ids]), np.array([pi[q] for q in ids])
 
 
-def estimate(
-    model: np.ndarray,
-    human: np.ndarray,
-    sampled: np.ndarray,
-    probabilities: np.ndarray | None,
-    weight: float | None = None,
-    population: bool = True,
-) -> estimates.Parts:
-    """The estimator ``qrels evaluate --estimate`` takes for the sample's design: PPI++ for a
-    uniform sample, inverse probability weights for one drawn with ``probabilities``."""
-    if probabilities is None:
-        return estimates.uniform(model, human, sampled, weight, population)
-    return estimates.weighted(model, human, sampled, probabilities, weight, population)
-
-
 def experiment(bench: Bench, reps: int, design: str = "uniform") -> list[dict]:
     """One row per (kappa, share, metric) over ``reps`` repetitions, the human sample drawn
     by ``design`` (``DESIGNS``). Under either design the width ratio's denominator is the
@@ -393,10 +378,14 @@ def experiment(bench: Bench, reps: int, design: str = "uniform") -> list[dict]:
                 for share, (sampled, pi) in drawn.items():
                     key = (kappa, share, metric)
                     predicted = calibrated[share][metric]
-                    tuned = estimate(predicted, human, sampled, pi)
-                    raw = estimate(model[metric], human, sampled, pi)
-                    exact = estimate(predicted, human, sampled, pi, population=False)
-                    ipw = estimate(model[metric], human, sampled, pi, weight=0.0)
+                    tuned = estimates.parts(predicted, human, sampled, probabilities=pi)
+                    raw = estimates.parts(model[metric], human, sampled, probabilities=pi)
+                    exact = estimates.parts(
+                        predicted, human, sampled, probabilities=pi, population=False
+                    )
+                    ipw = estimates.parts(
+                        model[metric], human, sampled, probabilities=pi, weight=0.0
+                    )
                     alone = estimates.uniform(model[metric], human, uniform[share], weight=0.0)
                     add(key, "given", tuned.varies.mean())
                     add(key, "n", sampled.sum())

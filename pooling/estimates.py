@@ -266,6 +266,25 @@ def _scalar(value) -> float | None:
     return None if np.isnan(value) else value
 
 
+def parts(
+    model: np.ndarray,
+    human: np.ndarray,
+    sampled: np.ndarray,
+    *,
+    strata=None,
+    probabilities=None,
+    weight: float | None = None,
+    population: bool = True,
+) -> Parts:
+    """The estimate's parts under the sample's design: ``weighted`` for ``probabilities``
+    (an unequal sample), ``stratified`` for ``strata``, else ``uniform``."""
+    if probabilities is not None:
+        return weighted(model, human, sampled, probabilities, weight, population)
+    if strata is not None:
+        return stratified(model, human, sampled, np.asarray(strata), weight, population)
+    return uniform(model, human, sampled, weight, population)
+
+
 def estimate(
     model,
     human,
@@ -296,9 +315,6 @@ def estimate(
     design, reason, detail = "uniform", None, None
     if probabilities is not None:
         design = "probabilities"
-
-        def run(weight):
-            return weighted(model, human, sampled, probabilities, weight, population)
     elif strata is not None:
         design = "stratified"
         labels = np.asarray(strata)
@@ -310,12 +326,16 @@ def estimate(
         if small:
             reason, detail = TOO_FEW_IN_STRATUM, ", ".join(small)
 
-        def run(weight):
-            return stratified(model, human, sampled, labels, weight, population)
-    else:
-
-        def run(weight):
-            return uniform(model, human, sampled, weight, population)
+    def run(weight):
+        return parts(
+            model,
+            human,
+            sampled,
+            strata=strata,
+            probabilities=probabilities,
+            weight=weight,
+            population=population,
+        )
 
     if n < MIN_HUMAN_QUERIES:
         reason, detail = TOO_FEW, None
