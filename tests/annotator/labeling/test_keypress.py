@@ -4,6 +4,8 @@ history and in a pool 20 times larger with a history 10 times longer, and are th
 
 from __future__ import annotations
 
+from functools import partial
+
 import pytest
 from sqlalchemy import event
 
@@ -50,18 +52,19 @@ def keypress(engine, user: int, item, position: int | None = None) -> page_posit
     return page_position.view(engine, "p", user, position)
 
 
-def counted(engine, work):
-    """``work()``'s result and the number of SQL statements it ran."""
+def counted(engine, work, on: str = "before_cursor_execute"):
+    """``work()``'s result and the number of SQL statements it ran (with ``on="begin"``,
+    of transactions it began)."""
     statements = []
 
     def count(*_):
         statements.append(1)
 
-    event.listen(engine, "before_cursor_execute", count)
+    event.listen(engine, on, count)
     try:
         result = work()
     finally:
-        event.remove(engine, "before_cursor_execute", count)
+        event.remove(engine, on, count)
     return result, len(statements)
 
 
@@ -111,19 +114,10 @@ def test_a_keypress_is_two_transactions_the_grade_and_the_render(engine, tmp_pat
     progress bars in one transaction: a round trip each is what a busy server makes slow."""
     busy = make_pool(engine, tmp_path, queries=2, chunks=CHUNKS)["busy"]
     view = page_position.view(engine, "p", busy, None)
-    began = []
-
-    def begin(_):
-        began.append(1)
-
     for position in (None, 0):
-        event.listen(engine, "begin", begin)
-        try:
-            view = keypress(engine, busy, view.item, position)
-        finally:
-            event.remove(engine, "begin", begin)
-        assert len(began) == 2
-        began.clear()
+        grading = partial(keypress, engine, busy, view.item, position)
+        view, began = counted(engine, grading, on="begin")
+        assert began == 2
         assert view.position == position
         assert view.progress == assignment.progress(engine, "p", busy, view.item.query_id)
     assert view.progress.query_done == 2 and view.progress.pool_done == 2
