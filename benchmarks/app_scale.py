@@ -406,12 +406,13 @@ def working_pages(
         presser.wait(timeout=120)
     if presser.returncode:
         raise RuntimeError("the keys pressed meanwhile failed")
-    return shown, json.loads(times.read_text())
+    return shown, [ms for _, ms in json.loads(times.read_text())]
 
 
 def press(url: str, stop: Path, out: Path) -> None:
-    """Press keys as ``PRESSERS`` until ``stop`` exists; write their milliseconds to
-    ``out``. Each presser judges their next item, or revises an earlier one."""
+    """Press keys as ``PRESSERS`` until ``stop`` exists; write to ``out`` when each began
+    (epoch seconds) and its milliseconds. Each presser judges their next item, or revises
+    an earlier one."""
     from annotator.labeling import page_position
     from storage.db import make_engine
 
@@ -419,7 +420,7 @@ def press(url: str, stop: Path, out: Path) -> None:
     engine = make_engine(url)
     rng = random.Random(7)
     views = {name: page_position.view(engine, "p", users[name], None) for name in PRESSERS}
-    times: list[float] = []
+    times: list[tuple[float, float]] = []
     turn = 0
     while not stop.exists():
         name = PRESSERS[turn % len(PRESSERS)]
@@ -427,9 +428,9 @@ def press(url: str, stop: Path, out: Path) -> None:
         user, view = users[name], views[name]
         if view.item is None:  # nothing left: an earlier item, graded again
             view = page_position.view(engine, "p", user, rng.randrange(max(view.judged, 1)))
-        started = time.perf_counter()
+        began, started = time.time(), time.perf_counter()
         views[name] = keypress(engine, user, view.item)
-        times.append((time.perf_counter() - started) * 1000)
+        times.append((began, (time.perf_counter() - started) * 1000))
         time.sleep(PRESS_EVERY)
     out.write_text(json.dumps(times))
     engine.dispose()

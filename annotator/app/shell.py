@@ -24,6 +24,7 @@ PAGES = [
     ("judge_page.py", "page_judge", "judge", True),
 ]
 st.set_page_config(page_title="qrels-studio", layout="wide")
+ui.freeze_libraries()
 
 
 def login_form() -> None:

@@ -49,13 +49,13 @@ def status(ctx: click.Context) -> None:
     echo_lines(_status(ctx.obj["db"]))
 
 
-def _serve(url: str, port: int, host: str, **settings: str) -> None:
-    """Run the app on ``url``; ``settings`` (by name, such as ``release_dir``) are the
-    app's besides the ones this process chose."""
-    from pooling.settings import child_environment, current
+def app_command(port: int, host: str) -> list[str]:
+    """The command that serves the app (``qrels serve``; ``benchmarks/served_keys.py``
+    runs the same in a process of its own)."""
+    from pooling.settings import current
 
     app = Path(__file__).parents[1] / "app" / "shell.py"
-    command = [
+    return [
         sys.executable,
         "-m",
         "streamlit",
@@ -86,7 +86,23 @@ def _serve(url: str, port: int, host: str, **settings: str) -> None:
         "false",
         "--server.enableStaticServing",
         "false",
+        # Streamlit collects every generation of garbage after each run of a page. One
+        # process serves every session, and at a million judgments the lead's kept
+        # figures make that a pause of about 170 ms holding the GIL, after every key of
+        # every annotator: the keys of all the others wait. Python's own collector still
+        # runs, when allocations call for it (docs/benchmarks.md, "Keys in the server's
+        # process").
+        "--runner.postScriptGC",
+        "false",
     ]
+
+
+def _serve(url: str, port: int, host: str, **settings: str) -> None:
+    """Run the app on ``url``; ``settings`` (by name, such as ``release_dir``) are the
+    app's besides the ones this process chose."""
+    from pooling.settings import child_environment
+
+    command = app_command(port, host)
     say("serving", url=f"http://{host}:{port}")
     # The app reads its settings as this command has them (--lang too), with this database.
     environment = child_environment(database_url=url, **settings)

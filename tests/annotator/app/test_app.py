@@ -84,6 +84,19 @@ def test_a_logged_out_visitor_sees_only_the_login_form(demo_url):
     assert "Relevance rubric" not in shown_text(at)
 
 
+def test_the_apps_first_run_freezes_the_libraries_out_of_the_collections(demo_url):
+    """Every session of a process waits while a full garbage collection holds the GIL: with
+    the libraries' objects frozen at the first run, one takes milliseconds, not 130 ms
+    (benchmarks/served_keys.py). Altair is imported by then, for the lead pages."""
+    import gc
+    import sys
+
+    at = AppTest.from_file(str(SHELL), default_timeout=60).run()
+    assert not at.exception
+    assert "altair" in sys.modules
+    assert gc.get_freeze_count() > 50_000
+
+
 def test_a_wrong_password_is_refused(demo_url):
     at = log_in(AppTest.from_file(str(SHELL), default_timeout=60).run(), "annotator1", "nope")
     assert at.error[0].value.startswith("Wrong user name or password")

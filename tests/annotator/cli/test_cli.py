@@ -180,3 +180,26 @@ def test_pool_commands(qrels, tmp_path, monkeypatch):
     assert result.stderr == "错误：depth 必须是不小于 1 的整数，实际为 0\n"
     result = qrels("pool", "build", "p2", "--systems", "run:missing", "--depth", "3", expect=2)
     assert "unknown run 'missing'" in result.stderr
+
+
+def test_serve_runs_streamlit_without_its_full_collection_after_every_page_run(
+    tmp_path, monkeypatch
+):
+    """One process serves every session: Streamlit's collection of every generation after
+    each run held the GIL for a sixth of a second at a million judgments, after every key,
+    and the other annotators' keys waited (benchmarks/served_keys.py). ``qrels serve``
+    turns it off, by an option this Streamlit still knows."""
+    import os
+
+    from streamlit import config
+
+    started = []
+    monkeypatch.setattr(os, "execve", lambda path, args, env: started.append(args))
+    result = CliRunner().invoke(cli, ["--db", f"sqlite:///{tmp_path / 'q.db'}", "init"])
+    assert result.exit_code == 0, result.output
+    result = CliRunner().invoke(cli, ["--db", f"sqlite:///{tmp_path / 'q.db'}", "serve"])
+    assert result.exit_code == 0, result.output
+    arguments = started[0]
+    at = arguments.index("--runner.postScriptGC")
+    assert arguments[at + 1] == "false"
+    assert "runner.postScriptGC" in config.get_config_options()
