@@ -87,11 +87,11 @@ def app_command(port: int, host: str) -> list[str]:
         "--server.enableStaticServing",
         "false",
         # Streamlit collects every generation of garbage after each run of a page. One
-        # process serves every session, and at a million judgments the lead's kept
-        # figures make that a pause of about 170 ms holding the GIL, after every key of
-        # every annotator: the keys of all the others wait. Python's own collector still
-        # runs, when allocations call for it (docs/benchmarks.md, "Keys in the server's
-        # process").
+        # process serves every session, and over the libraries' objects alone that is a
+        # pause of some 130 ms holding the GIL, after every key of every annotator: the
+        # keys of all the others wait. Python's own collector still runs, when
+        # allocations call for it, over what ui.freeze_libraries left unfrozen
+        # (docs/benchmarks.md, "Keys in the server's process").
         "--runner.postScriptGC",
         "false",
     ]
