@@ -64,7 +64,7 @@ def freeze_libraries() -> None:
     nothing refers to them; at the first run little but the libraries is alive."""
     if gc.get_freeze_count():
         return
-    from annotator.app import charts  # noqa: F401  (Altair: the lead pages' largest library)
+    import altair  # noqa: F401  (the lead pages' charts: their largest library)
 
     gc.collect()
     gc.freeze()
