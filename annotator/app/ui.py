@@ -55,6 +55,11 @@ USER_KEY, LANG_KEY, POOL_KEY, SESSION_KEY = "user_id", "lang", "pool", "login_se
 COOKIE = "qrels_session"
 
 
+# Whether ``freeze_libraries`` has run in this process. Not ``gc.get_freeze_count()``: that
+# walks every frozen object, some 11 ms, and every run of every page (each key) asks.
+_frozen = False
+
+
 def freeze_libraries() -> None:
     """Once per process, at its first run: the libraries the pages draw with imported, then
     every object alive moved out of the garbage collector's reach (``gc.freeze``). One
@@ -62,8 +67,10 @@ def freeze_libraries() -> None:
     190,000 objects, which never become garbage, each took about 130 ms in which no other
     session's key moved (benchmarks/served_keys.py). Frozen objects are still freed when
     nothing refers to them; at the first run little but the libraries is alive."""
-    if gc.get_freeze_count():
+    global _frozen
+    if _frozen:
         return
+    _frozen = True
     import altair  # noqa: F401  (the lead pages' charts: their largest library)
 
     gc.collect()

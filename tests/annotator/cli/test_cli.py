@@ -186,7 +186,7 @@ def test_serve_runs_streamlit_without_its_full_collection_after_every_page_run(
     tmp_path, monkeypatch
 ):
     """One process serves every session: Streamlit's collection of every generation after
-    each run held the GIL for a sixth of a second at a million judgments, after every key,
+    each run held the GIL for some 130 ms, over the libraries' objects, after every key,
     and the other annotators' keys waited (benchmarks/served_keys.py). ``qrels serve``
     turns it off, by an option this Streamlit still knows."""
     import os
