@@ -8,7 +8,9 @@ be reached they skip, except in CI (``CI`` or ``QRELS_REQUIRE_POSTGRES`` set), w
 
 from __future__ import annotations
 
+import functools
 import os
+import sys
 import threading
 import uuid
 from collections.abc import Callable, Iterable, Iterator
@@ -21,7 +23,8 @@ from sqlalchemy.engine import Engine, make_url
 from sqlmodel import SQLModel, select
 
 import storage.models  # noqa: F401
-from storage.db import database_url, make_engine, session_scope, upgrade
+from storage.db import database_url, session_scope
+from tests.migrated_template import MigratedTemplates
 
 pytest_plugins = ["tests.browser_support"]
 
@@ -39,6 +42,15 @@ def postgres_required() -> bool:
 
 def _admin_engine() -> Engine:
     return create_engine(database_url(POSTGRES_URL), isolation_level="AUTOCOMMIT")
+
+
+def _admin_execute(statement: str) -> None:
+    admin = _admin_engine()
+    try:
+        with admin.connect() as connection:
+            connection.execute(text(statement))
+    finally:
+        admin.dispose()
 
 
 def postgres_available() -> str | None:
@@ -93,13 +105,44 @@ def db_url(request, tmp_path, postgres_reason) -> Iterator[str]:
     yield from _new_database_url(request.param, tmp_path, postgres_reason)
 
 
+@pytest.fixture(scope="session")
+def migrated_templates(tmp_path_factory, postgres_reason) -> Iterator[MigratedTemplates]:
+    """The session's migrated databases, which ``engine`` copies (tests/migrated_template.py)."""
+    schemas: list[str] = []
+
+    def new_postgres_schema() -> tuple[str, str]:
+        schema = f"template_{uuid.uuid4().hex[:12]}"
+        _admin_execute(f"CREATE SCHEMA {schema}")
+        schemas.append(schema)
+        return schema, _postgres_schema_url(schema)
+
+    yield MigratedTemplates(tmp_path_factory.mktemp("template"), new_postgres_schema)
+    for schema in schemas:
+        _admin_execute(f"DROP SCHEMA {schema} CASCADE")
+
+
 @pytest.fixture
-def engine(db_url) -> Iterator[Engine]:
-    """A migrated, empty database on each backend."""
-    engine = make_engine(db_url)
-    upgrade(engine)
+def engine(db_url, migrated_templates) -> Iterator[Engine]:
+    """A migrated, empty database on each backend: a copy of the session's template, the
+    same as ``upgrade`` makes (tests/storage/test_migrated_template.py)."""
+    engine = migrated_templates.migrated_engine(db_url)
     yield engine
     engine.dispose()
+
+
+@pytest.fixture(autouse=True)
+def components_scanned_once() -> None:
+    """Streamlit's ``AppTest.run`` looks through every installed package's metadata for
+    components, once for each new AppTest (~0.6 s on 2 cores); the packages installed do
+    not change during a test session, so the first look's answer serves every AppTest.
+    Only where a test module has imported AppTest: other sessions do not import Streamlit."""
+    if "streamlit.testing.v1" not in sys.modules:
+        return
+    from streamlit.components.v2 import manifest_scanner
+
+    scan = manifest_scanner.scan_component_manifests
+    if not hasattr(scan, "cache_info"):
+        manifest_scanner.scan_component_manifests = functools.cache(scan)
 
 
 def snapshot(engine: Engine) -> dict[str, list[tuple]]:
