@@ -58,6 +58,13 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "{folder}：自身完好（每个文件都与清单一致）；没有可比对的数据库，"
         "因此无法确认它就是当初创建的发布（请用 --db 指定数据库）",
     },
+    "release_out_old_form": {
+        "en": "warning: --out {out} ends in the version, so it is read as before 0.2.0, as "
+        "the release's own folder; this form is accepted until 0.3.0. --out now names the "
+        "folder that holds releases: write --out {root}",
+        "zh": "警告：--out {out} 以版本号结尾，因此按 0.2.0 之前的方式理解为该发布自身的文件夹；"
+        "此写法只接受到 0.3.0 为止。--out 现在指存放各发布的文件夹：请写 --out {root}",
+    },
     "release_checked_alone": {
         "en": "{folder}: checked against its own manifest only; no database record was "
         "compared (qrels release verify FOLDER --db URL tells whether it is the release "

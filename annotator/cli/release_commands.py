@@ -18,7 +18,8 @@ from annotator.cli.context import (
 )
 from annotator.cli.formatting import coverage_lines, diff_lines, pool_result_lines, release_lines
 from pooling.grades import DEFAULT_POLICY, POLICIES
-from pooling.i18n import LocalizedError
+from pooling.i18n import LocalizedError, t
+from pooling.release_folder import valid_version
 
 run_file = click.Path(dir_okay=False, path_type=Path)
 
@@ -53,12 +54,27 @@ def release_create(ctx, version, pool_name, out, policy, allow_unresolved, accep
         engine(ctx),
         version,
         pool_name,
-        out,
+        release_root(out, version),
         policy=policy,
         allow_unresolved=allow_unresolved,
         accept_carried=accept_carried,
     )
     echo_lines(release_lines(version, result.folder, result.manifest))
+
+
+def release_root(out: Path, version: str) -> Path:
+    """The folder that holds releases, from ``--out``. Before 0.2.0 ``--out`` named the
+    release's own folder; until 0.3.0 an ``--out`` whose last part is the version is still
+    read so (a script's ``--out releases/v1`` writes ``releases/v1``, not
+    ``releases/v1/v1``, where it would read an empty folder), with a warning on stderr that
+    says what to write instead. The old form wrote into an existing empty folder: that
+    folder is removed so that the release takes its place."""
+    if out.name != version or not valid_version(version):
+        return out
+    click.echo(t("release_out_old_form", None, out=out, root=out.parent), err=True)
+    if out.is_dir() and not any(out.iterdir()):
+        out.rmdir()
+    return out.parent
 
 
 @release.command("verify")
