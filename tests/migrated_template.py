@@ -92,6 +92,27 @@ def capture_postgres(url: str, schema: str) -> list[Statement]:
     return statements
 
 
+def batched(statements: list[Statement]) -> list[Statement]:
+    """``statements`` with each run of those sent without parameters joined into one, which
+    the server takes in one round trip (138 statements at 0017, all but three without).
+    A statement sent with an empty set of parameters had its ``%`` written ``%%`` for the
+    driver; alone in a batch it is written as the server reads it."""
+    out: list[Statement] = []
+    run: list[str] = []
+    for statement in statements:
+        if statement.many or statement.parameters:
+            if run:
+                out.append(Statement(";\n".join(run), None))
+                run = []
+            out.append(statement)
+        else:
+            sent_bare = statement.parameters is None
+            run.append(statement.sql if sent_bare else statement.sql.replace("%%", "%"))
+    if run:
+        out.append(Statement(";\n".join(run), None))
+    return out
+
+
 def replay(engine: Engine, statements: list[Statement]) -> None:
     """Run ``statements`` on ``engine``'s database, in one transaction, through the
     driver as they were first sent."""
@@ -129,7 +150,7 @@ class MigratedTemplates:
     def postgres(self) -> list[Statement]:
         if self._postgres is None:
             schema, url = self._new_postgres_schema()
-            self._postgres = capture_postgres(url, schema)
+            self._postgres = batched(capture_postgres(url, schema))
         return self._postgres
 
     def migrated_engine(self, url: str) -> Engine:
