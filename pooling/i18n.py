@@ -19,9 +19,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TypeGuard
 
-from pooling import settings
+from pooling import choices
 
-LANGUAGES = settings.LANGUAGES
+LANGUAGES = choices.LANGUAGES
 
 MESSAGES: dict[str, dict[str, str]] = {
     # -- a folder of documents, a list of questions (pooling.document_folder, question_files)
@@ -544,9 +544,9 @@ def register(messages: dict[str, dict[str, str]]) -> None:
 
 
 def current_language() -> str:
-    """The language for messages (``pooling.settings``): the one the command chose
+    """The language for messages (``pooling.choices``): the one the command chose
     (``--lang``), else ``QRELS_LANG``, else the locale, else English."""
-    return settings.current().language
+    return choices.language()
 
 
 def t(key: str, lang: str | None = None, **params: object) -> str:

@@ -13,15 +13,19 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 
-LANGUAGES = ("en", "zh")
+from pooling import choices
+from pooling.choices import CHOSEN, LANGUAGE_VARIABLE, chosen_values, language
+from pooling.i18n import LocalizedError
+
+LANGUAGES = choices.LANGUAGES
+
 # Setting -> the environment variable it is read from.
 VARIABLES = {
     "database_url": "QRELS_DATABASE_URL",
-    "language": "QRELS_LANG",
+    "language": LANGUAGE_VARIABLE,
     "upload_limit_mb": "QRELS_UPLOAD_LIMIT_MB",
     "cache_dir": "QRELS_CACHE_DIR",
     "release_dir": "QRELS_RELEASE_DIR",
@@ -41,15 +45,12 @@ class Settings:
     release_dir: Path
 
 
-_CHOSEN: ContextVar[Mapping[str, object] | None] = ContextVar("qrels_chosen", default=None)
-
-
 def current(environ: Mapping[str, str] | None = None) -> Settings:
     """The settings in force: what the running command chose (``chosen``), else
     ``environ`` (the process's environment), else the defaults. Raises ``LocalizedError``
     for an upload limit that is not a whole number of megabytes."""
     env = os.environ if environ is None else environ
-    chosen = _CHOSEN.get() or {}
+    chosen = chosen_values()
 
     def read(name: str) -> str:
         value = chosen.get(name)
@@ -57,30 +58,17 @@ def current(environ: Mapping[str, str] | None = None) -> Settings:
 
     return Settings(
         database_url=read("database_url") or None,
-        language=_language(read("language"), env),
+        language=language(env),
         upload_limit_mb=_megabytes(read("upload_limit_mb")),
         cache_dir=Path(read("cache_dir") or Path.home() / ".cache" / "qrels-studio"),
         release_dir=Path(read("release_dir") or "releases"),
     )
 
 
-def _language(explicit: str, env: Mapping[str, str]) -> str:
-    """``explicit`` when it is a language, else the locale's, else English."""
-    if explicit.lower() in LANGUAGES:
-        return explicit.lower()
-    for variable in ("LC_ALL", "LC_MESSAGES", "LANG"):
-        value = env.get(variable, "").lower()
-        if value:
-            return "zh" if value.startswith("zh") else "en"
-    return "en"
-
-
 def _megabytes(text: str) -> int:
     if not text:
         return UPLOAD_LIMIT_MB
     if not text.isdigit() or int(text) < 1:
-        from pooling.i18n import LocalizedError  # i18n reads the language from here
-
         raise LocalizedError(
             "setting_not_megabytes", variable=VARIABLES["upload_limit_mb"], value=text
         )
@@ -95,11 +83,11 @@ def chosen(**values: object) -> Iterator[Settings]:
     if unknown:
         raise TypeError(f"unknown settings: {', '.join(sorted(unknown))}")
     picked = {name: value for name, value in values.items() if value is not None}
-    token = _CHOSEN.set({**(_CHOSEN.get() or {}), **picked})
+    token = CHOSEN.set({**chosen_values(), **picked})
     try:
         yield current()
     finally:
-        _CHOSEN.reset(token)
+        CHOSEN.reset(token)
 
 
 # One BLAS thread per process (OpenBLAS, OpenMP, MKL) unless the environment says otherwise:
@@ -114,6 +102,6 @@ def child_environment(**extra: str) -> dict[str, str]:
     in this process and ``extra`` (settings by name) written in, and ``ONE_BLAS_THREAD``
     where it sets none."""
     environment = {**ONE_BLAS_THREAD, **os.environ}
-    for name, value in {**(_CHOSEN.get() or {}), **extra}.items():
+    for name, value in {**chosen_values(), **extra}.items():
         environment[VARIABLES[name]] = str(value)
     return environment

@@ -2,7 +2,8 @@
 pool, and every answer it got, one row per candidate and attempt.
 
 Kept beside ``storage.models`` (which imports this module, so that the schema is one
-metadata) because that module is the size one reads in a sitting. A valid answer is also a
+metadata) because that module is the size one reads in a sitting; the kinds of column both
+declare are ``storage.columns``'. A valid answer is also a
 judgment of the model's account in the ``judgment`` table, never a person's; the row here
 keeps what a judgment cannot: the prompt's hash, the model the server reported, the cited
 evidence, the tokens and the failures.
@@ -16,7 +17,7 @@ from sqlalchemy import CheckConstraint, Column, DateTime, Index, Text
 from sqlmodel import Field, SQLModel
 
 from pooling.grades import sql_range
-from storage.models import _created, _in, _json
+from storage.columns import created_field, json_field, one_of
 
 RUN_STATUSES = ("running", "done", "stopped", "failed")
 ANSWER_STATUSES = ("graded", "failed")
@@ -29,7 +30,7 @@ class JudgeRun(SQLModel, table=True):
 
     __tablename__ = "judge_run"
     __table_args__ = (
-        CheckConstraint(_in("status", RUN_STATUSES), name="judge_run_status_valid"),
+        CheckConstraint(one_of("status", RUN_STATUSES), name="judge_run_status_valid"),
         Index("ix_judge_run_pool_model_prompt", "pool_id", "model", "prompt_hash"),
     )
 
@@ -44,8 +45,8 @@ class JudgeRun(SQLModel, table=True):
     prompt_version: str
     prompt_hash: str
     rubric_version: str
-    prompt: dict = _json(default_factory=dict)  # the templates sent
-    settings: dict = _json(default_factory=dict)
+    prompt: dict = json_field(default_factory=dict)  # the templates sent
+    settings: dict = json_field(default_factory=dict)
     status: str = "running"
     stop_requested: bool = False
     error: str = ""  # why a run failed, as a message key
@@ -57,8 +58,8 @@ class JudgeRun(SQLModel, table=True):
     tokens_in: int = 0
     tokens_out: int = 0
     request_seconds: float = 0.0
-    created_at: datetime = _created()
-    updated_at: datetime = _created()
+    created_at: datetime = created_field()
+    updated_at: datetime = created_field()
     finished_at: datetime | None = Field(
         default=None, sa_column=Column(DateTime(timezone=True), nullable=True)
     )
@@ -71,7 +72,7 @@ class JudgeAnswer(SQLModel, table=True):
 
     __tablename__ = "judge_answer"
     __table_args__ = (
-        CheckConstraint(_in("status", ANSWER_STATUSES), name="judge_answer_status_valid"),
+        CheckConstraint(one_of("status", ANSWER_STATUSES), name="judge_answer_status_valid"),
         CheckConstraint(f"grade IS NULL OR ({sql_range('grade')})", name="judge_answer_grade"),
         CheckConstraint(
             "(status = 'graded') = (grade IS NOT NULL)", name="judge_answer_graded_has_grade"
@@ -93,7 +94,7 @@ class JudgeAnswer(SQLModel, table=True):
     failure: str | None = None
     detail: str = Field(default="", sa_column=Column(Text, nullable=False))
     content: str = Field(default="", sa_column=Column(Text, nullable=False))  # as answered
-    flags: list = _json(default_factory=list)
+    flags: list = json_field(default_factory=list)
     # The probability the model gave the grade it chose (from the server's logprobs).
     probability: float | None = None
     served_model: str = ""
@@ -101,4 +102,4 @@ class JudgeAnswer(SQLModel, table=True):
     tokens_out: int | None = None
     seconds: float = 0.0
     judgment_id: int | None = Field(default=None, foreign_key="judgment.id")
-    created_at: datetime = _created()
+    created_at: datetime = created_field()

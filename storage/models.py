@@ -12,10 +12,8 @@ before that flush), and every reader meets rows that have one.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
 
 from sqlalchemy import (
-    JSON,
     BigInteger,
     CheckConstraint,
     Column,
@@ -26,12 +24,12 @@ from sqlalchemy import (
     UniqueConstraint,
     text,
 )
-from sqlalchemy.dialects.postgresql import JSONB
 from sqlmodel import Field, SQLModel
 
 from pooling.grades import sql_range
 from pooling.readers import SPLITS
-from storage.clock import utcnow
+from storage.clock import utcnow  # noqa: F401  (models.utcnow, as its callers know it)
+from storage.columns import created_field, json_field, one_of
 from storage.sample_tables import QuerySample, QuerySampleMember  # noqa: F401  (in the schema)
 from storage.session_tables import LoginSession  # noqa: F401  (in the schema)
 from storage.tally_tables import (  # noqa: F401  (in the schema)
@@ -42,19 +40,9 @@ from storage.tally_tables import (  # noqa: F401  (in the schema)
     counted,
 )
 
-JSONType = JSON().with_variant(JSONB(), "postgresql")
-
 ROLES = ("annotator", "lead")
 USER_KINDS = ("human", "model")
 SYSTEM_KINDS = ("lexical", "vector", "fusion", "external_run", "manual", "model_judge")
-
-
-def _json(**kwargs: Any) -> Any:
-    return Field(sa_column=Column(JSONType, nullable=False), **kwargs)
-
-
-def _created() -> Any:
-    return Field(default_factory=utcnow, sa_column=Column(DateTime(timezone=True), nullable=False))
 
 
 # ``PoolCandidate.required`` of a candidate nobody is asked about as ordinary work.
@@ -63,19 +51,15 @@ NOT_ASKED = 0
 OPEN_HOLD = "slot IS NOT NULL AND done_at IS NULL"
 
 
-def _in(column: str, values: tuple[str, ...]) -> str:
-    return f"{column} IN ({', '.join(repr(v) for v in values)})"
-
-
 class CorpusVersion(SQLModel, table=True):
     __tablename__ = "corpus_version"
 
     id: int = Field(default=None, primary_key=True)
     name: str = Field(unique=True, index=True)
-    chunking: dict = _json(default_factory=dict)
+    chunking: dict = json_field(default_factory=dict)
     content_hash: str
     source: str = ""
-    created_at: datetime = _created()
+    created_at: datetime = created_field()
     # Counted by the import that made it (a version never changes), for ``qrels status``.
     documents: int = counted()
     chunks: int = counted()
@@ -89,7 +73,7 @@ class Document(SQLModel, table=True):
     corpus_version_id: int = Field(foreign_key="corpus_version.id", index=True)
     doc_id: str
     title: str = ""
-    meta: dict = _json(default_factory=dict)
+    meta: dict = json_field(default_factory=dict)
     # sha256 of the document's text: two corpus versions hold the same document when its id
     # and this agree. None when the text never reached the import (chunks without
     # ``--documents``) or the version was imported before it was recorded.
@@ -125,25 +109,25 @@ class QuerySet(SQLModel, table=True):
     name: str = Field(unique=True, index=True)
     content_hash: str
     source: str = ""
-    created_at: datetime = _created()
+    created_at: datetime = created_field()
 
 
 class Query(SQLModel, table=True):
     __tablename__ = "query"
     __table_args__ = (
         UniqueConstraint("query_set_id", "query_id"),
-        CheckConstraint(_in("split", SPLITS), name="query_split_valid"),
+        CheckConstraint(one_of("split", SPLITS), name="query_split_valid"),
     )
 
     id: int = Field(default=None, primary_key=True)
     query_set_id: int = Field(foreign_key="query_set.id", index=True)
     query_id: str
     text: str = Field(sa_column=Column(Text, nullable=False))
-    slices: list = _json(default_factory=list)
+    slices: list = json_field(default_factory=list)
     split: str
     answerable: bool = True
     notes: str = ""
-    meta: dict = _json(default_factory=dict)
+    meta: dict = json_field(default_factory=dict)
 
 
 class System(SQLModel, table=True):
@@ -152,7 +136,7 @@ class System(SQLModel, table=True):
     __tablename__ = "system"
     __table_args__ = (
         UniqueConstraint("name", "query_set_id", "corpus_version_id"),
-        CheckConstraint(_in("kind", SYSTEM_KINDS), name="system_kind_valid"),
+        CheckConstraint(one_of("kind", SYSTEM_KINDS), name="system_kind_valid"),
     )
 
     id: int = Field(default=None, primary_key=True)
@@ -160,9 +144,9 @@ class System(SQLModel, table=True):
     kind: str
     query_set_id: int = Field(foreign_key="query_set.id", index=True)
     corpus_version_id: int = Field(foreign_key="corpus_version.id", index=True)
-    config: dict = _json(default_factory=dict)
+    config: dict = json_field(default_factory=dict)
     content_hash: str = ""
-    created_at: datetime = _created()
+    created_at: datetime = created_field()
     entries: int = counted()  # its run's entries, counted by the import that made them
 
 
@@ -191,9 +175,9 @@ class Pool(SQLModel, table=True):
     name: str = Field(unique=True, index=True)
     query_set_id: int = Field(foreign_key="query_set.id", index=True)
     corpus_version_id: int = Field(foreign_key="corpus_version.id", index=True)
-    config: dict = _json(default_factory=dict)
+    config: dict = json_field(default_factory=dict)
     overlap: int = 2
-    created_at: datetime = _created()
+    created_at: datetime = created_field()
 
 
 class PoolCandidate(SQLModel, table=True):
@@ -218,7 +202,7 @@ class PoolCandidate(SQLModel, table=True):
     # Distinct human annotators with a judgment of its (query, chunk), from the app, an
     # import or a carry: it is complete at its pool's overlap (storage.tallies keeps it).
     judges: int = Field(default=0, sa_column=Column(Integer, nullable=False, server_default="0"))
-    added_at: datetime = _created()
+    added_at: datetime = created_field()
 
 
 class CandidateSource(SQLModel, table=True):
@@ -238,8 +222,8 @@ class CandidateSource(SQLModel, table=True):
 class User(SQLModel, table=True):
     __tablename__ = "app_user"
     __table_args__ = (
-        CheckConstraint(_in("role", ROLES), name="user_role_valid"),
-        CheckConstraint(_in("kind", USER_KINDS), name="user_kind_valid"),
+        CheckConstraint(one_of("role", ROLES), name="user_role_valid"),
+        CheckConstraint(one_of("kind", USER_KINDS), name="user_kind_valid"),
     )
 
     id: int = Field(default=None, primary_key=True)
@@ -257,7 +241,7 @@ class User(SQLModel, table=True):
     last_failed_login: datetime | None = Field(
         default=None, sa_column=Column(DateTime(timezone=True), nullable=True)
     )
-    created_at: datetime = _created()
+    created_at: datetime = created_field()
 
 
 class LoginThrottle(SQLModel, table=True):
@@ -289,7 +273,7 @@ class JudgmentBatch(SQLModel, table=True):
     source: str
     format: str
     content_hash: str
-    created_at: datetime = _created()
+    created_at: datetime = created_field()
 
 
 class Judgment(SQLModel, table=True):
@@ -323,7 +307,7 @@ class Judgment(SQLModel, table=True):
     # is (1, 2, ... as the annotator changes it); unique, so a double click writes once.
     assignment_id: int | None = Field(default=None, foreign_key="assignment.id")
     revision: int | None = None
-    created_at: datetime = _created()
+    created_at: datetime = created_field()
 
 
 class Assignment(SQLModel, table=True):
@@ -368,7 +352,7 @@ class Assignment(SQLModel, table=True):
     user_id: int = Field(foreign_key="app_user.id")
     slot: int | None = None
     revision: int = 0
-    taken_at: datetime = _created()
+    taken_at: datetime = created_field()
     expires_at: datetime = Field(sa_column=Column(DateTime(timezone=True), nullable=False))
     done_at: datetime | None = Field(
         default=None, sa_column=Column(DateTime(timezone=True), nullable=True)
@@ -401,7 +385,7 @@ class GoldItem(SQLModel, table=True):
     rationale: str = ""
     source: str  # "adjudication" or "release:<version>"
     user_id: int | None = Field(default=None, foreign_key="app_user.id")  # None: command line
-    created_at: datetime = _created()
+    created_at: datetime = created_field()
 
 
 class Adjudication(SQLModel, table=True):
@@ -421,7 +405,7 @@ class Adjudication(SQLModel, table=True):
     grade: int
     rationale: str = ""
     policy: str = ""
-    created_at: datetime = _created()
+    created_at: datetime = created_field()
 
 
 class CarriedMapping(SQLModel, table=True):
@@ -454,12 +438,12 @@ class Release(SQLModel, table=True):
     id: int = Field(default=None, primary_key=True)
     version: str = Field(unique=True, index=True)
     pool_id: int = Field(foreign_key="pool.id")
-    manifest: dict = _json(default_factory=dict)
+    manifest: dict = json_field(default_factory=dict)
     manifest_sha256: str
-    created_at: datetime = _created()
+    created_at: datetime = created_field()
 
 
 # The model judge's tables live in a module of their own; imported here so that this module
 # still names the whole schema (``SQLModel.metadata``) for the migrations and the tests.
 import storage.figure_tables  # noqa: E402, F401  (the lead's maintained figures)
-import storage.judge_tables  # noqa: E402, F401  (a plain import: that module imports this one)
+import storage.judge_tables  # noqa: E402, F401  (the model judge's runs and answers)

@@ -6,8 +6,9 @@ pages reach the database only through domain functions.
 
 ``annotator`` is a few shared modules (at most ``MAX_SHARED``, importing no room) and rooms,
 subpackages named for what a person looks for. A room imports only the rooms listed as its
-neighbours in ``ROOMS``, which go one way, and no module of ``annotator`` takes part in an
-import cycle. Every import statement counts, including those inside functions.
+neighbours in ``ROOMS``, which go one way. No module of any package takes part in an import
+cycle, and none imports another's private name (``_x``). Every import statement counts,
+including those inside functions.
 """
 
 from __future__ import annotations
@@ -140,8 +141,10 @@ def module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def targets(source: str, known: set[str]) -> list[tuple[int, str]]:
-    """``(line, module)`` for every module of ``annotator`` that ``source`` imports, at any
+def targets(
+    source: str, known: set[str], packages: tuple[str, ...] = ("annotator",)
+) -> list[tuple[int, str]]:
+    """``(line, module)`` for every module of ``packages`` that ``source`` imports, at any
     depth: ``from a.b import c`` imports ``a.b.c`` where that is a module of ``known``,
     else ``a.b``."""
     found = []
@@ -152,7 +155,7 @@ def targets(source: str, known: set[str]) -> list[tuple[int, str]]:
             for alias in node.names:
                 name = f"{node.module}.{alias.name}"
                 found.append((node.lineno, name if name in known else node.module))
-    return [(line, name) for line, name in found if within(name, ("annotator",))]
+    return [(line, name) for line, name in found if within(name, packages)]
 
 
 def room_of(module: str) -> str | None:
@@ -188,10 +191,10 @@ def annotator_sources() -> dict[Path, str]:
 
 
 def import_graph(sources: dict[Path, str]) -> dict[str, set[str]]:
-    """Module -> the modules of ``annotator`` it imports (at any depth, itself left out)."""
+    """Module -> the modules of ``sources`` it imports (at any depth, itself left out)."""
     known = {module_name(path) for path in sources}
     return {
-        module_name(path): {m for _, m in targets(source, known) if m in known}
+        module_name(path): {m for _, m in targets(source, known, PACKAGES) if m in known}
         - {module_name(path)}
         for path, source in sources.items()
     }
@@ -228,8 +231,10 @@ def test_every_room_imports_only_its_neighbours():
     assert found == []
 
 
-def test_no_module_of_annotator_takes_part_in_an_import_cycle():
-    assert cycle(import_graph(annotator_sources())) == []
+def test_no_module_takes_part_in_an_import_cycle():
+    sources = {path: (ROOT / path).read_text() for path in modules()}
+    assert {path.parts[0] for path in sources} == set(PACKAGES)
+    assert cycle(import_graph(sources)) == []
 
 
 def test_the_rooms_go_one_way():
@@ -278,6 +283,14 @@ def test_the_check_lets_a_room_import_its_neighbours_its_own_and_the_shared_modu
         assert room_violations(Path(path), source, known) == [], (path, source)
 
 
+def test_the_cycle_check_sees_a_cycle_below_annotator():
+    sources = {
+        Path("pooling/settings.py"): "def f():\n    from pooling.i18n import LocalizedError\n",
+        Path("pooling/i18n.py"): "from pooling import settings\n",
+    }
+    assert cycle(import_graph(sources)) == ["pooling.i18n", "pooling.settings", "pooling.i18n"]
+
+
 def test_the_cycle_check_sees_an_import_inside_a_function():
     sources = {
         Path("annotator/quality/agreement.py"): (
@@ -296,6 +309,35 @@ def test_the_cycle_check_sees_an_import_inside_a_function():
 
 
 # -- every module --------------------------------------------------------------------------
+
+
+def private_imports(path: Path, source: str) -> list[str]:
+    """Names starting with ``_`` that ``source`` (the module at ``path``) imports from
+    another module of the packages: a helper another module needs is public, or it is a
+    second copy waiting to happen."""
+    return [
+        f"{path}:{node.lineno}: imports {node.module}.{alias.name}"
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.ImportFrom) and node.module and within(node.module, PACKAGES)
+        for alias in node.names
+        if alias.name.startswith("_") and not alias.name.startswith("__")
+    ]
+
+
+def test_no_module_imports_a_private_name_of_another():
+    found = [v for path in modules() for v in private_imports(path, (ROOT / path).read_text())]
+    assert found == []
+
+
+def test_the_private_name_check_catches_one_and_lets_public_names_pass():
+    path = Path("storage/judge_tables.py")
+    assert private_imports(path, "from storage.models import _created, json_field\n") == [
+        "storage/judge_tables.py:1: imports storage.models._created"
+    ]
+    inside = "def f():\n    from annotator.quality.grade_tables import _ranges\n"
+    assert len(private_imports(path, inside)) == 1
+    assert private_imports(path, "from storage.columns import one_of\nimport _thread\n") == []
+    assert private_imports(path, "from __future__ import annotations\n") == []
 
 
 def test_no_module_name_repeats_across_packages():

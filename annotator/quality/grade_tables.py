@@ -181,7 +181,7 @@ class Kept:
         ends = self.query_start[queries + 1] << USER_BITS
         low = np.searchsorted(self.row_key, starts)
         high = np.searchsorted(self.row_key, ends)
-        return _ranges(low, high)
+        return concatenated_ranges(low, high)
 
     # -- count tables ----------------------------------------------------------------------
 
@@ -204,7 +204,7 @@ class Kept:
         else:
             queries = np.unique(queries)
             rows = self.rows_of(queries)
-            places = _ranges(self.query_start[queries], self.query_start[queries + 1])
+            places = concatenated_ranges(self.query_start[queries], self.query_start[queries + 1])
             self.counts[places] = 0
             self.coincidence[queries] = 0
             self.completed[places] = -1
@@ -226,11 +226,11 @@ class Kept:
         agreeing = ~self.gold[position]
         position, user, grade = position[agreeing], user[agreeing], grade[agreeing]
         query = self.candidate_query[position]
-        for person in _present(user):
+        for person in distinct_codes(user):
             mine = user == person
             table = self.presence.setdefault(person, np.zeros(n_queries, np.int32))
             table += np.bincount(query[mine], minlength=n_queries).astype(np.int32)
-        self._coincidence(_present(position, as_list=False))
+        self._coincidence(distinct_codes(position, as_list=False))
         self._pairs(queries, position, user, grade, every)
 
     def _coincidence(self, places: np.ndarray) -> None:
@@ -464,13 +464,13 @@ def _bounds(sizes: np.ndarray) -> list[tuple[int, int]]:
     return list(zip([0, *ends][:-1], ends, strict=True))
 
 
-def _present(values: np.ndarray, as_list: bool = True):
+def distinct_codes(values: np.ndarray, as_list: bool = True):
     """The distinct values of ``values`` (small non-negative integers), in order."""
     found = np.flatnonzero(np.bincount(values)) if len(values) else np.zeros(0, np.int64)
     return found.tolist() if as_list else found
 
 
-def _ranges(low: np.ndarray, high: np.ndarray) -> np.ndarray:
+def concatenated_ranges(low: np.ndarray, high: np.ndarray) -> np.ndarray:
     """The integers of every range [low, high), concatenated."""
     lengths = high - low
     if not lengths.sum():

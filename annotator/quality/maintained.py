@@ -51,7 +51,7 @@ from annotator.quality.grade_tables import (
     Places,
     SavedCandidates,
     Systems,
-    _present,
+    distinct_codes,
     saved_candidates,
 )
 from annotator.quality.pool_quality import PoolAgreement
@@ -391,7 +391,7 @@ def pool_queue(engine, pool_name: str, policy: str) -> Queue:
         # Most severe first, then in position (query, chunk id) order: a stable sort.
         judged = judged[np.argsort(-found.severity[judged], kind="stable")]
         user = kept.row_key & USER_MASK
-        graders = _present(user[kept.row_grade < SIZE])
+        graders = distinct_codes(user[kept.row_grade < SIZE])
         annotators = sorted({kept.names[u] for u in graders})
         query = kept.candidate_query[judged]
         columns = _columns(kept)

@@ -21,8 +21,8 @@ from annotator.quality.grade_tables import (
     USER_BITS,
     USER_MASK,
     Kept,
-    _present,
-    _ranges,
+    concatenated_ranges,
+    distinct_codes,
 )
 from pooling.grades import POLICIES, check_policy
 
@@ -94,7 +94,7 @@ def statuses(kept: Kept, policy: str) -> Statuses:
         kept.derived[("statuses", policy)] = found
     elif found.version != kept.version:
         queries = np.flatnonzero(kept.query_version > found.version)
-        places = _ranges(kept.query_start[queries], kept.query_start[queries + 1])
+        places = concatenated_ranges(kept.query_start[queries], kept.query_start[queries + 1])
         found.status[places], found.severity[places], found.auto[places] = _count_statuses(
             kept, policy, places
         )
@@ -184,7 +184,7 @@ def _count_versus(kept: Kept, found: Statuses, mine: Versus, queries: np.ndarray
     # Every row's cells (its graded row, and its confusion before and after where there is
     # a final grade), all people at once: (person, query, cell) in one flat index.
     # People by a lookup of their ids (small integers), not a sort of a million rows.
-    people = _present(user, as_list=False)
+    people = distinct_codes(user, as_list=False)
     rank = np.zeros(int(people.max(initial=0)) + 1, np.int64)
     rank[people] = np.arange(len(people))
     person = rank[user]

@@ -1,0 +1,39 @@
+"""What a command chose for its own run (``--lang``, ``--db``: ``pooling.settings.chosen``),
+and the language of messages that follows from it, the environment and the locale.
+
+Apart from the other settings because the messages (``pooling.i18n``) need the language
+while the settings' own errors need the messages: read here, the language leaves
+``pooling.i18n`` nothing to import from ``pooling.settings``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from contextvars import ContextVar
+
+LANGUAGES = ("en", "zh")
+LANGUAGE_VARIABLE = "QRELS_LANG"
+
+# Settings by name -> the value the running command chose for them.
+CHOSEN: ContextVar[Mapping[str, object] | None] = ContextVar("qrels_chosen", default=None)
+
+
+def chosen_values() -> Mapping[str, object]:
+    """The settings the running command chose (none outside ``settings.chosen``)."""
+    return CHOSEN.get() or {}
+
+
+def language(environ: Mapping[str, str] | None = None) -> str:
+    """The language of messages: the one the command chose, else ``QRELS_LANG`` in
+    ``environ`` (the process's environment), else the locale's, else English."""
+    env = os.environ if environ is None else environ
+    picked = chosen_values().get("language")
+    explicit = str(picked) if picked else env.get(LANGUAGE_VARIABLE, "").strip()
+    if explicit.lower() in LANGUAGES:
+        return explicit.lower()
+    for variable in ("LC_ALL", "LC_MESSAGES", "LANG"):
+        value = env.get(variable, "").lower()
+        if value:
+            return "zh" if value.startswith("zh") else "en"
+    return "en"
