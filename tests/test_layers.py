@@ -39,10 +39,11 @@ SHELL_MODULES = ("shell.py", "charts.py")  # annotator/app/ modules of the app's
 # neighbour's neighbour (``test_the_rooms_go_one_way``).
 ROOMS: dict[str, tuple[str, ...]] = {
     "labeling": (),  # who judges what next: assignment, page position, active choice, gold draw
-    # building and topping up pools, their figures (from the grades quality keeps), Judged@k
+    # building and topping up pools (from a run's Judged@k too), their figures (from the
+    # grades quality keeps)
     "pools": ("labeling", "quality.maintained", "quality.grade_tables"),
     "quality": ("labeling",),  # agreement, adjudication, gold, progress
-    "evaluation": ("pools",),  # scoring runs against a release
+    "evaluation": (),  # scoring runs against a release (Judged@k: pooling.judged_at_k)
     "releases": ("quality", "evaluation"),  # publishing releases, their files, carrying
     "judge": ("quality", "releases"),  # automatic judges against people
     "app": ("labeling", "pools", "quality", "evaluation", "releases", "judge"),

@@ -33,10 +33,10 @@ import pandas as pd
 
 from annotator.evaluation.run_files import LEVELS, RunFile, check_names, checked_run, trec_order
 from annotator.evaluation.unanswerable import unanswerable_figures
-from annotator.pools.judged import coverage
 from pooling.grades import GRADES, RELEVANT
 from pooling.grouping import GROUPINGS, groups
 from pooling.i18n import LocalizedError, check_name
+from pooling.judged_at_k import coverage
 from pooling.metrics import DEFAULT_METRICS, POOLED_UNJUDGED, Metric, parse_metrics, with_context
 from pooling.qrels import Qrels
 from pooling.release_folder import (
