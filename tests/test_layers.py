@@ -44,7 +44,7 @@ ROOMS: dict[str, tuple[str, ...]] = {
     "pools": ("labeling", "quality.maintained", "quality.grade_tables"),
     "quality": ("labeling",),  # agreement, adjudication, gold, progress
     "evaluation": (),  # scoring runs against a release (Judged@k: pooling.judged_at_k)
-    "releases": ("quality", "evaluation"),  # publishing releases, their files, carrying
+    "releases": ("quality",),  # publishing releases, their files, carrying, their diff
     "judge": ("quality", "releases"),  # automatic judges against people
     "app": ("labeling", "pools", "quality", "evaluation", "releases", "judge"),
     "cli": ("labeling", "pools", "quality", "evaluation", "releases", "judge"),  # the app by path
@@ -241,6 +241,21 @@ def test_no_module_takes_part_in_an_import_cycle():
 def test_the_rooms_go_one_way():
     rooms = {room: {n.split(".")[0] for n in neighbours} for room, neighbours in ROOMS.items()}
     assert cycle(rooms) == []
+
+
+def documented_rooms(text: str) -> dict[str, tuple[str, ...]]:
+    """The table of rooms in docs/architecture.md: the lines after ``room        may import``
+    up to the end of its block, each a room and its neighbours (``-``: none)."""
+    lines = text.split("room        may import\n", 1)[1].split("```", 1)[0].splitlines()
+    rooms = {}
+    for line in lines:
+        room, neighbours = line.split(maxsplit=1)
+        rooms[room] = () if neighbours == "-" else tuple(neighbours.split(", "))
+    return rooms
+
+
+def test_the_rooms_in_the_architecture_doc_are_the_rooms_checked_here():
+    assert documented_rooms((ROOT / "docs" / "architecture.md").read_text()) == ROOMS
 
 
 def test_at_most_eight_modules_are_directly_in_annotator():

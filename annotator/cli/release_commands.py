@@ -123,11 +123,16 @@ def _recording_database(ctx: click.Context):
 def release_diff(a: Path, b: Path, run: Path | None, k: int, as_json: bool) -> None:
     """A run's nDCG@10 and Recall@k under release A and B (with --run), then the judgments
     added, removed and changed from A to B."""
+    import dataclasses
     import json
 
+    from annotator.evaluation.comparison import run_under_two_releases
     from annotator.releases.releases import diff_releases
 
-    change = diff_releases(a, b, run=run, k=k)
+    change = diff_releases(a, b)
+    if run is not None:
+        metrics, counted = run_under_two_releases(a, b, run, k, change.level)
+        change = dataclasses.replace(change, metrics=metrics, counted=counted)
     if as_json:
         click.echo(json.dumps(change.to_dict(), ensure_ascii=False, indent=2))
     else:

@@ -19,11 +19,13 @@ import dataclasses
 import operator
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from annotator.evaluation.evaluation import Evaluation, Settings
+from annotator.evaluation.evaluation import Evaluation, Settings, evaluate, load_release
+from annotator.evaluation.run_files import read_run_file
 from pooling.i18n import LocalizedError
 from pooling.metrics import Metric, parse_metrics
 from pooling.multiple_testing import benjamini_hochberg, holm
@@ -215,3 +217,22 @@ def gate(
         largest = int(frame["queries"].max())
         raise LocalizedError("gate_nothing_gated", min=min_queries, largest=largest)
     return frame
+
+
+def run_under_two_releases(
+    a: Path | str, b: Path | str, run: Path | str, k: int = 10, level: str = "chunk"
+) -> tuple[dict[str, tuple[float, float]], tuple[int, int]]:
+    """A TREC ``run``'s nDCG@10 and Recall@k under release ``a`` and under ``b`` (name ->
+    (in A, in B)), and the queries each averages over, as ``qrels evaluate`` computes them
+    (the same queries count, the same library scores them); ``level`` is
+    ``qrels release diff``'s (``annotator.releases.releases.diff_releases``): "document"
+    scores by document, for releases on two corpus versions."""
+    names = {"nDCG@10": Metric("ndcg", 10), f"Recall@{k}": Metric("recall", k)}
+    judged = "chunk" if level == "chunk" else "doc"
+    settings = Settings(metrics=tuple(names.values()), level=judged, rounds=0)
+    source = read_run_file(run)
+    before, after = (evaluate(load_release(f), [source], settings) for f in (a, b))
+    figures = {
+        name: (before.mean(metric.name), after.mean(metric.name)) for name, metric in names.items()
+    }
+    return figures, (before.counted, after.counted)

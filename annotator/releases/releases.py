@@ -279,34 +279,16 @@ class ReleaseDiff:
         }
 
 
-def diff_releases(
-    a: Path | str, b: Path | str, run: Path | str | None = None, k: int = 10
-) -> ReleaseDiff:
+def diff_releases(a: Path | str, b: Path | str) -> ReleaseDiff:
     """Judgments added, removed and changed from release ``a`` to ``b`` (by document when
-    they are on different corpus versions: ``comparison_level``); with a TREC ``run``, its
-    nDCG@10 and Recall@k under each, as ``qrels evaluate`` computes them
-    (``annotator.evaluation.evaluation``: the same queries count, the same library scores them; at
-    document level across corpus versions)."""
+    they are on different corpus versions: ``comparison_level``). A run's figures under
+    each (``metrics``, ``counted``) are evaluation's to compute:
+    ``annotator.evaluation.comparison.run_under_two_releases``, at the diff's ``level``."""
     level, versions = comparison_level(a, b)
     judged = "chunk" if level == "chunk" else "doc"
     old, new = read_qrels(a, judged), read_qrels(b, judged)
     flat_old = {(q, c): g for q, d in old.items() for c, g in d.items()}
     flat_new = {(q, c): g for q, d in new.items() for c, g in d.items()}
-    metrics, counted = {}, None
-    if run is not None:
-        from annotator.evaluation.evaluation import Settings, evaluate, load_release
-        from annotator.evaluation.run_files import read_run_file
-        from pooling.metrics import Metric
-
-        names = {"nDCG@10": Metric("ndcg", 10), f"Recall@{k}": Metric("recall", k)}
-        settings = Settings(metrics=tuple(names.values()), level=judged, rounds=0)
-        source = read_run_file(run)
-        before, after = (evaluate(load_release(f), [source], settings) for f in (a, b))
-        metrics = {
-            name: (before.mean(metric.name), after.mean(metric.name))
-            for name, metric in names.items()
-        }
-        counted = (before.counted, after.counted)
     return ReleaseDiff(
         added=sorted((q, c, g) for (q, c), g in flat_new.items() if (q, c) not in flat_old),
         removed=sorted((q, c, g) for (q, c), g in flat_old.items() if (q, c) not in flat_new),
@@ -315,8 +297,7 @@ def diff_releases(
             for (q, c), g in flat_new.items()
             if (q, c) in flat_old and flat_old[(q, c)] != g
         ),
-        metrics=metrics,
-        counted=counted,
+        metrics={},
         level=level,
         corpus_versions=versions if level == "document" else None,
     )

@@ -14,6 +14,7 @@ from click.testing import CliRunner
 from annotator.auth import add_user
 from annotator.cli import cli
 from annotator.evaluation import evaluation
+from annotator.evaluation.comparison import run_under_two_releases
 from annotator.evaluation.run_files import RunFile
 from annotator.labeling import assignment
 from annotator.pools.pool_building import build_pool
@@ -240,15 +241,17 @@ def test_diff_and_a_runs_metrics_between_releases(released, judged, tmp_path):
     decide(judged, "q2", "c#0", 1, "on topic after all")
     second = releases.create_release(judged, "v2", "p", tmp_path).folder
     run = write(tmp_path, "run.trec", "q1 Q0 a#1 1 3 s\nq1 Q0 a#0 2 2 s\nq2 Q0 c#0 1 2 s\n")
-    change = releases.diff_releases(released, second, run=run, k=10)
+    change = releases.diff_releases(released, second)
     assert (change.added, change.removed, change.changed) == ([], [], [("q2", "c#0", 0, 1)])
-    before, after = change.metrics["Recall@10"]
+    metrics, counted = run_under_two_releases(released, second, run, k=10)
+    assert counted == (2, 2)
+    before, after = metrics["Recall@10"]
     # q1 finds both relevant chunks; q2 finds none of {b#0}, then one of {b#0, c#0}.
     assert before == pytest.approx((1.0 + 0.0) / 2) and after == pytest.approx((1.0 + 0.5) / 2)
     # The CLI: the figures first, unrounded, then the counts and the changed judgments.
     args = ["release", "diff", str(released), str(second), "--run", str(run)]
     lines = CliRunner().invoke(cli, ["--lang", "en", *args]).stdout.splitlines()
-    ndcg = change.metrics["nDCG@10"]
+    ndcg = metrics["nDCG@10"]
     assert lines[0] == f"nDCG@10: {ndcg[0]!r} -> {ndcg[1]!r} ({ndcg[1] - ndcg[0]:+})"
     assert lines[1] == "Recall@10: 0.5 -> 0.75 (+0.25)"
     assert lines[2].startswith("the metrics average over 2 -> 2 queries")
