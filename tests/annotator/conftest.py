@@ -3,27 +3,45 @@ database after some work."""
 
 from __future__ import annotations
 
+import shutil
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 import streamlit as st
 from click.testing import CliRunner
 
 from annotator.cli import cli
+from tests.migrated_template import copy_sqlite
+
+
+@pytest.fixture(scope="session")
+def demo_template(tmp_path_factory) -> Path:
+    """A folder holding ``qrels demo --no-serve --empty``'s database (``demo/qrels.db``)
+    and its index cache (``cache/``), made once per session: the demo takes about 5 s of
+    CPU (imports, a pool, two indexes), and some 40 app tests start from it."""
+    folder = tmp_path_factory.mktemp("demo_template")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("QRELS_CACHE_DIR", str(folder / "cache"))
+        patch.setenv("QRELS_LANG", "en")
+        result = CliRunner().invoke(
+            cli,
+            ["demo", "--dir", str(folder / "demo"), "--no-serve", "--empty"],
+            catch_exceptions=False,
+        )
+    assert result.exit_code == 0, result.output
+    return folder
 
 
 @pytest.fixture
-def demo_url(tmp_path, monkeypatch) -> str:
-    """``qrels demo --no-serve --empty`` in a fresh folder (nobody has graded); the app
-    reads this URL."""
+def demo_url(demo_template, tmp_path, monkeypatch) -> str:
+    """A copy of ``qrels demo --no-serve --empty`` in a fresh folder (nobody has graded),
+    its index cache copied too (``demo_template``); the app reads this URL."""
+    shutil.copytree(demo_template / "cache", tmp_path / "cache")
+    (tmp_path / "demo").mkdir()
+    copy_sqlite(demo_template / "demo" / "qrels.db", tmp_path / "demo" / "qrels.db")
     monkeypatch.setenv("QRELS_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("QRELS_LANG", "en")
-    result = CliRunner().invoke(
-        cli,
-        ["demo", "--dir", str(tmp_path / "demo"), "--no-serve", "--empty"],
-        catch_exceptions=False,
-    )
-    assert result.exit_code == 0, result.output
     url = f"sqlite:///{(tmp_path / 'demo' / 'qrels.db').resolve()}"
     monkeypatch.setenv("QRELS_DATABASE_URL", url)
     return url
