@@ -16,6 +16,7 @@ from datetime import datetime
 from sqlalchemy import exists, func, update
 from sqlmodel import Session, select
 
+from pooling.redaction import redact
 from storage.judge_tables import JudgeAnswer, JudgeRun
 from storage.models import Chunk, Judgment, Pool, PoolCandidate, Query, utcnow
 
@@ -114,6 +115,8 @@ def record_answer(
         session.add(judgment)
         session.flush()
         answer.judgment_id = judgment.id
+    # The runner hides the key it sent; this hides any key-shaped text whoever writes.
+    answer.detail, answer.content = redact(answer.detail or ""), redact(answer.content or "")
     session.add(answer)
     session.flush()
     graded = answer.status == "graded"
@@ -141,7 +144,7 @@ def finish_run(run_id: int, status: str, *, session: Session, error: str = "") -
     session.execute(
         update(JudgeRun)
         .where(JudgeRun.id == run_id)
-        .values(status=status, error=error, finished_at=now, updated_at=now)
+        .values(status=status, error=redact(error), finished_at=now, updated_at=now)
     )
 
 

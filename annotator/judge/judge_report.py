@@ -21,6 +21,7 @@ from annotator.judge.calibration import Calibration, calibrate, judge_labels
 from annotator.judge.runner import STALE_SECONDS, judge_name
 from pooling.grades import DEFAULT_POLICY, GRADES
 from pooling.i18n import NotFound
+from pooling.redaction import redact
 from storage import judge_records
 from storage.db import referenced, snapshot_scope
 from storage.judge_records import ANSWER_COLUMNS
@@ -89,6 +90,8 @@ def judge_report(
         rows = judge_records.answers_of(pool, model, prompt_hash, session=session)
         size = judge_records.pool_size(pool, session=session)
     answers = pd.DataFrame(rows, columns=ANSWER_COLUMNS)
+    # Rows written before keys were hidden are shown without them too.
+    answers["detail"] = answers["detail"].map(lambda d: redact(d) if isinstance(d, str) else d)
     last = _last_per_candidate(answers)
     judge = judge_name(model, prompt_hash)
     graded = last[last["status"] == "graded"]
@@ -156,7 +159,7 @@ def _run_row(run, answers: pd.DataFrame | None) -> dict:
         "tokens_in": run.tokens_in,
         "tokens_out": run.tokens_out,
         "failures": failures,
-        "error": run.error,
+        "error": redact(run.error or ""),
     }
 
 
@@ -303,7 +306,7 @@ def pool_runs(engine: Engine, pool_name: str) -> list[RunView]:
         RunView(
             r.id, r.model, r.prompt_hash, r.served_model, r.status, r.created_at, r.updated_at,
             r.todo, r.graded + r.failed, r.failed, r.flagged, r.asked, r.tokens_in, r.tokens_out,
-            r.error, r.status == "running" and _aware(r.updated_at) < quiet,
+            redact(r.error or ""), r.status == "running" and _aware(r.updated_at) < quiet,
         )
         for r in runs
     ]  # fmt: skip
