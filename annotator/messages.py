@@ -180,6 +180,11 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "evidence not found in the passage (misquoted)",
         "zh": "证据在片段中找不到（引用不实）",
     },
+    "judge_failure_evidence_too_short": {
+        "en": "evidence too short to show anything (under 6 letters or digits, 3 Chinese "
+        "characters)",
+        "zh": "证据太短，说明不了什么（不足 6 个字母或数字、3 个汉字）",
+    },
     "judge_failure_empty_answer": {"en": "empty answer", "zh": "回答为空"},
     "judge_failure_truncated": {
         "en": "answer cut off (max tokens)",
