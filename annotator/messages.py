@@ -133,22 +133,6 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "field '{part}' must hold exactly these placeholders, each once: {wanted}",
         "zh": "字段“{part}”必须恰好各包含一次这些占位符：{wanted}",
     },
-    "judge_base_url": {
-        "en": "'{url}' is not a base URL to use: http(s)://host[:port]/path, without a user, "
-        "password, query or fragment (a key goes in an environment variable: --api-key-env)",
-        "zh": "“{url}”不能用作基础 URL：应为 http(s)://主机[:端口]/路径，不含用户名、密码、查询参数或片段"
-        "（密钥请放在环境变量中：--api-key-env）",
-    },
-    "judge_key_variable_name": {
-        "en": "'{variable}' is not the name of an API-key variable: it must end in _API_KEY "
-        "(upper case, digits and _), e.g. OPENAI_API_KEY",
-        "zh": "“{variable}”不是 API 密钥变量名：必须以 _API_KEY 结尾（大写字母、数字和 _），"
-        "例如 OPENAI_API_KEY",
-    },
-    "judge_key_variable_unset": {
-        "en": "environment variable {variable} is not set where the judge runs",
-        "zh": "运行评判的环境中未设置环境变量 {variable}",
-    },
     "judge_setting": {
         "en": "judge setting {name} cannot be {value}",
         "zh": "评判设置 {name} 不能为 {value}",

@@ -16,9 +16,10 @@ What it refuses, and why:
   drips a byte a second never times a read out, so at the deadline a timer shuts the
   connection's socket down, which ends the read under way.
 
-The key is read by the caller (from an environment variable), sent only in the
-``Authorization`` header of the one request to the URL given, and never put in a failure:
-every detail taken from a server passes ``pooling.redaction.redact``.
+The key is read from an environment variable whose name ends in ``_API_KEY``
+(``api_key``), sent only in the ``Authorization`` header of the one request to the URL
+given (``check_base_url``: http(s), no user, password, query or fragment), and never put in
+a failure: every detail taken from a server passes ``pooling.redaction.redact``.
 
 Built on httpx, a maintained client (redirects off by default and refusable per request,
 streamed bodies, typed errors, HTTPS proxies and certificates from the usual variables)
@@ -30,12 +31,15 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import random
+import re
 import socket
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 import httpx
 
@@ -45,6 +49,10 @@ from pooling.redaction import redact
 LARGEST_ANSWER = 4 * 1024 * 1024  # bytes: a chat answer is a few kB, 1,000 embeddings ~20 MB
 LONGEST_DETAIL = 300  # characters of a failed answer's body kept as its detail
 RETRYABLE = ("http_429", "http_5xx", "timeout", "connection")
+# Variables a key may be read from: the API-key variables of providers and one's own
+# (OPENAI_API_KEY, QRELS_JUDGE_API_KEY), so that a lead cannot have the app send another of
+# the server's secrets (the database URL, say) to a URL of their choosing.
+KEY_VARIABLE = re.compile(r"[A-Z][A-Z0-9_]*_API_KEY")
 FATAL_STATUSES = (401, 403, 404)  # every later request would fail the same way
 
 
@@ -103,6 +111,42 @@ class HttpFailure(LocalizedError):
         """The key or the address is wrong (refused, or sent elsewhere): no later request
         can succeed."""
         return self.status in FATAL_STATUSES or self.code == "redirect"
+
+
+def check_base_url(url: str) -> str:
+    """``url`` without a trailing slash, if it is an http(s) URL with a host and no user,
+    password, query or fragment (a key goes in an environment variable, not the URL);
+    ``LocalizedError`` otherwise."""
+    url = url.strip().rstrip("/")
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018  (a bad port raises here)
+    except ValueError:
+        raise LocalizedError("api_base_url", url=url) from None
+    if (
+        parts.scheme not in ("http", "https")
+        or not parts.hostname
+        or parts.username is not None
+        or parts.password is not None
+        or parts.query
+        or parts.fragment
+    ):
+        raise LocalizedError("api_base_url", url=url)
+    return url
+
+
+def api_key(variable: str | None) -> str | None:
+    """The key in environment variable ``variable`` (None: no key); ``LocalizedError`` for
+    a name that is not an API-key variable's, or a variable that is not set."""
+    if variable is None or not variable.strip():
+        return None
+    variable = variable.strip()
+    if not KEY_VARIABLE.fullmatch(variable):
+        raise LocalizedError("api_key_variable_name", variable=variable)
+    value = os.environ.get(variable)
+    if not value:
+        raise LocalizedError("api_key_variable_unset", variable=variable)
+    return value
 
 
 def post_json(

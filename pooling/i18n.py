@@ -512,6 +512,22 @@ MESSAGES: dict[str, dict[str, str]] = {
     "kind_chunks": {"en": "chunks", "zh": "片段"},
     "kind_queries": {"en": "queries", "zh": "查询"},
     # -- a request to a model's server (pooling.http_client)
+    "api_base_url": {
+        "en": "'{url}' is not a base URL to use: http(s)://host[:port]/path, without a user, "
+        "password, query or fragment (a key goes in an environment variable: --api-key-env)",
+        "zh": "“{url}”不能用作基础 URL：应为 http(s)://主机[:端口]/路径，不含用户名、密码、查询参数或片段"
+        "（密钥请放在环境变量中：--api-key-env）",
+    },
+    "api_key_variable_name": {
+        "en": "'{variable}' is not the name of an API-key variable: it must end in _API_KEY "
+        "(upper case, digits and _), e.g. OPENAI_API_KEY",
+        "zh": "“{variable}”不是 API 密钥变量名：必须以 _API_KEY 结尾（大写字母、数字和 _），"
+        "例如 OPENAI_API_KEY",
+    },
+    "api_key_variable_unset": {
+        "en": "environment variable {variable} is not set where the request is made",
+        "zh": "发出请求的环境中未设置环境变量 {variable}",
+    },
     "http_redirect": {
         "en": "the server answered HTTP {status}, a redirect to {target}: not followed (the "
         "request and its key go only to the address given)",

@@ -11,23 +11,32 @@ logged or put in a message: every detail from the server passes ``redact``.
 from __future__ import annotations
 
 import json
-import os
-import re
 import threading
 import time
 from dataclasses import dataclass, field
-from urllib.parse import urlsplit
 
-from pooling.http_client import FATAL_STATUSES, HttpFailure, Limits, backoff, post_json
-from pooling.i18n import LocalizedError
+from pooling.http_client import (
+    FATAL_STATUSES,
+    HttpFailure,
+    Limits,
+    api_key,
+    backoff,
+    check_base_url,
+    post_json,
+)
 from pooling.redaction import redact
 
-__all__ = ["Endpoint", "RateLimit", "Reply", "TransportError", "backoff", "chat"]
+__all__ = [
+    "Endpoint",
+    "RateLimit",
+    "Reply",
+    "TransportError",
+    "api_key",
+    "backoff",
+    "chat",
+    "check_base_url",
+]
 
-# Variables a key may be read from: the API-key variables of providers and one's own
-# (OPENAI_API_KEY, QRELS_JUDGE_API_KEY), so that a lead cannot have the app send another of
-# the server's secrets (the database URL, say) to a URL of their choosing.
-KEY_VARIABLE = re.compile(r"[A-Z][A-Z0-9_]*_API_KEY")
 LONGEST_DETAIL = 300  # characters of a failed answer's body kept as its detail
 LARGEST_ANSWER = 2 * 1024 * 1024  # bytes: a grade with its reason and logprobs is a few kB
 
@@ -106,42 +115,6 @@ class TransportError(Exception):
     def fatal(self) -> bool:
         """The key or the model is wrong: no later request can succeed."""
         return self.status in FATAL_STATUSES or self.code == "redirect"
-
-
-def check_base_url(url: str) -> str:
-    """``url`` without a trailing slash, if it is an http(s) URL with a host and no user,
-    password, query or fragment (a key goes in an environment variable, not the URL);
-    ``LocalizedError`` otherwise."""
-    url = url.strip().rstrip("/")
-    try:
-        parts = urlsplit(url)
-        parts.port  # noqa: B018  (a bad port raises here)
-    except ValueError:
-        raise LocalizedError("judge_base_url", url=url) from None
-    if (
-        parts.scheme not in ("http", "https")
-        or not parts.hostname
-        or parts.username is not None
-        or parts.password is not None
-        or parts.query
-        or parts.fragment
-    ):
-        raise LocalizedError("judge_base_url", url=url)
-    return url
-
-
-def api_key(variable: str | None) -> str | None:
-    """The key in environment variable ``variable`` (None: no key); ``LocalizedError`` for
-    a name that is not an API-key variable's, or a variable that is not set."""
-    if variable is None or not variable.strip():
-        return None
-    variable = variable.strip()
-    if not KEY_VARIABLE.fullmatch(variable):
-        raise LocalizedError("judge_key_variable_name", variable=variable)
-    value = os.environ.get(variable)
-    if not value:
-        raise LocalizedError("judge_key_variable_unset", variable=variable)
-    return value
 
 
 def chat(endpoint: Endpoint, messages: list[dict[str, str]]) -> Reply:
