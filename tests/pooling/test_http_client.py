@@ -82,6 +82,17 @@ def test_a_server_that_drips_is_cut_off_at_the_deadline():
     assert "1" in failure.value.message("zh")
 
 
+def test_the_deadline_holds_before_the_answer_begins_too():
+    late = completion("{}")
+    late.delay = 4  # under the 5 s a read may take, over the 1 s the request may
+    with FakeChat(_always(late)) as server:
+        started = time.monotonic()
+        with pytest.raises(HttpFailure) as failure:
+            post_json(f"{server.url}/chat/completions", BODY, limits=Limits(timeout=5, deadline=1))
+        took = time.monotonic() - started
+    assert failure.value.code == "timeout" and took < 3.5
+
+
 def test_an_echoed_key_is_not_in_the_failure():
     echo = Scripted(401, {"error": {"message": f"Incorrect API key provided: {KEY}."}})
     with FakeChat(_always(echo)) as server, pytest.raises(HttpFailure) as failure:
