@@ -37,7 +37,8 @@ class Scripted:
     """One response: HTTP ``status``, a JSON ``body`` (or raw text), after ``delay``
     seconds, with extra ``headers``. For the client's limits: the body written ``copies``
     times over (a large answer without holding it whole), with no ``Content-Length`` when
-    ``announce_length`` is false, and ``drip`` seconds between its bytes (a slow server)."""
+    ``announce_length`` is false, and ``drip`` seconds between its bytes (a slow server),
+    the status line and headers too when ``drip_head``."""
 
     status: int = 200
     body: dict | str | None = None
@@ -46,6 +47,7 @@ class Scripted:
     copies: int = 1
     announce_length: bool = True
     drip: float = 0.0
+    drip_head: bool = False
 
 
 def completion(
@@ -205,7 +207,11 @@ class FakeChat:
                         self.close_connection = True
                     for name, value in scripted.headers.items():
                         self.send_header(name, value)
-                    self.end_headers()
+                    if scripted.drip_head:  # what end_headers would write, a byte at a time
+                        head, self._headers_buffer = b"".join(self._headers_buffer), []
+                        self._write(head + b"\r\n", scripted.drip)
+                    else:
+                        self.end_headers()
                     for _ in range(scripted.copies):
                         self._write(payload, scripted.drip)
                 except OSError:

@@ -82,6 +82,17 @@ def test_a_server_that_drips_is_cut_off_at_the_deadline():
     assert "1" in failure.value.message("zh")
 
 
+def test_a_server_that_drips_its_headers_is_cut_off_at_the_deadline():
+    drip = completion("{}")
+    drip.drip, drip.drip_head = 0.05, True  # the headers alone would take some 10 s
+    with FakeChat(_always(drip)) as server:
+        started = time.monotonic()
+        with pytest.raises(HttpFailure) as failure:
+            post_json(f"{server.url}/chat/completions", BODY, limits=Limits(timeout=5, deadline=1))
+        took = time.monotonic() - started
+    assert failure.value.code == "timeout" and took < 5
+
+
 def test_the_deadline_holds_before_the_answer_begins_too():
     late = completion("{}")
     late.delay = 4  # under the 5 s a read may take, over the 1 s the request may
