@@ -104,7 +104,7 @@ def judge(ctx, pool_name, model, base_url, key_variable, prompt_file, **settings
         graded=summary.graded, failed=summary.failed, flagged=summary.flagged,
         requests=summary.requests)  # fmt: skip
     if summary.error:
-        say("judge_run_error", error=summary.error)
+        say("judge_run_error", error=str(summary.told) if summary.told else summary.error)
     if summary.status == "failed":
         ctx.exit(EXIT_CANNOT_RUN)
 

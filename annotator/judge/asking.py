@@ -14,6 +14,7 @@ from annotator.judge.answer import Unusable, grade_probability, parse
 from annotator.judge.chat_client import Endpoint, RateLimit, Reply, TransportError, backoff, chat
 from annotator.judge.injection import scan
 from annotator.judge.prompt import Prompt
+from pooling.i18n import LocalizedError
 from pooling.readers import CONTROL
 from pooling.redaction import redact
 from storage.judge_records import CandidateText
@@ -37,6 +38,7 @@ class Attempt:
     evidence: str = ""
     failure: str | None = None
     detail: str = ""
+    told: LocalizedError | None = None  # the detail in any language, where there is one
     content: str = ""
     probability: float | None = None
     served_model: str = ""
@@ -100,6 +102,7 @@ def ask(asking: Asking, candidate: CandidateText) -> None:
             reply = chat(asking.endpoint, messages)
         except TransportError as error:
             attempt.failure, attempt.detail = error.code, clean(error.detail, asking)
+            attempt.told = error.told
             attempt.seconds, attempt.fatal = error.seconds, error.fatal
             attempt.final = number == last or not error.retryable
             if error.fatal:

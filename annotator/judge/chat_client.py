@@ -93,7 +93,9 @@ class Reply:
 
 class TransportError(Exception):
     """A request that brought no answer: ``code`` (``answer.TRANSPORT_FAILURES``), the HTTP
-    ``status`` where there was one, a short ``detail``, and the server's ``Retry-After``."""
+    ``status`` where there was one, a short ``detail`` (English, what is stored), the
+    server's ``Retry-After``, and ``told``: the client's account in any language, when it
+    has one."""
 
     def __init__(
         self,
@@ -102,10 +104,11 @@ class TransportError(Exception):
         status: int | None = None,
         retry_after: float | None = None,
         seconds: float = 0.0,
+        told: HttpFailure | None = None,
     ) -> None:
         super().__init__(code)
         self.code, self.detail, self.status = code, detail, status
-        self.retry_after, self.seconds = retry_after, seconds
+        self.retry_after, self.seconds, self.told = retry_after, seconds, told
 
     @property
     def retryable(self) -> bool:
@@ -131,7 +134,12 @@ def chat(endpoint: Endpoint, messages: list[dict[str, str]]) -> Reply:
         )
     except HttpFailure as failure:
         raise TransportError(
-            failure.code, failure.detail, failure.status, failure.retry_after, failure.seconds
+            failure.code,
+            failure.detail,
+            failure.status,
+            failure.retry_after,
+            failure.seconds,
+            told=failure,
         ) from None
     return _reply(answer.body, answer.seconds, endpoint.api_key)
 

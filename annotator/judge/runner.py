@@ -179,6 +179,7 @@ class RunSummary:
     flagged: int = 0
     requests: int = 0
     error: str = ""
+    told: LocalizedError | None = None  # the error in the user's language, where there is one
     failures: dict[str, int] = field(default_factory=dict)
 
 
@@ -242,6 +243,7 @@ def _run(
                     progress(attempt)
             if attempt.fatal or in_a_row >= IN_A_ROW:
                 summary.status, summary.error = "failed", attempt.detail or attempt.failure
+                summary.told = attempt.told
             elif stop_asked or stop.is_set():
                 summary.status = "stopped"
     except KeyboardInterrupt:

@@ -125,6 +125,8 @@ def test_a_redirect_fails_the_run_with_its_reason(judged_pool, monkeypatch):  # 
                                  key_variable="LOCAL_TEST_API_KEY", settings=FAST)  # fmt: skip
         assert other.requests == []
     assert summary.status == "failed" and "redirect" in summary.error
+    assert summary.told is not None and other.url in summary.told.message("zh")
+    assert "重定向" in summary.told.message("zh")
     with session_scope(judged_pool) as session:
         run = session.exec(select(JudgeRun)).one()
     assert run.status == "failed" and other.url in run.error
