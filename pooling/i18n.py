@@ -525,8 +525,9 @@ MESSAGES: dict[str, dict[str, str]] = {
         "例如 OPENAI_API_KEY",
     },
     "api_key_variable_unset": {
-        "en": "environment variable {variable} is not set where the request is made",
-        "zh": "发出请求的环境中未设置环境变量 {variable}",
+        "en": "environment variable {variable} is not set in the process that sends the "
+        "requests (the app's, or the command's)",
+        "zh": "发送请求的进程（应用或命令）的环境中未设置环境变量 {variable}",
     },
     "http_redirect": {
         "en": "the server answered HTTP {status}, a redirect to {target}: not followed (the "
