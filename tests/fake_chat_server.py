@@ -5,7 +5,8 @@ keeping every request it received (so that a test can read every prompt that was
 No language model runs here. ``grading`` stands in for one: it grades by the words the
 query and the passage share and quotes the passage's first words. A test scripts other
 answers per passage (``Script``): invalid JSON, grades off the scale, made-up quotes, HTTP
-errors, answers slower than the client waits.
+errors and redirects, answers slower than the client waits, answers too large to hold and
+answers dripped a byte at a time (``Scripted``).
 
 Also a process, for trying the CLI by hand::
 
