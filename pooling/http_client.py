@@ -176,7 +176,7 @@ def post_json(
         )
         response = _client().send(request, stream=True, follow_redirects=False)
         try:
-            raw = _read(response, limits, started)
+            raw = _read(response, limits, started, api_key)
         finally:
             response.close()
     except httpx.TimeoutException:
@@ -239,7 +239,7 @@ def backoff(attempt: int, base: float, cap: float, retry_after: float | None = N
     return delay + random.uniform(0, delay / 4)
 
 
-def _read(response: httpx.Response, limits: Limits, started: float) -> bytes:
+def _read(response: httpx.Response, limits: Limits, started: float, api_key: str | None) -> bytes:
     """The body of ``response``, read in chunks up to ``limits.largest``; ``HttpFailure``
     for a redirect, a compressed body or a body over the size."""
     if 300 <= response.status_code < 400:
@@ -248,7 +248,7 @@ def _read(response: httpx.Response, limits: Limits, started: float) -> bytes:
             "redirect",
             "http_redirect",
             status=response.status_code,
-            target=redact(" ".join(target.split()))[:200] or "?",
+            target=redact(" ".join(target.split()), [api_key])[:200] or "?",
             seconds=_since(started),
         )
     encoding = response.headers.get("Content-Encoding", "identity").strip().lower()

@@ -45,6 +45,14 @@ def test_a_redirect_is_refused_and_its_target_never_sees_the_key(status, where):
     assert KEY not in failure.value.detail
 
 
+def test_a_redirect_that_names_the_key_does_not_say_it():
+    moved = Scripted(302, {}, headers={"Location": f"http://127.0.0.1:9/?k={KEY[3:]}"})
+    with FakeChat(_always(moved)) as server, pytest.raises(HttpFailure) as failure:
+        post_json(f"{server.url}/chat/completions", BODY, api_key=KEY[3:])
+    assert KEY[3:] not in failure.value.detail and KEY[3:] not in failure.value.message("zh")
+    assert "http://127.0.0.1:9/?k=[redacted]" in failure.value.detail
+
+
 def test_an_answer_over_the_size_is_refused_unread():
     big = Scripted(200, "x" * (1024 * 1024), copies=60)  # 60 MB, announced
     unannounced = Scripted(200, "x" * (1024 * 1024), copies=60, announce_length=False)
