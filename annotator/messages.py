@@ -133,22 +133,6 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "field '{part}' must hold exactly these placeholders, each once: {wanted}",
         "zh": "字段“{part}”必须恰好各包含一次这些占位符：{wanted}",
     },
-    "judge_base_url": {
-        "en": "'{url}' is not a base URL to use: http(s)://host[:port]/path, without a user, "
-        "password, query or fragment (a key goes in an environment variable: --api-key-env)",
-        "zh": "“{url}”不能用作基础 URL：应为 http(s)://主机[:端口]/路径，不含用户名、密码、查询参数或片段"
-        "（密钥请放在环境变量中：--api-key-env）",
-    },
-    "judge_key_variable_name": {
-        "en": "'{variable}' is not the name of an API-key variable: it must end in _API_KEY "
-        "(upper case, digits and _), e.g. OPENAI_API_KEY",
-        "zh": "“{variable}”不是 API 密钥变量名：必须以 _API_KEY 结尾（大写字母、数字和 _），"
-        "例如 OPENAI_API_KEY",
-    },
-    "judge_key_variable_unset": {
-        "en": "environment variable {variable} is not set where the judge runs",
-        "zh": "运行评判的环境中未设置环境变量 {variable}",
-    },
     "judge_setting": {
         "en": "judge setting {name} cannot be {value}",
         "zh": "评判设置 {name} 不能为 {value}",
@@ -180,6 +164,11 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "evidence not found in the passage (misquoted)",
         "zh": "证据在片段中找不到（引用不实）",
     },
+    "judge_failure_evidence_too_short": {
+        "en": "evidence too short to show anything (under 6 letters or digits, 3 Chinese "
+        "characters)",
+        "zh": "证据太短，说明不了什么（不足 6 个字母或数字、3 个汉字）",
+    },
     "judge_failure_empty_answer": {"en": "empty answer", "zh": "回答为空"},
     "judge_failure_truncated": {
         "en": "answer cut off (max tokens)",
@@ -191,6 +180,11 @@ MESSAGES: dict[str, dict[str, str]] = {
     "judge_failure_http_4xx": {"en": "HTTP 4xx (request refused)", "zh": "HTTP 4xx（请求被拒绝）"},
     "judge_failure_timeout": {"en": "timed out", "zh": "超时"},
     "judge_failure_connection": {"en": "could not connect", "zh": "无法连接"},
+    "judge_failure_redirect": {
+        "en": "a redirect, not followed (the key goes only to the address given)",
+        "zh": "重定向，未跟随（密钥只发往所给地址）",
+    },
+    "judge_failure_too_large": {"en": "answer too large", "zh": "回答过大"},
     "judge_failure_bad_response": {
         "en": "not a chat completion",
         "zh": "不是对话补全格式的响应",

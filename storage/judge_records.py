@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime
 
 from sqlalchemy import exists, func, update
 from sqlmodel import Session, select
 
+from pooling.redaction import redact
 from storage.judge_tables import JudgeAnswer, JudgeRun
 from storage.models import Chunk, Judgment, Pool, PoolCandidate, Query, utcnow
 
@@ -78,23 +78,32 @@ def candidate_texts(ids: list[int], *, session: Session) -> list[CandidateText]:
     return [found[i] for i in ids if i in found]
 
 
-def running_runs(
-    pool: Pool, model: str, prompt_hash: str, *, session: Session, heard_since: datetime
-) -> list[JudgeRun]:
-    """Runs of ``model`` under ``prompt_hash`` on the pool still running, not asked to stop,
-    and heard from since ``heard_since`` (a run whose process died stays ``running`` but
-    falls silent; asking it to stop lets another start at once)."""
+def running_runs(pool: Pool, model: str, prompt_hash: str, *, session: Session) -> list[JudgeRun]:
+    """Runs of ``model`` under ``prompt_hash`` on the pool marked running and not asked to
+    stop (asking one to stop lets another start at once), locked until the transaction
+    ends, so that two starts do not both find an old one dead and both go on. Whether each
+    is alive is the runner's to judge (its ``owner``, its ``updated_at``)."""
     return list(
         session.exec(
-            select(JudgeRun).where(
+            select(JudgeRun)
+            .where(
                 JudgeRun.pool_id == pool.id,
                 JudgeRun.model == model,
                 JudgeRun.prompt_hash == prompt_hash,
                 JudgeRun.status == "running",
                 ~JudgeRun.stop_requested,
-                JudgeRun.updated_at >= heard_since,
             )
+            .with_for_update()
         ).all()
+    )
+
+
+def heartbeat(run_id: int, *, session: Session) -> None:
+    """Note that run ``run_id`` is alive (its ``updated_at``), while it waits on answers."""
+    session.execute(
+        update(JudgeRun)
+        .where(JudgeRun.id == run_id, JudgeRun.status == "running")
+        .values(updated_at=utcnow())
     )
 
 
@@ -114,6 +123,8 @@ def record_answer(
         session.add(judgment)
         session.flush()
         answer.judgment_id = judgment.id
+    # The runner hides the key it sent; this hides any key-shaped text whoever writes.
+    answer.detail, answer.content = redact(answer.detail or ""), redact(answer.content or "")
     session.add(answer)
     session.flush()
     graded = answer.status == "graded"
@@ -141,7 +152,7 @@ def finish_run(run_id: int, status: str, *, session: Session, error: str = "") -
     session.execute(
         update(JudgeRun)
         .where(JudgeRun.id == run_id)
-        .values(status=status, error=error, finished_at=now, updated_at=now)
+        .values(status=status, error=redact(error), finished_at=now, updated_at=now)
     )
 
 

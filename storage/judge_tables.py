@@ -50,6 +50,8 @@ class JudgeRun(SQLModel, table=True):
     status: str = "running"
     stop_requested: bool = False
     error: str = ""  # why a run failed, as a message key
+    # "host pid start" of the process running it (annotator.judge.liveness); "" before 0023
+    owner: str = ""
     todo: int = 0  # candidates it set out to ask about
     asked: int = 0  # requests sent
     graded: int = 0  # candidates given a valid grade

@@ -5,7 +5,8 @@ keeping every request it received (so that a test can read every prompt that was
 No language model runs here. ``grading`` stands in for one: it grades by the words the
 query and the passage share and quotes the passage's first words. A test scripts other
 answers per passage (``Script``): invalid JSON, grades off the scale, made-up quotes, HTTP
-errors, answers slower than the client waits.
+errors and redirects, answers slower than the client waits, answers too large to hold and
+answers dripped a byte at a time (``Scripted``).
 
 Also a process, for trying the CLI by hand::
 
@@ -35,12 +36,19 @@ _WORDS = re.compile(r"\w+")
 @dataclass
 class Scripted:
     """One response: HTTP ``status``, a JSON ``body`` (or raw text), after ``delay``
-    seconds, with extra ``headers``."""
+    seconds, with extra ``headers``. For the client's limits: the body written ``copies``
+    times over (a large answer without holding it whole), with no ``Content-Length`` when
+    ``announce_length`` is false, and ``drip`` seconds between its bytes (a slow server),
+    the status line and headers too when ``drip_head``."""
 
     status: int = 200
     body: dict | str | None = None
     delay: float = 0.0
     headers: dict[str, str] = field(default_factory=dict)
+    copies: int = 1
+    announce_length: bool = True
+    drip: float = 0.0
+    drip_head: bool = False
 
 
 def completion(
@@ -145,7 +153,8 @@ class Script:
 class FakeChat:
     """The server, in a thread of the test process: ``with FakeChat(behave) as server``;
     ``server.url`` is its base URL (up to ``/v1``) and ``server.requests`` every request
-    received (``path``, ``headers``, ``body``), in order."""
+    received (``method``, ``path``, ``headers``, ``body``), in order, whatever its method
+    and path (so that a test can see what reached a server a redirect pointed to)."""
 
     def __init__(self, behave: Callable[[dict], Scripted] = grading, port: int = 0) -> None:
         self.behave = behave
@@ -161,14 +170,28 @@ class FakeChat:
                     body = json.loads(raw)
                 except ValueError:
                     body = None
-                with server._lock:
-                    server.requests.append(
-                        {"path": self.path, "headers": dict(self.headers), "body": body}
-                    )
+                self._keep(body)
                 if self.path != "/v1/chat/completions" or body is None:
                     scripted = Scripted(404, {"error": {"message": "not found"}})
                 else:
                     scripted = server.behave(body)
+                self._send(scripted)
+
+            def do_GET(self) -> None:  # noqa: N802  (a redirected POST may come back a GET)
+                self._keep(None)
+                self._send(Scripted(404, {"error": {"message": "not found"}}))
+
+            def _keep(self, body: dict | None) -> None:
+                request = {
+                    "method": self.command,
+                    "path": self.path,
+                    "headers": dict(self.headers),
+                    "body": body,
+                }
+                with server._lock:
+                    server.requests.append(request)
+
+            def _send(self, scripted: Scripted) -> None:
                 time.sleep(scripted.delay)
                 payload = (
                     scripted.body
@@ -178,13 +201,31 @@ class FakeChat:
                 try:
                     self.send_response(scripted.status)
                     self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", str(len(payload)))
+                    if scripted.announce_length:
+                        self.send_header("Content-Length", str(len(payload) * scripted.copies))
+                    else:
+                        self.send_header("Connection", "close")  # the end is the close
+                        self.close_connection = True
                     for name, value in scripted.headers.items():
                         self.send_header(name, value)
-                    self.end_headers()
-                    self.wfile.write(payload)
+                    if scripted.drip_head:  # what end_headers would write, a byte at a time
+                        head, self._headers_buffer = b"".join(self._headers_buffer), []
+                        self._write(head + b"\r\n", scripted.drip)
+                    else:
+                        self.end_headers()
+                    for _ in range(scripted.copies):
+                        self._write(payload, scripted.drip)
                 except OSError:
                     pass  # the client gave up waiting (a time-out test)
+
+            def _write(self, payload: bytes, drip: float) -> None:
+                if not drip:
+                    self.wfile.write(payload)
+                    return
+                for byte in payload:
+                    self.wfile.write(bytes([byte]))
+                    self.wfile.flush()
+                    time.sleep(drip)
 
             def log_message(self, *args) -> None:
                 pass

@@ -506,8 +506,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "第 {run} 次运行（{model}）：已完成 {done}/{todo} 个候选，失败 {failed} 个",
     },
     "judge_silent": {
-        "en": "run {run} has not been heard from since {time}: its process may have ended",
-        "zh": "第 {run} 次运行自 {time} 起没有任何更新：其进程可能已结束",
+        "en": "run {run} has not been heard from since {time}, or its process has ended: "
+        "starting a new run marks it failed",
+        "zh": "第 {run} 次运行自 {time} 起没有任何更新，或其进程已结束："
+        "开始新的运行时会将其标记为失败",
     },
     "judge_stop": {"en": "Stop run {run}", "zh": "停止第 {run} 次运行"},
     "judge_stop_asked": {

@@ -41,7 +41,13 @@ def _prompt(path: Path | None):
 @click.option("--limit", type=click.IntRange(min=1), help="Ask about this many at most.")
 @click.option("--prompt", "prompt_file", type=existing_file, help="A prompt of one's own.")
 @click.option("--retries", type=click.IntRange(0, 10), default=2, show_default=True)
-@click.option("--timeout", type=click.FloatRange(min=0.1), default=60.0, show_default=True)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0.1),
+    default=60.0,
+    show_default=True,
+    help="Seconds to connect and for each read; a whole request gets three times this.",
+)
 @click.option("--rate", type=click.FloatRange(min=0.01), help="Requests a second at most.")
 @click.option("--max-tokens", type=click.IntRange(min=16), default=512, show_default=True)
 @click.option(
@@ -98,7 +104,7 @@ def judge(ctx, pool_name, model, base_url, key_variable, prompt_file, **settings
         graded=summary.graded, failed=summary.failed, flagged=summary.flagged,
         requests=summary.requests)  # fmt: skip
     if summary.error:
-        say("judge_run_error", error=summary.error)
+        say("judge_run_error", error=str(summary.told) if summary.told else summary.error)
     if summary.status == "failed":
         ctx.exit(EXIT_CANNOT_RUN)
 

@@ -1,6 +1,7 @@
 """What counts as a grade from the model: one JSON object with ``grade`` (an integer 0–3),
 ``reason`` (a short text) and ``evidence`` (a quote found verbatim in the passage once
-runs of whitespace are made single spaces; empty only with grade 0). Anything else is a
+runs of whitespace are made single spaces, long enough to say something: ``long_enough``;
+empty only with grade 0). Anything else is a
 failure with a reason code (``FAILURES``), recorded and retried, never a grade.
 
 A JSON object alone, or in one Markdown code fence, after an optional ``<think>`` block
@@ -26,6 +27,7 @@ ANSWER_FAILURES = (
     "reason_missing",
     "evidence_missing",
     "evidence_not_in_passage",
+    "evidence_too_short",
     "empty_answer",
     "truncated",
     "refused_by_model",
@@ -37,10 +39,17 @@ TRANSPORT_FAILURES = (
     "timeout",
     "connection",
     "bad_response",
+    "redirect",
+    "too_large",
 )
 FAILURES = ANSWER_FAILURES + TRANSPORT_FAILURES
 MISQUOTED = "evidence_not_in_passage"
 LONGEST_REASON, LONGEST_EVIDENCE = 2000, 4000  # characters kept; longer is cut, not refused
+# The least a quote must weigh (``quote_weight``): six letters or digits ("7 days" is
+# five: "for 7 days"), or three Chinese characters, or the whole of a shorter passage.
+SHORTEST_QUOTE = 6
+# Han (with extension A and compatibility ideographs), kana, Hangul.
+_CJK = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 
 _THINK = re.compile(r"^\s*<think>.*?</think>", re.DOTALL)
 _FENCE = re.compile(r"^\s*```[a-zA-Z]*\s*\n(.*?)\n?\s*```\s*$", re.DOTALL)
@@ -71,6 +80,21 @@ def quoted(evidence: str, passage: str) -> bool:
     return normalise(evidence) in normalise(passage)
 
 
+def quote_weight(text: str) -> int:
+    """How much a quote says: 2 for each Chinese, Japanese or Korean character (a few of
+    them carry a meaning: 借七天), 1 for each other letter or digit; spaces and
+    punctuation count nothing."""
+    return sum(2 if _CJK.match(ch) else 1 for ch in text if ch.isalnum())
+
+
+def long_enough(evidence: str, passage: str) -> bool:
+    """Whether ``evidence`` weighs at least ``SHORTEST_QUOTE`` (``quote_weight``), or is
+    the whole of a passage that weighs less: one letter is found in any passage, so it
+    shows nothing."""
+    weight = quote_weight(evidence)
+    return weight >= SHORTEST_QUOTE or weight >= quote_weight(passage)
+
+
 def parse(content: str | None, passage: str) -> Answer:
     """The grade in the model's ``content`` about ``passage``; raises ``Unusable``."""
     if content is None or not content.strip():
@@ -98,6 +122,8 @@ def parse(content: str | None, passage: str) -> Answer:
         raise Unusable("evidence_missing")
     if evidence.strip() and not quoted(evidence, passage):
         raise Unusable(MISQUOTED, evidence[:200])
+    if evidence.strip() and not long_enough(evidence, passage):
+        raise Unusable("evidence_too_short", evidence[:200])
     return Answer(grade, reason.strip()[:LONGEST_REASON], evidence.strip()[:LONGEST_EVIDENCE])
 
 

@@ -14,7 +14,9 @@ from annotator.judge.answer import Unusable, grade_probability, parse
 from annotator.judge.chat_client import Endpoint, RateLimit, Reply, TransportError, backoff, chat
 from annotator.judge.injection import scan
 from annotator.judge.prompt import Prompt
+from pooling.i18n import LocalizedError
 from pooling.readers import CONTROL
+from pooling.redaction import redact
 from storage.judge_records import CandidateText
 
 logger = logging.getLogger(__name__)
@@ -36,6 +38,7 @@ class Attempt:
     evidence: str = ""
     failure: str | None = None
     detail: str = ""
+    told: LocalizedError | None = None  # the detail in any language, where there is one
     content: str = ""
     probability: float | None = None
     served_model: str = ""
@@ -79,7 +82,7 @@ def work(asking: Asking, tasks: queue.Queue) -> None:
             ask(asking, candidate)
         except Exception as error:  # a bug here must not hang the run: count it, go on
             logger.exception("judge: asking about candidate %s failed", candidate.candidate_id)
-            detail = repr(error)[:LONGEST_DETAIL]
+            detail = clean(repr(error), asking)[:LONGEST_DETAIL]
             failed = Attempt(candidate, 1, [], failure="bad_response", detail=detail, final=True)
             asking.results.put(failed)
 
@@ -98,7 +101,8 @@ def ask(asking: Asking, candidate: CandidateText) -> None:
         try:
             reply = chat(asking.endpoint, messages)
         except TransportError as error:
-            attempt.failure, attempt.detail = error.code, clean(error.detail)
+            attempt.failure, attempt.detail = error.code, clean(error.detail, asking)
+            attempt.told = error.told
             attempt.seconds, attempt.fatal = error.seconds, error.fatal
             attempt.final = number == last or not error.retryable
             if error.fatal:
@@ -108,19 +112,20 @@ def ask(asking: Asking, candidate: CandidateText) -> None:
                 return
             asking.stop.wait(backoff(number, asking.backoff, asking.backoff_cap, error.retry_after))
             continue
-        read(attempt, reply)
+        read(attempt, reply, asking.endpoint.api_key)
         attempt.final = attempt.graded or number == last
         asking.results.put(attempt)
         if attempt.final:
             return
 
 
-def read(attempt: Attempt, reply: Reply) -> None:
-    """Fill ``attempt`` from the server's ``reply``: a grade, or why it is none."""
+def read(attempt: Attempt, reply: Reply, key: str | None = None) -> None:
+    """Fill ``attempt`` from the server's ``reply``: a grade, or why it is none (the
+    request's ``key`` hidden from whatever of the reply is kept)."""
     attempt.served_model = clean(reply.served_model)[:200]
     attempt.tokens_in, attempt.tokens_out = reply.tokens_in, reply.tokens_out
     attempt.seconds = reply.seconds
-    attempt.content = clean(reply.content or "")[:LONGEST_CONTENT]
+    attempt.content = redact(clean(reply.content or ""), [key])[:LONGEST_CONTENT]
     try:
         if reply.finish_reason in ("content_filter", "refusal"):
             raise Unusable("refused_by_model", reply.finish_reason)
@@ -131,14 +136,16 @@ def read(attempt: Attempt, reply: Reply) -> None:
                 raise Unusable("truncated", error.detail) from None
             raise
     except Unusable as error:
-        attempt.failure, attempt.detail = error.code, clean(error.detail)
+        attempt.failure, attempt.detail = error.code, redact(clean(error.detail), [key])
         return
     attempt.grade, attempt.reason = answer.grade, clean(answer.reason)
     attempt.evidence = answer.evidence  # found in the passage, which holds no control codes
     attempt.probability = grade_probability(reply.content or "", reply.logprobs)
 
 
-def clean(text: str) -> str:
+def clean(text: str, asking: Asking | None = None) -> str:
     """``text`` from a model or a server with control characters replaced (PostgreSQL
-    cannot store NUL, and the rest would act on terminals)."""
-    return CONTROL.sub("\ufffd", text)
+    cannot store NUL, and the rest would act on terminals), and with ``asking``, its key
+    and anything shaped like a key hidden."""
+    text = CONTROL.sub("\ufffd", text)
+    return text if asking is None else redact(text, [asking.endpoint.api_key])

@@ -8,11 +8,20 @@ report lists it). The patterns err towards flagging: a false alarm costs a perso
 
 Each pattern has a code; ``scan`` returns ``"<where>:<code>"`` for each found, e.g.
 ``"passage:override"``.
+
+Text is matched as written and in ``variants`` that undo the usual disguises: NFKC
+(fullwidth letters, ligatures), format characters dropped (zero-width spaces and joiners,
+soft hyphens, bidi controls), accents dropped, Cyrillic and Greek look-alikes and
+traditional characters folded to the Latin letters and simplified characters the patterns
+name, and lines joined (a word hyphenated across a line, spaces put between Chinese
+characters). Besides English and Chinese, the override is also sought in French, German,
+Spanish, Portuguese, Russian and Japanese.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from annotator.judge.prompt import TAGS
 
@@ -39,6 +48,27 @@ PATTERNS: dict[str, list[re.Pattern]] = {
             rf"(?:忽略|无视|忘记|忘掉|不要理会|别管|不用管|跳过){_ZH_BEFORE}.{{0,8}}{_ZH_RULES}"
         ),
         re.compile(rf"新的?{_ZH_RULES}\s*[:：]"),
+        # French, German, Spanish and Portuguese, Russian, Japanese.
+        re.compile(
+            r"\b(?:ignore[zrs]?|oublie[zrs]?)\b[^.\n]{0,40}?\b(?:instructions?|consignes?|"
+            r"r[eè]gles?)\b",
+            _I,
+        ),
+        re.compile(
+            r"\b(?:ignorier(?:e|en|t)?|vergiss|vergessen)\b[^.\n]{0,40}?"
+            r"(?:anweisung|instruktion|regeln|vorgaben)",
+            _I,
+        ),
+        re.compile(
+            r"\b(?:ignora[rn]?|olvida[rn]?|esque[cç]a|esquece)\b[^.\n]{0,40}?"
+            r"\b(?:instrucciones|instru[cç](?:õ|o)es|reglas|regras)\b",
+            _I,
+        ),
+        re.compile(
+            r"(?:игнорир|забудь|забудьте|не\s+обращай)[^.\n]{0,40}?(?:инструкци|правил|указани)",
+            _I,
+        ),
+        re.compile(r"(?:指示|命令|ルール|指令|プロンプト)を(?:すべて|全て)?(?:無視|忘れ)"),
     ],
     # Asking for a grade, a score or a verdict.
     "grade_request": [
@@ -90,9 +120,52 @@ PATTERNS: dict[str, list[re.Pattern]] = {
 CODES = tuple(PATTERNS)
 
 
+# Look-alikes of the Latin letters the patterns spell (Cyrillic, Greek, Armenian, IPA),
+# and the traditional forms of the Chinese characters they name.
+_CONFUSABLES = str.maketrans(
+    "аеорсухіјѕԁԛԝһӏкмтвнАВЕКМНОРСТХУІЈЅԚԜ"
+    "αοριντυχκεΑΒΕΖΗΙΚΜΝΟΡΤΥΧօսɡıℓ"
+    "無視記說規則設統給為評現請從開裝們這個將讓論",
+    "aeopcyxijsdqwhlkmtbhABEKMHOPCTXYIJSQW"
+    "aopivtuxkeABEZHIKMNOPTYXougil"
+    "无视记说规则设统给为评现请从开装们这个将让论",
+)
+_CJK_SPACE = re.compile(r"(?<=[\u3000-\u9fff\uff00-\uffef])\s+(?=[\u3000-\u9fff\uff00-\uffef])")
+_BROKEN_WORD = re.compile(r"(?<=\w)-[ \t]*\n\s*(?=\w)")
+
+
+def variants(text: str) -> list[str]:
+    """``text`` as written, then undisguised (NFKC, no format characters or accents,
+    look-alikes folded), then with its lines joined and the spaces between Chinese
+    characters dropped."""
+    plain = "".join(ch for ch in unicodedata.normalize("NFKC", text) if not _hidden(ch))
+    folded = unicodedata.normalize(
+        "NFC",
+        "".join(
+            ch
+            for ch in unicodedata.normalize("NFKD", plain.translate(_CONFUSABLES))
+            if unicodedata.category(ch) != "Mn"
+        ),
+    )
+    joined = " ".join(_BROKEN_WORD.sub("", folded).split())
+    return [text, plain, folded, joined, _CJK_SPACE.sub("", joined)]
+
+
+def _hidden(ch: str) -> bool:
+    """Characters that show nothing: format characters (Cf: zero-width space, joiners,
+    soft hyphen, bidi controls) and the combining grapheme joiner."""
+    return unicodedata.category(ch) == "Cf" or ch == "\u034f"
+
+
 def flags_of(text: str) -> list[str]:
-    """The codes of the patterns ``text`` holds, in ``CODES`` order."""
-    return [code for code, patterns in PATTERNS.items() if any(p.search(text) for p in patterns)]
+    """The codes of the patterns ``text`` holds in any of its ``variants``, in ``CODES``
+    order."""
+    forms = variants(text)
+    return [
+        code
+        for code, patterns in PATTERNS.items()
+        if any(p.search(form) for p in patterns for form in forms)
+    ]
 
 
 def scan(query: str, passage: str) -> list[str]:

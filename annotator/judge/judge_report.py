@@ -11,16 +11,18 @@ from __future__ import annotations
 import dataclasses
 from collections import Counter
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
 
 import pandas as pd
 from sqlalchemy.engine import Engine
 
 from annotator.judge.answer import MISQUOTED
 from annotator.judge.calibration import Calibration, calibrate, judge_labels
-from annotator.judge.runner import STALE_SECONDS, judge_name
+from annotator.judge.liveness import abandoned
+from annotator.judge.runner import judge_name
 from pooling.grades import DEFAULT_POLICY, GRADES
 from pooling.i18n import NotFound
+from pooling.redaction import redact
 from storage import judge_records
 from storage.db import referenced, snapshot_scope
 from storage.judge_records import ANSWER_COLUMNS
@@ -89,6 +91,8 @@ def judge_report(
         rows = judge_records.answers_of(pool, model, prompt_hash, session=session)
         size = judge_records.pool_size(pool, session=session)
     answers = pd.DataFrame(rows, columns=ANSWER_COLUMNS)
+    # Rows written before keys were hidden are shown without them too.
+    answers["detail"] = answers["detail"].map(lambda d: redact(d) if isinstance(d, str) else d)
     last = _last_per_candidate(answers)
     judge = judge_name(model, prompt_hash)
     graded = last[last["status"] == "graded"]
@@ -156,7 +160,7 @@ def _run_row(run, answers: pd.DataFrame | None) -> dict:
         "tokens_in": run.tokens_in,
         "tokens_out": run.tokens_out,
         "failures": failures,
-        "error": run.error,
+        "error": redact(run.error or ""),
     }
 
 
@@ -272,8 +276,8 @@ def confusion_cells(calibration: Calibration) -> pd.DataFrame:
 @dataclass(frozen=True)
 class RunView:
     """A run as the Judge page follows it: candidates done (graded or failed) of ``todo``;
-    ``silent`` when it is still marked running but has not been heard from for
-    ``runner.STALE_SECONDS`` (its process ended)."""
+    ``silent`` when it is still marked running but is no longer run
+    (``liveness.abandoned``: its process ended)."""
 
     run: int
     model: str
@@ -298,17 +302,13 @@ def pool_runs(engine: Engine, pool_name: str) -> list[RunView]:
     that the page can follow a run every few seconds."""
     with snapshot_scope(engine) as session:
         runs = judge_records.runs_of(get_pool(pool_name, session=session), session=session)
-    quiet = utcnow() - timedelta(seconds=STALE_SECONDS)
+    now = utcnow()
     return [
         RunView(
             r.id, r.model, r.prompt_hash, r.served_model, r.status, r.created_at, r.updated_at,
             r.todo, r.graded + r.failed, r.failed, r.flagged, r.asked, r.tokens_in, r.tokens_out,
-            r.error, r.status == "running" and _aware(r.updated_at) < quiet,
+            redact(r.error or ""),
+            r.status == "running" and bool(abandoned(r.owner, r.updated_at, now)),
         )
         for r in runs
     ]  # fmt: skip
-
-
-def _aware(moment: datetime) -> datetime:
-    """``moment`` in UTC (SQLite gives back times without their zone)."""
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)

@@ -18,12 +18,12 @@ import secrets
 import threading
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from datetime import timedelta
 
 from sqlalchemy.engine import Engine
 
 from annotator.judge.asking import Asking, Attempt, work
 from annotator.judge.chat_client import Endpoint, RateLimit, api_key, check_base_url
+from annotator.judge.liveness import abandoned, heartbeat, this_process
 from annotator.judge.prompt import Prompt, default_prompt
 from pooling.i18n import LocalizedError
 from pooling.readers import CONTROL
@@ -39,8 +39,6 @@ from storage.pool_records import get_pool
 logger = logging.getLogger(__name__)
 
 JUDGE_PREFIX = "judge:"
-# A run not heard from for this long is taken for dead (its process ended mid-run).
-STALE_SECONDS = 600
 # Candidates failing in a row for want of a server before a run gives up.
 IN_A_ROW = 10
 BATCH = 100  # candidates whose texts are read at a time
@@ -135,11 +133,12 @@ def start_run(
     with session_scope(engine) as session:
         acting(by, "lead", session=session)
         pool = get_pool(pool_name, session=session)
-        heard_since = utcnow() - timedelta(seconds=STALE_SECONDS)
-        if judge_records.running_runs(
-            pool, model, digest, session=session, heard_since=heard_since
-        ):
-            raise LocalizedError("judge_already_running", pool=pool_name, model=model)
+        now = utcnow()
+        for old in judge_records.running_runs(pool, model, digest, session=session):
+            why = abandoned(old.owner, old.updated_at, now)
+            if not why:
+                raise LocalizedError("judge_already_running", pool=pool_name, model=model)
+            judge_records.finish_run(old.id, "failed", session=session, error=why)
         judge, _ = annotator_account(judge_name(model, digest), "model", session=session)
         candidates = judge_records.candidates_to_ask(
             pool, model, digest, session=session, limit=settings.limit
@@ -156,6 +155,7 @@ def start_run(
             prompt={"system": prompt.system, "user": prompt.user},
             settings={**asdict(settings), "key_variable": key_variable or None},
             todo=len(candidates),
+            owner=this_process(),
         )
         session.add(run)
         session.flush()
@@ -179,6 +179,7 @@ class RunSummary:
     flagged: int = 0
     requests: int = 0
     error: str = ""
+    told: LocalizedError | None = None  # the error in the user's language, where there is one
     failures: dict[str, int] = field(default_factory=dict)
 
 
@@ -193,8 +194,18 @@ def run_judge(
     ``progress`` is called with each candidate's final attempt. Ends when all are answered,
     when ``stop`` is set or the run is asked to stop (``request_stop``), or when the server
     refuses the key or the model or cannot be reached for ``IN_A_ROW`` candidates. On
-    KeyboardInterrupt, what already came back is written and the run marked stopped."""
-    stop = stop or threading.Event()
+    KeyboardInterrupt, what already came back is written and the run marked stopped.
+    While it runs, its ``updated_at`` is refreshed (``liveness.heartbeat``)."""
+    with heartbeat(engine, started.run_id):
+        return _run(engine, started, progress, stop or threading.Event())
+
+
+def _run(
+    engine: Engine,
+    started: Started,
+    progress: Callable[[Attempt], None] | None,
+    stop: threading.Event,
+) -> RunSummary:
     summary = RunSummary(started.run_id, started.judge, "done")
     settings = started.settings
     tasks: queue.Queue = queue.Queue(maxsize=2 * settings.concurrency)
@@ -232,6 +243,7 @@ def run_judge(
                     progress(attempt)
             if attempt.fatal or in_a_row >= IN_A_ROW:
                 summary.status, summary.error = "failed", attempt.detail or attempt.failure
+                summary.told = attempt.told
             elif stop_asked or stop.is_set():
                 summary.status = "stopped"
     except KeyboardInterrupt:
@@ -247,7 +259,7 @@ def run_judge(
         raise
     halt.set()
     for thread in threads:  # requests in flight come back, or time out
-        thread.join(timeout=started.settings.timeout + 5)
+        thread.join(timeout=started.endpoint.whole_request + 5)
     _drain(engine, started, results, summary)
     _finish(engine, summary)
     return summary

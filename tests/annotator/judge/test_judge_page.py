@@ -132,7 +132,7 @@ def test_the_page_runs_the_judge_and_follows_it(worked, demo_url, monkeypatch):
     [
         ("ftp://host/v1", "", "is not a base URL to use"),
         ("http://127.0.0.1:9/v1", "QRELS_DATABASE_URL", "is not the name of an API-key variable"),
-        ("http://127.0.0.1:9/v1", "ABSENT_API_KEY", "is not set where the judge runs"),
+        ("http://127.0.0.1:9/v1", "ABSENT_API_KEY", "is not set in the process that sends"),
     ],
 )
 def test_a_bad_setting_is_said_and_nothing_runs(worked, demo_url, url, variable, message):
