@@ -24,13 +24,16 @@ import json
 import math
 import os
 import re
+import stat
+import unicodedata
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from pooling.grades import HIGHEST, LOWEST
 from pooling.i18n import LocalizedError, t
+from pooling.settings import VARIABLES, current
 
 SPLITS = ("dev", "test")  # a query is for tuning (dev) or for the frozen gate (test)
 CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
@@ -44,6 +47,32 @@ MAX_RANK = 2**31 - 1  # PostgreSQL's integer
 MAX_NAME = 200
 MAX_TEXT = 20_000
 MAX_SEARCH = 500
+MAX_QUERY_TEXT = 4_000  # a query's text in an imported query set: a question, not a document
+MEGABYTE = 1024 * 1024
+
+
+def format_character(value: str) -> str | None:
+    """The first format character (Unicode category Cf: U+202E and the other bidi
+    controls, zero-width spaces and joiners, the soft hyphen, U+FEFF) in ``value``, or
+    None. Refused in ids and names: unseen, they make two names look alike, or one read
+    backwards, on every screen and terminal."""
+    if value.isascii():
+        return None
+    return next((c for c in value if unicodedata.category(c) == "Cf"), None)
+
+
+def format_code(character: str) -> str:
+    """A character as a reader sees it named: U+202E."""
+    return f"U+{ord(character):04X}"
+
+
+def shown_path(name: str) -> str:
+    """A file name as a message shows it: a character that is not printable (a control
+    character, a bidi control) written as its escape (``\\x1b``, ``\\u202e``), so
+    that a name cannot act on the terminal or reorder the line it is shown in."""
+    if name.isprintable():
+        return name
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode() for c in name)
 
 
 class InputError(LocalizedError):
@@ -57,11 +86,12 @@ class InputError(LocalizedError):
         super().__init__(key, **params)
 
     def location(self, lang: str | None = None) -> str:
+        file = shown_path(self.file)
         if self.line is None:
-            return t("at_file", lang, file=self.file)
+            return t("at_file", lang, file=file)
         if self.field is None:
-            return t("at_line", lang, file=self.file, line=self.line)
-        return t("at_field", lang, file=self.file, line=self.line, field=self.field)
+            return t("at_line", lang, file=file, line=self.line)
+        return t("at_field", lang, file=file, line=self.line, field=self.field)
 
     def message(self, lang: str | None = None) -> str:
         what = super().message(lang)
@@ -77,17 +107,50 @@ def _type_name(value: object) -> str:
 # -- lines ------------------------------------------------------------------------------
 
 
-def all_lines(path: os.PathLike | str) -> Iterator[tuple[int, str]]:
-    """Yield ``(line_number, text)`` for every line, blank ones too, without the line
-    ending; a leading BOM is dropped. Raises ``InputError`` for a missing file, text that is
-    not UTF-8 or a control character, with the line."""
+def open_regular(path: os.PathLike | str, limit_mb: int | None = None) -> BinaryIO:
+    """``path`` opened for reading in binary, when it is a regular file of at most
+    ``limit_mb`` megabytes (default: the settings' ``file_limit_mb``). Raises
+    ``InputError`` for a missing file, one that is not a regular file (a folder, a FIFO, a
+    device such as ``/dev/zero``: none has an end to read to) and one that is too large,
+    before reading any of it. Opened without blocking, so a FIFO does not wait for a writer."""
     name = str(path)
+    limit = current().file_limit_mb if limit_mb is None else limit_mb
     try:
-        handle = open(path, "rb")  # noqa: SIM115  (closed below; binary keeps line numbers exact)
+        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except FileNotFoundError:
         raise InputError(name, "file_not_found") from None
-    with handle:
+    except IsADirectoryError:
+        raise InputError(name, "not_regular_file") from None
+    try:
+        status = os.fstat(descriptor)
+        if not stat.S_ISREG(status.st_mode):
+            raise InputError(name, "not_regular_file")
+        if status.st_size > limit * MEGABYTE:
+            size = f"{status.st_size / MEGABYTE:.1f}"
+            raise InputError(name, "file_too_large", size=size, limit=limit, variable=_LIMIT)
+        return os.fdopen(descriptor, "rb")
+    except BaseException:
+        os.close(descriptor)
+        raise
+
+
+_LIMIT = VARIABLES["file_limit_mb"]  # named in the message, to raise it
+
+
+def all_lines(path: os.PathLike | str, limit_mb: int | None = None) -> Iterator[tuple[int, str]]:
+    """Yield ``(line_number, text)`` for every line, blank ones too, without the line
+    ending; a leading BOM is dropped. Raises ``InputError`` for a missing file, one that is
+    not a regular file or larger than ``limit_mb`` (``open_regular``; also when it grows
+    past it while read), text that is not UTF-8 or a control character, with the line."""
+    name = str(path)
+    limit = current().file_limit_mb if limit_mb is None else limit_mb
+    read = 0
+    with open_regular(path, limit) as handle:
         for number, raw in enumerate(handle, start=1):
+            read += len(raw)
+            if read > limit * MEGABYTE:
+                size = f"{read / MEGABYTE:.1f}"
+                raise InputError(name, "file_too_large", size=size, limit=limit, variable=_LIMIT)
             if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
                 raw = raw[3:]
             try:
@@ -212,9 +275,12 @@ def refuse_control(
 def typed_name(value: str, what: str) -> str:
     """``value`` when it may name something (an account, a pool, a corpus version, a query
     set, a system; ``what`` is the message key of which): no control character, tab or
-    line break, not blank, at most ``MAX_NAME`` characters. Raises ``LocalizedError``."""
+    line break, no format character (``format_character``), not blank, at most
+    ``MAX_NAME`` characters. Raises ``LocalizedError``."""
     if not refuse_control(value, what, line_breaks=False, limit=MAX_NAME).strip():
         raise LocalizedError("typed_name_empty", what=f"@{what}")
+    if hidden := format_character(value):
+        raise LocalizedError("typed_format_character", what=f"@{what}", code=format_code(hidden))
     return value
 
 
@@ -244,6 +310,8 @@ def require_id(record: dict, name: str, where: Where) -> str:
         raise where.error("empty_value", name)
     if found := ID_CONTROL.search(value):
         raise where.error("control_character", name, code=control_code(found))
+    if hidden := format_character(value):
+        raise where.error("format_character", name, code=format_code(hidden))
     if any(c.isspace() for c in value):  # releases write ids into whitespace-separated files
         raise where.error("id_with_space", name, value=value)
     return value
@@ -258,6 +326,14 @@ def require_text(record: dict, name: str, where: Where) -> str:
         raise where.error("wrong_type", name, expected="@type_string", found=_type_name(value))
     if not value.strip():
         raise where.error("empty_text", name)
+    return value
+
+
+def query_text(record: dict, name: str, where: Where) -> str:
+    """A query's text: required, non-blank, at most ``MAX_QUERY_TEXT`` characters."""
+    value = require_text(record, name, where)
+    if len(value) > MAX_QUERY_TEXT:
+        raise where.error("query_too_long", name, length=len(value), limit=MAX_QUERY_TEXT)
     return value
 
 
@@ -442,7 +518,7 @@ def read_queries(path: Path | str, default_split: str = "test") -> list[QueryRec
             QueryRecord(
                 line=number,
                 query_id=query_id,
-                text=require_text(record, "text", where),
+                text=query_text(record, "text", where),
                 slices=optional_tags(record, "slices", where),
                 split=optional_choice(record, "split", where, SPLITS, default_split),
                 answerable=optional_bool(record, "answerable", where, True),
