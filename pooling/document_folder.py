@@ -33,8 +33,8 @@ from pooling.readers import (
     control_code,
     format_character,
     format_code,
+    printable,
     read_corpus,
-    shown_path,
 )
 
 FORMATS = {".md": "markdown", ".markdown": "markdown", ".txt": "text", ".html": "html"}
@@ -120,7 +120,7 @@ def read_corpus_source(
         return read_corpus(path, allow_empty)
     folder = read_document_folder(path, allow_empty)
     for why, key in SKIPPED.items():
-        files = [shown_path(relative) for relative, reason in folder.skipped if reason == why]
+        files = [printable(relative) for relative, reason in folder.skipped if reason == why]
         if files:
             shown = ", ".join(files[:5]) + (", …" if len(files) > 5 else "")
             notes.append((key, {"count": len(files), "suffixes": SUFFIXES, "files": shown}))

@@ -19,60 +19,43 @@ database's integers (``MAX_RANK``).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import os
-import re
 import stat
-import unicodedata
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from pooling.characters import (
+    CONTROL,
+    ID_CONTROL,
+    SURROGATE,
+    control_code,
+    format_character,
+    format_code,
+    printable,
+)
+
+# Where the checks of typed names and texts were defined before ``pooling.characters``,
+# still importable from here.
+from pooling.characters import MAX_NAME as MAX_NAME
+from pooling.characters import MAX_SEARCH as MAX_SEARCH
+from pooling.characters import MAX_TEXT as MAX_TEXT
+from pooling.characters import refuse_control as refuse_control
+from pooling.characters import typed_name as typed_name
+from pooling.fingerprints import Fingerprint as Fingerprint
+from pooling.fingerprints import fingerprint as fingerprint
 from pooling.grades import HIGHEST, LOWEST
 from pooling.i18n import LocalizedError, t
 from pooling.settings import VARIABLES, current
 
 SPLITS = ("dev", "test")  # a query is for tuning (dev) or for the frozen gate (test)
-CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
-ID_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")  # also tab and line breaks
-SURROGATE = re.compile("[\ud800-\udfff]")  # only a JSON escape can make one
 MAX_JSON_DEPTH = 32  # objects and arrays within a record: metadata needs a few
 MAX_RANK = 2**31 - 1  # PostgreSQL's integer
-# What may be typed into the app or given on the CLI, in characters: a name (an account, a
-# pool, a corpus version, a query set, a system), a note or a rationale, a search of the
-# corpus (each word of which costs a look-up in the index).
-MAX_NAME = 200
-MAX_TEXT = 20_000
-MAX_SEARCH = 500
 MAX_QUERY_TEXT = 4_000  # a query's text in an imported query set: a question, not a document
 MEGABYTE = 1024 * 1024
-
-
-def format_character(value: str) -> str | None:
-    """The first format character (Unicode category Cf: U+202E and the other bidi
-    controls, zero-width spaces and joiners, the soft hyphen, U+FEFF) in ``value``, or
-    None. Refused in ids and names: unseen, they make two names look alike, or one read
-    backwards, on every screen and terminal."""
-    if value.isascii():
-        return None
-    return next((c for c in value if unicodedata.category(c) == "Cf"), None)
-
-
-def format_code(character: str) -> str:
-    """A character as a reader sees it named: U+202E."""
-    return f"U+{ord(character):04X}"
-
-
-def shown_path(name: str) -> str:
-    """A file name as a message shows it: a character that is not printable (a control
-    character, a bidi control) written as its escape (``\\x1b``, ``\\u202e``), so
-    that a name cannot act on the terminal or reorder the line it is shown in."""
-    if name.isprintable():
-        return name
-    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode() for c in name)
 
 
 class InputError(LocalizedError):
@@ -86,7 +69,7 @@ class InputError(LocalizedError):
         super().__init__(key, **params)
 
     def location(self, lang: str | None = None) -> str:
-        file = shown_path(self.file)
+        file = printable(self.file)
         if self.line is None:
             return t("at_file", lang, file=file)
         if self.field is None:
@@ -170,45 +153,6 @@ def read_lines(path: os.PathLike | str) -> Iterator[tuple[int, str]]:
             yield number, text
 
 
-def _canonical(value: object) -> bytes:
-    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode()
-
-
-class Fingerprint:
-    """``fingerprint`` taken one record at a time, for files too large to hold: add every
-    record, then ``hexdigest``."""
-
-    def __init__(self) -> None:
-        self._sha = hashlib.sha256(b"[[")
-        self._empty = True
-
-    def add(self, record) -> None:
-        if not self._empty:
-            self._sha.update(b",")
-        self._empty = False
-        # Where a record was read (its line, its file in a folder) is not its content.
-        content = {k: v for k, v in asdict(record).items() if k not in ("line", "file")}
-        self._sha.update(_canonical(content))
-
-    def hexdigest(self, *extra: object) -> str:
-        sha = self._sha.copy()
-        sha.update(b"]")
-        for value in extra:
-            sha.update(b"," + _canonical(value))
-        sha.update(b"]")
-        return sha.hexdigest()
-
-
-def fingerprint(records: list, *extra: object) -> str:
-    """sha256 of records (dataclasses, without their line numbers) and any extra values, so
-    that the same content hashes the same whatever its BOM, line endings or JSON spacing:
-    the canonical JSON of ``[[record, ...], extra, ...]``."""
-    digest = Fingerprint()
-    for record in records:
-        digest.add(record)
-    return digest.hexdigest(*extra)
-
-
 def read_jsonl(path: Path | str) -> Iterator[tuple[int, dict]]:
     """Yield ``(line_number, object)`` for each record of a JSON-lines file."""
     for number, text in read_lines(path):
@@ -223,11 +167,6 @@ def read_jsonl(path: Path | str) -> Iterator[tuple[int, dict]]:
             raise InputError(str(path), "not_object", line=number, found=_type_name(record))
         _refuse_controls(record, "", Where(str(path), number))
         yield number, record
-
-
-def control_code(found: re.Match) -> str:
-    """A control character found, as a reader sees it named: U+001B."""
-    return f"U+{ord(found.group()):04X}"
 
 
 def _refuse_controls(value: Any, field: str, where: Where, depth: int = 0) -> None:
@@ -254,34 +193,6 @@ def _refuse_controls(value: Any, field: str, where: Where, depth: int = 0) -> No
         else:
             for index, item in enumerate(value):
                 _refuse_controls(item, f"{field}[{index}]", where, depth + 1)
-
-
-def refuse_control(
-    value: str, what: str, *, line_breaks: bool = True, limit: int = MAX_TEXT
-) -> str:
-    """``value`` as typed into the app or CLI (a note, a rationale, a search), or
-    ``LocalizedError`` naming ``what`` (a message key) when it holds a control character,
-    for the same reasons as in files, or is longer than ``limit`` characters;
-    ``line_breaks=False`` refuses tab and line breaks too, for names."""
-    if found := (CONTROL if line_breaks else ID_CONTROL).search(value):
-        raise LocalizedError("typed_control_character", what=f"@{what}", code=control_code(found))
-    if found := SURROGATE.search(value):
-        raise LocalizedError("typed_surrogate", what=f"@{what}", code=control_code(found))
-    if len(value) > limit:
-        raise LocalizedError("typed_too_long", what=f"@{what}", length=len(value), limit=limit)
-    return value
-
-
-def typed_name(value: str, what: str) -> str:
-    """``value`` when it may name something (an account, a pool, a corpus version, a query
-    set, a system; ``what`` is the message key of which): no control character, tab or
-    line break, no format character (``format_character``), not blank, at most
-    ``MAX_NAME`` characters. Raises ``LocalizedError``."""
-    if not refuse_control(value, what, line_breaks=False, limit=MAX_NAME).strip():
-        raise LocalizedError("typed_name_empty", what=f"@{what}")
-    if hidden := format_character(value):
-        raise LocalizedError("typed_format_character", what=f"@{what}", code=format_code(hidden))
-    return value
 
 
 # -- fields -----------------------------------------------------------------------------
