@@ -17,6 +17,7 @@ type name) is written ``"@key"``.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from pathlib import PurePath
 from typing import TypeGuard
 
 from pooling import settings
@@ -603,6 +604,9 @@ def _is_key(value: object) -> TypeGuard[str]:
     return isinstance(value, str) and value.startswith("@") and value[1:] in MESSAGES
 
 
+PATH_PARAMS = ("file", "folder", "path")  # parameters that name a file or a folder
+
+
 class LocalizedError(ValueError):
     """An error for the user: message ``key`` with ``params``, rendered in the current
     language by ``str()`` and in any language by ``message(lang)``."""
@@ -612,7 +616,16 @@ class LocalizedError(ValueError):
         super().__init__(key)
 
     def message(self, lang: str | None = None) -> str:
-        return t(self.key, lang, **self.params)
+        from pooling.characters import printable  # which imports this module
+
+        # A path's control or bidi characters are shown escaped, never sent to a terminal.
+        shown = {
+            name: printable(str(value))
+            if isinstance(value, PurePath) or name in PATH_PARAMS
+            else value
+            for name, value in self.params.items()
+        }
+        return t(self.key, lang, **shown)
 
     def __str__(self) -> str:
         return self.message()

@@ -206,3 +206,24 @@ def test_format_characters_are_refused_in_names(engine, tmp_path, character):
         url, "pool", "build", f"p{character}", "--systems", "bm25", "--depth", "1", expect=2
     )
     assert f"holds the invisible format character {code}" in result.output + result.stderr
+
+
+def test_every_message_that_names_a_file_or_folder_escapes_its_control_characters(engine, tmp_path):
+    from pooling.i18n import LocalizedError
+
+    named = Path(tmp_path / "rel\x1b[31m\u202e")
+    for error in (
+        LocalizedError("release_folder_exists", folder=named),
+        LocalizedError("password_file_empty", file=str(named)),
+    ):
+        for lang in ("en", "zh"):
+            shown = error.message(lang)
+            assert "\x1b" not in shown and "\u202e" not in shown
+            assert "rel\\x1b[31m\\u202e" in shown
+    empty = write(tmp_path, "pass\x1b[2J", "")
+    url = engine.url.render_as_string(hide_password=False)
+    result = run_qrels(
+        url, "user", "add", "lead", "--role", "lead", "--password-file", empty, expect=2
+    )
+    said = result.output + result.stderr
+    assert "\x1b" not in said and "pass\\x1b[2J" in said
