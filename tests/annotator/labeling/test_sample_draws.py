@@ -19,8 +19,13 @@ from pooling.i18n import LocalizedError, Refused
 from pooling.release_folder import SAMPLE, read_sample, verify_release
 from storage.db import session_scope
 from storage.sample_tables import QuerySample
-from tests.annotator.labeling.test_sampling import CHUNKS, QUERIES, sample_json, sampled_pool
-from tests.conftest import run_qrels, write
+from tests.annotator.labeling.test_sampling import (
+    CHUNKS,
+    people_grade_and_release,
+    sample_json,
+    sampled_pool,
+)
+from tests.conftest import run_qrels
 
 __all__ = ["sampled_pool"]  # the fixture, used by name
 WHY = "the first draw held no query of slice odd"
@@ -91,33 +96,10 @@ def test_a_release_carries_every_draw_and_the_estimate_names_the_one_in_force(
     sample_json(db_url, "--queries", "12", "--seed", "9")
     judge(engine, sampled_pool, 2 * CHUNKS)
     drawn = sample_json(db_url, "--queries", "12", "--seed", "4", "--redraw", "--why", WHY)
-    grades = [
-        {
-            "query_id": q["query_id"],
-            "chunk_id": f"c{int(q['query_id'][1:])}-{c}",
-            "grade": 2 * (c == 0),
-        }
-        for q in drawn["queries"]
-        for c in range(CHUNKS)
-    ]
-    for person in ("h1", "h2"):
-        path = write(tmp_path, f"{person}.jsonl", "".join(json.dumps(g) + "\n" for g in grades))
-        run_qrels(
-            db_url, "import", "judgments", path, "--annotator", person, "--rubric-version", "v1"
-        )
-    folder = releases.create_release(engine, "v1", "p", tmp_path, allow_unresolved=True).folder
+    folder, run = people_grade_and_release(engine, db_url, tmp_path, drawn)
     assert verify_release(folder) == []
     kept = read_sample(folder)
     assert [(d["seed"], d["reason"]) for d in kept["draws"]] == [(9, None), (4, WHY)]
-    run = write(
-        tmp_path,
-        "run.trec",
-        "".join(
-            f"q{q:02d} Q0 c{q}-{c} {c + 1} {3 - c} r\n"
-            for q in range(QUERIES)
-            for c in range(CHUNKS)
-        ),
-    )
     args = ["evaluate", "--release", folder, "--run", run, "--metrics", "ndcg@3"]
     shown = run_qrels(db_url, *args, "--estimate", "judge-m").output
     assert f"sample: draw 2 of 2, redrawn after 2 judged queries: {WHY}" in shown
