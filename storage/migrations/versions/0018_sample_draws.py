@@ -17,10 +17,19 @@ import sqlalchemy as sa
 import sqlmodel
 from alembic import op
 
+from storage.migrations.append_only import (
+    create_append_only_triggers,
+    create_overwrite_guards,
+    drop_append_only_triggers,
+    drop_overwrite_guards,
+)
+
 revision: str = "0018"
 down_revision: str | None = "0017"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
+
+TABLES = ("query_sample",)
 
 
 def upgrade() -> None:
@@ -31,6 +40,12 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
+    # SQLite drops a column by copying the table, which would lose its triggers: the
+    # append-only triggers go first and are made again on the table as it was.
+    drop_overwrite_guards(TABLES)
+    drop_append_only_triggers(TABLES)
     with op.batch_alter_table("query_sample") as batch:
         batch.drop_column("judged_before")
         batch.drop_column("reason")
+    create_append_only_triggers(TABLES)
+    create_overwrite_guards(TABLES)
