@@ -698,6 +698,39 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "model judge '{name}' has graded no candidate of pool '{pool}'",
         "zh": "模型评审“{name}”尚未给池“{pool}”的任何候选评分",
     },
+    "sample_redraw_refused": {
+        "en": "pool '{pool}' has a sample of which people have judged {judged} queries: a new "
+        "draw would set their work aside, and drawing until an estimate favours a run would go "
+        "unseen; to draw anyway, give --redraw --why TEXT (the reason is kept with the draw, "
+        "travels in releases and is shown with every estimate)",
+        "zh": "池“{pool}”的样本中已有 {judged} 条查询由人工标注：重新抽样会搁置这些工作，"
+        "反复抽样直到估计偏向某个运行结果也无从察觉；如仍要抽样，请给出 --redraw --why 原因"
+        "（原因随本次抽样保存，写入发布，并与每个估计一同显示）",
+    },
+    "sample_redraw_needs_why": {
+        "en": "--redraw needs --why TEXT: why the sample is drawn again (kept with the draw "
+        "and shown with every estimate)",
+        "zh": "--redraw 需要 --why 原因：为何重新抽样（随本次抽样保存，并与每个估计一同显示）",
+    },
+    "what_redraw_reason": {"en": "reason for the new draw", "zh": "重新抽样的原因"},
+    "sample_draw": {
+        "en": "sample: draw {number} of {total}",
+        "zh": "样本：第 {number} 次抽样，共 {total} 次",
+    },
+    "sample_draw_redrawn": {
+        "en": ", redrawn after {judged} judged queries",
+        "zh": "，在 {judged} 条查询已人工标注后重新抽样",
+    },
+    "sample_draw_redrawn_unknown": {
+        "en": ", redrawn (how many queries had been judged was not kept then)",
+        "zh": "，重新抽样（当时未记录已标注的查询数）",
+    },
+    "sample_draw_reason": {"en": ": {why}", "zh": "：{why}"},
+    "sample_draws_unknown": {
+        "en": "sample: the release does not say how often it was drawn (made before draws were "
+        "kept)",
+        "zh": "样本：该发布未记录抽样次数（生成于记录抽样历史之前）",
+    },
     "sample_design_uniform": {"en": "uniform", "zh": "等概率"},
     "sample_design_stratified": {"en": "stratified by slice", "zh": "按切片分层"},
     "sample_design_uncertainty": {

@@ -9,13 +9,18 @@ line. HTML is reduced to its text (scripts and styles dropped, blocks on lines o
 own); Markdown and text are kept as written, since annotators read passages as plain text.
 
 Files are read and checked whole with the same rules as a JSONL corpus (UTF-8, no control
-characters, no empty text unless allowed), and an error names the file and line.
+characters, no empty text unless allowed, at most the settings' file limit), and an error
+names the file and line. Only regular files whose real path lies inside the folder are
+read: a link that leads out of it (to a private file, to ``/dev/zero``) or anything that is
+not a regular file (a FIFO, a device, a socket, a broken link) is passed over and named,
+like a file of another kind; linked folders are not entered.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import stat
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
@@ -26,6 +31,9 @@ from pooling.readers import (
     InputError,
     all_lines,
     control_code,
+    format_character,
+    format_code,
+    printable,
     read_corpus,
 )
 
@@ -36,12 +44,21 @@ FOLDER_CHUNK_SIZE = 800  # characters: a folder of pages is chunked unless told 
 TITLE_LIMIT = 300  # characters of a first line taken as a title
 
 
+# Why a file is passed over -> the message that lists such files.
+SKIPPED = {
+    "kind": "folder_skipped",  # not one of FORMATS
+    "outside": "folder_skipped_outside",  # a link whose target lies outside the folder
+    "special": "folder_skipped_special",  # a FIFO, a device, a socket, a broken link
+}
+
+
 @dataclass
 class DocumentFolder:
-    """The documents of a folder, in path order, and the files passed over."""
+    """The documents of a folder, in path order, and the files passed over, each with
+    why (a key of ``SKIPPED``)."""
 
     records: list[CorpusRecord]
-    skipped: list[str] = field(default_factory=list)  # paths of files of other kinds
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # (relative path, why)
 
 
 def read_document_folder(folder: Path | str, allow_empty: bool = False) -> DocumentFolder:
@@ -50,26 +67,32 @@ def read_document_folder(folder: Path | str, allow_empty: bool = False) -> Docum
     path relative to the folder with ``/`` between parts (each run of whitespace made
     ``_``, since ids are written into whitespace-separated files), ``title``, ``text``,
     ``metadata`` ``{"path", "format"}`` and ``file`` the file's path for errors.
-    Raises ``InputError`` for a file that is not UTF-8, holds a control character, has no
-    text (unless ``allow_empty``), two files whose ids are equal, a control character in a
-    file name, and a folder with no such file."""
+    Only regular files whose real path is inside the folder are read; the others are
+    listed in ``skipped`` with why. Raises ``InputError`` for a file that is not UTF-8,
+    holds a control character, has no text (unless ``allow_empty``), is larger than the
+    settings' file limit, two files whose ids are equal, a control or format character in
+    a file name, and a folder with no such file."""
     root = Path(folder)
     records: list[CorpusRecord] = []
-    skipped: list[str] = []
+    skipped: list[tuple[str, str]] = []
     ids: dict[str, str] = {}  # id -> the relative path it came from
+    inside = root.resolve()
     for path in _files(root):
         relative = path.relative_to(root).as_posix()
         kind = FORMATS.get(path.suffix.lower())
-        if kind is None:
-            skipped.append(relative)
+        source = _source(path, inside)
+        if isinstance(source, str) or kind is None:
+            skipped.append((relative, source if isinstance(source, str) else "kind"))
             continue
         if found := ID_CONTROL.search(relative):
             raise InputError(str(path), "file_name_control", code=control_code(found))
+        if hidden := format_character(relative):
+            raise InputError(str(path), "file_name_format", code=format_code(hidden))
         doc_id = re.sub(r"\s+", "_", relative)
         if doc_id in ids:
             raise InputError(str(path), "document_id_taken", value=doc_id, other=ids[doc_id])
         ids[doc_id] = relative
-        title, text = _read(path, kind)
+        title, text = _read(source, kind)
         if not text.strip() and not allow_empty:
             raise InputError(str(path), "empty_text")
         records.append(
@@ -96,10 +119,11 @@ def read_corpus_source(
     if not Path(path).is_dir():
         return read_corpus(path, allow_empty)
     folder = read_document_folder(path, allow_empty)
-    if folder.skipped:
-        shown = ", ".join(folder.skipped[:5]) + (", …" if len(folder.skipped) > 5 else "")
-        count = len(folder.skipped)
-        notes.append(("folder_skipped", {"count": count, "suffixes": SUFFIXES, "files": shown}))
+    for why, key in SKIPPED.items():
+        files = [printable(relative) for relative, reason in folder.skipped if reason == why]
+        if files:
+            shown = ", ".join(files[:5]) + (", …" if len(files) > 5 else "")
+            notes.append((key, {"count": len(files), "suffixes": SUFFIXES, "files": shown}))
     return folder.records
 
 
@@ -113,6 +137,19 @@ def _files(root: Path) -> list[Path]:
         folders[:] = sorted(name for name in folders if not name.startswith("."))
         found.extend(Path(directory, name) for name in files if not name.startswith("."))
     return sorted(found, key=lambda path: path.relative_to(root).as_posix())
+
+
+def _source(path: Path, inside: Path) -> Path | str:
+    """The real path to read ``path`` from, when it is a regular file inside the folder
+    ``inside`` (resolved), else why it is passed over: ``outside`` for a link whose target
+    lies outside, ``special`` for a FIFO, a device, a socket or a broken or looping link."""
+    try:
+        real = path.resolve(strict=True)
+        if not real.is_relative_to(inside):
+            return "outside"
+        return real if stat.S_ISREG(real.stat().st_mode) else "special"
+    except (OSError, RuntimeError):  # a broken link, a loop of links
+        return "special"
 
 
 def _read(path: Path, kind: str) -> tuple[str, str]:

@@ -17,6 +17,7 @@ type name) is written ``"@key"``.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from pathlib import PurePath
 from typing import TypeGuard
 
 from pooling import choices
@@ -32,6 +33,21 @@ MESSAGES: dict[str, dict[str, str]] = {
     "folder_skipped": {
         "en": "{count} files passed over (not {suffixes}): {files}",
         "zh": "跳过 {count} 个文件（不是 {suffixes}）：{files}",
+    },
+    "folder_skipped_outside": {
+        "en": "{count} files passed over (links that lead out of the folder): {files}",
+        "zh": "跳过 {count} 个文件（指向文件夹之外的链接）：{files}",
+    },
+    "folder_skipped_special": {
+        "en": "{count} files passed over (not regular files: FIFOs, devices, sockets, broken "
+        "links): {files}",
+        "zh": "跳过 {count} 个文件（不是普通文件：管道、设备、套接字、失效链接）：{files}",
+    },
+    "file_name_format": {
+        "en": "the file name holds the invisible format character {code} (a bidi control, a "
+        "zero-width space or joiner, a soft hyphen), which is refused in an id",
+        "zh": "文件名含有不可见的格式字符 {code}（双向文本控制符、零宽空格或连接符、软连字符），"
+        "不能用作 id",
     },
     "file_name_control": {
         "en": "the file name holds the control character {code}, which is refused in an id",
@@ -254,6 +270,33 @@ MESSAGES: dict[str, dict[str, str]] = {
         "stored, the others act unseen on terminals and files)",
         "zh": "{what}含有控制字符 {code}，不予接受（NUL 无法存储，其他控制字符会在终端和文件中"
         "暗中起作用）",
+    },
+    "format_character": {
+        "en": "holds the invisible format character {code} (a bidi control, a zero-width "
+        "space or joiner, a soft hyphen), which is refused in ids: it makes two ids look alike "
+        "or one read backwards",
+        "zh": "含有不可见的格式字符 {code}（双向文本控制符、零宽空格或连接符、软连字符），"
+        "id 中不予接受：它会让两个 id 看起来相同，或让一个 id 倒着显示",
+    },
+    "typed_format_character": {
+        "en": "the {what} holds the invisible format character {code} (a bidi control, a "
+        "zero-width space or joiner, a soft hyphen), which is refused in names: it makes two "
+        "names look alike or one read backwards",
+        "zh": "{what}含有不可见的格式字符 {code}（双向文本控制符、零宽空格或连接符、软连字符），"
+        "名称中不予接受：它会让两个名称看起来相同，或让一个名称倒着显示",
+    },
+    "not_regular_file": {
+        "en": "not a regular file (a folder, a FIFO, a device or a socket), which is not read",
+        "zh": "不是普通文件（文件夹、管道、设备或套接字），不予读取",
+    },
+    "file_too_large": {
+        "en": "the file is {size} MB, more than the {limit} MB read at most (raise {variable} "
+        "to read it)",
+        "zh": "文件大小为 {size} MB，超过读取上限 {limit} MB（如需读取，请调高 {variable}）",
+    },
+    "query_too_long": {
+        "en": "the query's text is {length} characters long; at most {limit} are accepted",
+        "zh": "查询文本长 {length} 个字符，最多接受 {limit} 个",
     },
     "typed_surrogate": {
         "en": "the {what} holds the lone surrogate {code} (half of a character), which no "
@@ -604,6 +647,9 @@ def _is_key(value: object) -> TypeGuard[str]:
     return isinstance(value, str) and value.startswith("@") and value[1:] in MESSAGES
 
 
+PATH_PARAMS = ("file", "folder", "path")  # parameters that name a file or a folder
+
+
 class LocalizedError(ValueError):
     """An error for the user: message ``key`` with ``params``, rendered in the current
     language by ``str()`` and in any language by ``message(lang)``."""
@@ -613,7 +659,16 @@ class LocalizedError(ValueError):
         super().__init__(key)
 
     def message(self, lang: str | None = None) -> str:
-        return t(self.key, lang, **self.params)
+        from pooling.characters import printable  # which imports this module
+
+        # A path's control or bidi characters are shown escaped, never sent to a terminal.
+        shown = {
+            name: printable(str(value))
+            if isinstance(value, PurePath) or name in PATH_PARAMS
+            else value
+            for name, value in self.params.items()
+        }
+        return t(self.key, lang, **shown)
 
     def __str__(self) -> str:
         return self.message()

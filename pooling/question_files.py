@@ -22,10 +22,10 @@ from pooling.readers import (
     Where,
     all_lines,
     optional_choice,
+    query_text,
     read_lines,
     read_queries,
     require_id,
-    require_text,
 )
 
 TEXT_COLUMN = "text"
@@ -51,8 +51,9 @@ def read_question_lines(path: Path | str, default_split: str = "test") -> list[Q
     judged twice)."""
     records, texts = [], FirstSeen()
     for number, text in read_lines(path):
-        question = text.strip()
-        texts.check(question, Where(str(path), number), "text", "duplicate_question")
+        where = Where(str(path), number)
+        question = query_text({"text": text.strip()}, "text", where)
+        texts.check(question, where, "text", "duplicate_question")
         records.append(_record(number, f"q{number}", question, default_split))
     if not records:
         raise InputError(str(path), "file_empty")
@@ -83,7 +84,7 @@ def read_question_csv(path: Path | str, default_split: str = "test") -> list[Que
             continue
         query_id = require_id(cells, id_column, where) if id_column else f"q{line}"
         ids.check(query_id, where, id_column or TEXT_COLUMN, value=query_id)
-        text = require_text(cells, TEXT_COLUMN, where)
+        text = query_text(cells, TEXT_COLUMN, where)
         texts.check(text, where, TEXT_COLUMN, "duplicate_question")
         split = cells.get("split") or None
         records.append(

@@ -19,31 +19,43 @@ database's integers (``MAX_RANK``).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import os
-import re
+import stat
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
+from pooling.characters import (
+    CONTROL,
+    ID_CONTROL,
+    SURROGATE,
+    control_code,
+    format_character,
+    format_code,
+    printable,
+)
+
+# Where the checks of typed names and texts were defined before ``pooling.characters``,
+# still importable from here.
+from pooling.characters import MAX_NAME as MAX_NAME
+from pooling.characters import MAX_SEARCH as MAX_SEARCH
+from pooling.characters import MAX_TEXT as MAX_TEXT
+from pooling.characters import refuse_control as refuse_control
+from pooling.characters import typed_name as typed_name
+from pooling.fingerprints import Fingerprint as Fingerprint
+from pooling.fingerprints import fingerprint as fingerprint
 from pooling.grades import HIGHEST, LOWEST
 from pooling.i18n import LocalizedError, t
+from pooling.settings import VARIABLES, current
 
 SPLITS = ("dev", "test")  # a query is for tuning (dev) or for the frozen gate (test)
-CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
-ID_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")  # also tab and line breaks
-SURROGATE = re.compile("[\ud800-\udfff]")  # only a JSON escape can make one
 MAX_JSON_DEPTH = 32  # objects and arrays within a record: metadata needs a few
 MAX_RANK = 2**31 - 1  # PostgreSQL's integer
-# What may be typed into the app or given on the CLI, in characters: a name (an account, a
-# pool, a corpus version, a query set, a system), a note or a rationale, a search of the
-# corpus (each word of which costs a look-up in the index).
-MAX_NAME = 200
-MAX_TEXT = 20_000
-MAX_SEARCH = 500
+MAX_QUERY_TEXT = 4_000  # a query's text in an imported query set: a question, not a document
+MEGABYTE = 1024 * 1024
 
 
 class InputError(LocalizedError):
@@ -57,11 +69,12 @@ class InputError(LocalizedError):
         super().__init__(key, **params)
 
     def location(self, lang: str | None = None) -> str:
+        file = printable(self.file)
         if self.line is None:
-            return t("at_file", lang, file=self.file)
+            return t("at_file", lang, file=file)
         if self.field is None:
-            return t("at_line", lang, file=self.file, line=self.line)
-        return t("at_field", lang, file=self.file, line=self.line, field=self.field)
+            return t("at_line", lang, file=file, line=self.line)
+        return t("at_field", lang, file=file, line=self.line, field=self.field)
 
     def message(self, lang: str | None = None) -> str:
         what = super().message(lang)
@@ -77,17 +90,50 @@ def _type_name(value: object) -> str:
 # -- lines ------------------------------------------------------------------------------
 
 
-def all_lines(path: os.PathLike | str) -> Iterator[tuple[int, str]]:
-    """Yield ``(line_number, text)`` for every line, blank ones too, without the line
-    ending; a leading BOM is dropped. Raises ``InputError`` for a missing file, text that is
-    not UTF-8 or a control character, with the line."""
+def open_regular(path: os.PathLike | str, limit_mb: int | None = None) -> BinaryIO:
+    """``path`` opened for reading in binary, when it is a regular file of at most
+    ``limit_mb`` megabytes (default: the settings' ``file_limit_mb``). Raises
+    ``InputError`` for a missing file, one that is not a regular file (a folder, a FIFO, a
+    device such as ``/dev/zero``: none has an end to read to) and one that is too large,
+    before reading any of it. Opened without blocking, so a FIFO does not wait for a writer."""
     name = str(path)
+    limit = current().file_limit_mb if limit_mb is None else limit_mb
     try:
-        handle = open(path, "rb")  # noqa: SIM115  (closed below; binary keeps line numbers exact)
+        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except FileNotFoundError:
         raise InputError(name, "file_not_found") from None
-    with handle:
+    except IsADirectoryError:
+        raise InputError(name, "not_regular_file") from None
+    try:
+        status = os.fstat(descriptor)
+        if not stat.S_ISREG(status.st_mode):
+            raise InputError(name, "not_regular_file")
+        if status.st_size > limit * MEGABYTE:
+            size = f"{status.st_size / MEGABYTE:.1f}"
+            raise InputError(name, "file_too_large", size=size, limit=limit, variable=_LIMIT)
+        return os.fdopen(descriptor, "rb")
+    except BaseException:
+        os.close(descriptor)
+        raise
+
+
+_LIMIT = VARIABLES["file_limit_mb"]  # named in the message, to raise it
+
+
+def all_lines(path: os.PathLike | str, limit_mb: int | None = None) -> Iterator[tuple[int, str]]:
+    """Yield ``(line_number, text)`` for every line, blank ones too, without the line
+    ending; a leading BOM is dropped. Raises ``InputError`` for a missing file, one that is
+    not a regular file or larger than ``limit_mb`` (``open_regular``; also when it grows
+    past it while read), text that is not UTF-8 or a control character, with the line."""
+    name = str(path)
+    limit = current().file_limit_mb if limit_mb is None else limit_mb
+    read = 0
+    with open_regular(path, limit) as handle:
         for number, raw in enumerate(handle, start=1):
+            read += len(raw)
+            if read > limit * MEGABYTE:
+                size = f"{read / MEGABYTE:.1f}"
+                raise InputError(name, "file_too_large", size=size, limit=limit, variable=_LIMIT)
             if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
                 raw = raw[3:]
             try:
@@ -107,45 +153,6 @@ def read_lines(path: os.PathLike | str) -> Iterator[tuple[int, str]]:
             yield number, text
 
 
-def _canonical(value: object) -> bytes:
-    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode()
-
-
-class Fingerprint:
-    """``fingerprint`` taken one record at a time, for files too large to hold: add every
-    record, then ``hexdigest``."""
-
-    def __init__(self) -> None:
-        self._sha = hashlib.sha256(b"[[")
-        self._empty = True
-
-    def add(self, record) -> None:
-        if not self._empty:
-            self._sha.update(b",")
-        self._empty = False
-        # Where a record was read (its line, its file in a folder) is not its content.
-        content = {k: v for k, v in asdict(record).items() if k not in ("line", "file")}
-        self._sha.update(_canonical(content))
-
-    def hexdigest(self, *extra: object) -> str:
-        sha = self._sha.copy()
-        sha.update(b"]")
-        for value in extra:
-            sha.update(b"," + _canonical(value))
-        sha.update(b"]")
-        return sha.hexdigest()
-
-
-def fingerprint(records: list, *extra: object) -> str:
-    """sha256 of records (dataclasses, without their line numbers) and any extra values, so
-    that the same content hashes the same whatever its BOM, line endings or JSON spacing:
-    the canonical JSON of ``[[record, ...], extra, ...]``."""
-    digest = Fingerprint()
-    for record in records:
-        digest.add(record)
-    return digest.hexdigest(*extra)
-
-
 def read_jsonl(path: Path | str) -> Iterator[tuple[int, dict]]:
     """Yield ``(line_number, object)`` for each record of a JSON-lines file."""
     for number, text in read_lines(path):
@@ -160,11 +167,6 @@ def read_jsonl(path: Path | str) -> Iterator[tuple[int, dict]]:
             raise InputError(str(path), "not_object", line=number, found=_type_name(record))
         _refuse_controls(record, "", Where(str(path), number))
         yield number, record
-
-
-def control_code(found: re.Match) -> str:
-    """A control character found, as a reader sees it named: U+001B."""
-    return f"U+{ord(found.group()):04X}"
 
 
 def _refuse_controls(value: Any, field: str, where: Where, depth: int = 0) -> None:
@@ -193,31 +195,6 @@ def _refuse_controls(value: Any, field: str, where: Where, depth: int = 0) -> No
                 _refuse_controls(item, f"{field}[{index}]", where, depth + 1)
 
 
-def refuse_control(
-    value: str, what: str, *, line_breaks: bool = True, limit: int = MAX_TEXT
-) -> str:
-    """``value`` as typed into the app or CLI (a note, a rationale, a search), or
-    ``LocalizedError`` naming ``what`` (a message key) when it holds a control character,
-    for the same reasons as in files, or is longer than ``limit`` characters;
-    ``line_breaks=False`` refuses tab and line breaks too, for names."""
-    if found := (CONTROL if line_breaks else ID_CONTROL).search(value):
-        raise LocalizedError("typed_control_character", what=f"@{what}", code=control_code(found))
-    if found := SURROGATE.search(value):
-        raise LocalizedError("typed_surrogate", what=f"@{what}", code=control_code(found))
-    if len(value) > limit:
-        raise LocalizedError("typed_too_long", what=f"@{what}", length=len(value), limit=limit)
-    return value
-
-
-def typed_name(value: str, what: str) -> str:
-    """``value`` when it may name something (an account, a pool, a corpus version, a query
-    set, a system; ``what`` is the message key of which): no control character, tab or
-    line break, not blank, at most ``MAX_NAME`` characters. Raises ``LocalizedError``."""
-    if not refuse_control(value, what, line_breaks=False, limit=MAX_NAME).strip():
-        raise LocalizedError("typed_name_empty", what=f"@{what}")
-    return value
-
-
 # -- fields -----------------------------------------------------------------------------
 
 
@@ -244,6 +221,8 @@ def require_id(record: dict, name: str, where: Where) -> str:
         raise where.error("empty_value", name)
     if found := ID_CONTROL.search(value):
         raise where.error("control_character", name, code=control_code(found))
+    if hidden := format_character(value):
+        raise where.error("format_character", name, code=format_code(hidden))
     if any(c.isspace() for c in value):  # releases write ids into whitespace-separated files
         raise where.error("id_with_space", name, value=value)
     return value
@@ -258,6 +237,14 @@ def require_text(record: dict, name: str, where: Where) -> str:
         raise where.error("wrong_type", name, expected="@type_string", found=_type_name(value))
     if not value.strip():
         raise where.error("empty_text", name)
+    return value
+
+
+def query_text(record: dict, name: str, where: Where) -> str:
+    """A query's text: required, non-blank, at most ``MAX_QUERY_TEXT`` characters."""
+    value = require_text(record, name, where)
+    if len(value) > MAX_QUERY_TEXT:
+        raise where.error("query_too_long", name, length=len(value), limit=MAX_QUERY_TEXT)
     return value
 
 
@@ -442,7 +429,7 @@ def read_queries(path: Path | str, default_split: str = "test") -> list[QueryRec
             QueryRecord(
                 line=number,
                 query_id=query_id,
-                text=require_text(record, "text", where),
+                text=query_text(record, "text", where),
                 slices=optional_tags(record, "slices", where),
                 split=optional_choice(record, "split", where, SPLITS, default_split),
                 answerable=optional_bool(record, "answerable", where, True),

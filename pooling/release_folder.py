@@ -13,7 +13,7 @@ checking a folder against its manifest, and its grades worked out again from its
 | ``chunks.tsv`` | every chunk id of the corpus version and its document id |
 | ``pool-unjudged.tsv`` | the pool's candidates with no grade in the release, and why |
 | ``model_judgments.jsonl`` | model judges' current grades on the pool's candidates |
-| ``sample.json`` | the pool's sample of queries people judge completely, and its design |
+| ``sample.json`` | the sample of queries people judge completely, its design, every draw |
 | ``manifest.json`` | versions, pool, policy, counts, agreement, sha256 of every file |
 
 ``chunks.tsv`` is what lets an evaluator tell chunk ids from document ids in a run and
@@ -325,6 +325,11 @@ def read_sample(folder: Path | str) -> dict | None:
         raise InputError(str(path), "bad_json", detail=error) from None
     if not isinstance(data, dict) or not isinstance(data.get("queries", []), list):
         raise InputError(str(path), "not_object", found=type(data).__name__)
+    draws = data.get("draws")  # from format 2 on; None in a release made before
+    if draws is not None and not (
+        isinstance(draws, list) and all(isinstance(d, dict) for d in draws)
+    ):
+        raise InputError(str(path), "not_object", found=type(draws).__name__)
     return data if data.get("design") else None
 
 

@@ -1,6 +1,6 @@
 """qrels-studio's settings, read from the environment in one place (``current``): the
-database URL, the language of messages, the upload limit, the index cache and the folder
-the app writes releases to. A command may choose some of them for its own run
+database URL, the language of messages, the upload limit, the largest file read, the index
+cache and the folder the app writes releases to. A command may choose some of them for its own run
 (``chosen``: ``--lang``, ``--db``) without touching the environment, which a child process
 (``qrels serve``) gets with the choices written in (``child_environment``).
 
@@ -27,10 +27,15 @@ VARIABLES = {
     "database_url": "QRELS_DATABASE_URL",
     "language": LANGUAGE_VARIABLE,
     "upload_limit_mb": "QRELS_UPLOAD_LIMIT_MB",
+    "file_limit_mb": "QRELS_FILE_LIMIT_MB",
     "cache_dir": "QRELS_CACHE_DIR",
     "release_dir": "QRELS_RELEASE_DIR",
 }
 UPLOAD_LIMIT_MB = 200  # also Streamlit's, at serve
+# The largest file read (an imported corpus, query set, run or judgments file, each document
+# of a folder, a release's files): checked before a file is read, since an import holds
+# what it reads (a 40 MB corpus took 468 MB) and a device or a growing file never ends.
+FILE_LIMIT_MB = 256
 
 
 @dataclass(frozen=True)
@@ -41,6 +46,7 @@ class Settings:
     database_url: str | None
     language: str
     upload_limit_mb: int
+    file_limit_mb: int
     cache_dir: Path
     release_dir: Path
 
@@ -48,7 +54,7 @@ class Settings:
 def current(environ: Mapping[str, str] | None = None) -> Settings:
     """The settings in force: what the running command chose (``chosen``), else
     ``environ`` (the process's environment), else the defaults. Raises ``LocalizedError``
-    for an upload limit that is not a whole number of megabytes."""
+    for an upload or file limit that is not a whole number of megabytes."""
     env = os.environ if environ is None else environ
     chosen = chosen_values()
 
@@ -59,19 +65,18 @@ def current(environ: Mapping[str, str] | None = None) -> Settings:
     return Settings(
         database_url=read("database_url") or None,
         language=language(env),
-        upload_limit_mb=_megabytes(read("upload_limit_mb")),
+        upload_limit_mb=_megabytes(read("upload_limit_mb"), "upload_limit_mb", UPLOAD_LIMIT_MB),
+        file_limit_mb=_megabytes(read("file_limit_mb"), "file_limit_mb", FILE_LIMIT_MB),
         cache_dir=Path(read("cache_dir") or Path.home() / ".cache" / "qrels-studio"),
         release_dir=Path(read("release_dir") or "releases"),
     )
 
 
-def _megabytes(text: str) -> int:
+def _megabytes(text: str, name: str, default: int) -> int:
     if not text:
-        return UPLOAD_LIMIT_MB
+        return default
     if not text.isdigit() or int(text) < 1:
-        raise LocalizedError(
-            "setting_not_megabytes", variable=VARIABLES["upload_limit_mb"], value=text
-        )
+        raise LocalizedError("setting_not_megabytes", variable=VARIABLES[name], value=text)
     return int(text)
 
 

@@ -1,7 +1,8 @@
 """Query samples of a pool (``storage.sample_tables``): record one, read the one in force
-(the newest), and the sampled queries that still have work open, for the assignment to
-hand out first. Every function takes a keyword-only ``session``; only ``record_sample``
-writes, and never changes what was recorded."""
+(the newest) with every draw of the pool before it, count the sampled queries people have
+judged (what a new draw would throw away), and the sampled queries that still have work
+open, for the assignment to hand out first. Every function takes a keyword-only
+``session``; only ``record_sample`` writes, and never changes what was recorded."""
 
 from __future__ import annotations
 
@@ -14,13 +15,45 @@ from sqlmodel import Session, select
 from pooling.i18n import LocalizedError
 from pooling.query_sampling import Member
 from storage.catalog import query_keys
-from storage.models import Pool, PoolCandidate, Query, QuerySet, QueryTally, User
+from storage.models import Judgment, Pool, PoolCandidate, Query, QuerySet, QueryTally, User
 from storage.sample_tables import QuerySample, QuerySampleMember
+
+SAMPLE_FORMAT = 2  # sample.json's "format": 2 added "draws" (a release before holds none)
+
+
+@dataclass(frozen=True)
+class Draw:
+    """One draw of a pool's sample, as a release's ``sample.json`` lists it: its number
+    (from 1), design, size asked, seed, time, the acting account (None: the command line),
+    how many queries of the sample then in force people had judged (None: not kept then),
+    and why it was drawn (None: not said)."""
+
+    number: int
+    design: str
+    requested: str
+    seed: int
+    created_at: str
+    account: str | None
+    judged_before: int | None
+    reason: str | None
+
+    def to_dict(self) -> dict:
+        return {
+            "draw": self.number,
+            "design": self.design,
+            "requested": self.requested,
+            "seed": self.seed,
+            "created_at": self.created_at,
+            "account": self.account,
+            "judged_before": self.judged_before,
+            "reason": self.reason,
+        }
 
 
 @dataclass(frozen=True)
 class SampleRecord:
-    """A recorded sample, with its members as ``Member``s in the order drawn."""
+    """A recorded sample, with its members as ``Member``s in the order drawn, and every
+    draw of its pool up to it (``draws``, oldest first: it is the last)."""
 
     id: int
     pool: str
@@ -33,10 +66,12 @@ class SampleRecord:
     config: dict
     created_at: str
     members: list[Member]
+    draws: list[Draw]
 
     def to_dict(self) -> dict:
         """The sample as a release's ``sample.json`` holds it."""
         return {
+            "format": SAMPLE_FORMAT,
             "design": self.design,
             "requested": self.requested,
             "size": self.size,
@@ -49,6 +84,7 @@ class SampleRecord:
                 {"query_id": m.query_id, "probability": m.probability, "stratum": m.stratum}
                 for m in self.members
             ],
+            "draws": [draw.to_dict() for draw in self.draws],
         }
 
 
@@ -63,10 +99,14 @@ def record_sample(
     model: str | None = None,
     config: dict | None = None,
     user: User | None = None,
+    judged_before: int = 0,
+    reason: str | None = None,
     session: Session,
 ) -> QuerySample:
-    """Record a sample of ``pool``'s queries (``members`` in the order drawn). Raises
-    ``LocalizedError`` for a query id the pool's query set does not hold."""
+    """Record a sample of ``pool``'s queries (``members`` in the order drawn), drawn by
+    ``user`` when ``judged_before`` queries of the sample in force had been judged, for
+    ``reason``. Raises ``LocalizedError`` for a query id the pool's query set does not
+    hold."""
     keys = query_keys(session.get(QuerySet, pool.query_set_id), session=session)
     unknown = [m.query_id for m in members if m.query_id not in keys]
     if unknown:
@@ -81,6 +121,8 @@ def record_sample(
         model=model,
         config=config or {},
         user_id=user.id if user is not None else None,
+        judged_before=judged_before,
+        reason=reason,
     )
     session.add(sample)
     session.flush()
@@ -125,7 +167,54 @@ def current_sample(pool: Pool, *, session: Session) -> SampleRecord | None:
         config=dict(sample.config),
         created_at=sample.created_at.isoformat(),
         members=[Member(query_id, probability, stratum) for query_id, probability, stratum in rows],
+        draws=draws_of(pool, session=session),
     )
+
+
+def draws_of(pool: Pool, *, session: Session) -> list[Draw]:
+    """Every draw of ``pool``'s sample, oldest first."""
+    rows = session.exec(
+        select(QuerySample, User.name)
+        .outerjoin(User, User.id == QuerySample.user_id)
+        .where(QuerySample.pool_id == pool.id)
+        .order_by(QuerySample.id)
+    ).all()
+    return [
+        Draw(
+            number=number,
+            design=sample.design,
+            requested=sample.requested,
+            seed=sample.seed,
+            created_at=sample.created_at.isoformat(),
+            account=account,
+            judged_before=sample.judged_before,
+            reason=sample.reason,
+        )
+        for number, (sample, account) in enumerate(rows, start=1)
+    ]
+
+
+def judged_sampled_queries(pool: Pool, *, session: Session) -> int:
+    """How many queries of ``pool``'s sample in force people have judged: a person's
+    judgment (in the app, any pool, or imported) on one of the pool's candidates for it,
+    as a release takes its grades. 0 when the pool has no sample."""
+    statement = (
+        select(func.count(func.distinct(QuerySampleMember.query_id)))
+        .select_from(QuerySampleMember)
+        .join(
+            PoolCandidate,
+            (PoolCandidate.query_id == QuerySampleMember.query_id)
+            & (PoolCandidate.pool_id == pool.id),
+        )
+        .join(
+            Judgment,
+            (Judgment.query_id == PoolCandidate.query_id)
+            & (Judgment.chunk_id == PoolCandidate.chunk_id),
+        )
+        .join(User, (User.id == Judgment.user_id) & (User.kind == "human"))
+        .where(QuerySampleMember.sample_id == _newest(pool))
+    )
+    return int(session.exec(statement).one())
 
 
 def sampled_queries_by_coverage(

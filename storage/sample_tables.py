@@ -4,7 +4,8 @@ query with people's on a random sample (``pooling.estimates``). Imported by
 ``storage.models`` (a module of its own: that one is near its 500 lines).
 
 Append-only like judgments (the migration's triggers): a sample is never changed; a new
-sample of the same pool is recorded beside it, and the newest is the one in force.
+sample of the same pool (a draw) is recorded beside it, with why and with how many of the
+queries of the sample it replaced people had judged, and the newest is the one in force.
 """
 
 from __future__ import annotations
@@ -27,7 +28,9 @@ class QuerySample(SQLModel, table=True):
     uncertainty with unequal probabilities), what was asked for (``requested``: ``"50"`` or
     ``"20%"``), how many queries it holds of how many (``size``, ``population``), the
     ``seed``, the model judge whose grades set the probabilities, and in ``config`` the
-    strata or the rule behind the probabilities."""
+    strata or the rule behind the probabilities; ``judged_before``: how many queries of
+    the sample in force before this draw people had judged (None: drawn before this was
+    kept), ``reason``: why it was drawn again (``--why``)."""
 
     __tablename__ = "query_sample"
     __table_args__ = (
@@ -50,6 +53,8 @@ class QuerySample(SQLModel, table=True):
         sa_column=Column(JSON().with_variant(JSONB(), "postgresql"), nullable=False),
     )
     user_id: int | None = Field(default=None, foreign_key="app_user.id")  # None: command line
+    judged_before: int | None = None
+    reason: str | None = None
     created_at: datetime = Field(
         default_factory=_now, sa_column=Column(DateTime(timezone=True), nullable=False)
     )

@@ -30,8 +30,8 @@ from typing import Any
 import streamlit as st
 from sqlalchemy.engine import Engine
 
+from annotator.app.session_cookie import cookie_script, cookie_session_id, other_port
 from annotator.auth import (
-    SESSION_LIFETIME,
     Account,
     account,
     end_session,
@@ -52,7 +52,6 @@ from storage.db import make_engine
 logger = logging.getLogger(__name__)
 
 USER_KEY, LANG_KEY, POOL_KEY, SESSION_KEY = "user_id", "lang", "pool", "login_session"
-COOKIE = "qrels_session"
 
 
 # Whether ``freeze_libraries`` has run in this process. Not ``gc.get_freeze_count()``: that
@@ -227,8 +226,8 @@ def current_user() -> Account | None:
         user = account(engine(), st.session_state[USER_KEY])  # logged in in-process (tests)
     else:
         resumed = session_id is None
-        cookie = st.context.cookies.get(COOKIE)
-        session_id = session_id or (cookie if isinstance(cookie, str) else None)
+        if session_id is None and not other_port(st.context.headers):
+            session_id = cookie_session_id(st.context.cookies)
         user = session_account(engine(), session_id) if session_id else None
         if user is not None and resumed:
             st.session_state[SESSION_KEY] = session_id
@@ -259,21 +258,9 @@ def log_out() -> None:
     st.session_state.clear()
 
 
-# The cookie is written by a script (Streamlit sets no cookie of its own), so it cannot be
-# HttpOnly; SameSite=Strict keeps other sites from sending it, Secure is added over TLS.
-_COOKIE_SCRIPT = """<script>
-const secure = window.parent.location.protocol === "https:" ? "; Secure" : "";
-window.parent.document.cookie = "%s=%s; Path=/; Max-Age=%d; SameSite=Strict" + secure;
-</script>"""
-
-
 def session_cookie(session_id: str | None) -> None:
     """Write the login session's id into the browser's cookie, or clear it (None)."""
-    if session_id is None:
-        st.iframe(_COOKIE_SCRIPT % (COOKIE, "", 0), height=1)
-    else:
-        lifetime = int(SESSION_LIFETIME.total_seconds())
-        st.iframe(_COOKIE_SCRIPT % (COOKIE, session_id, lifetime), height=1)
+    st.iframe(cookie_script(session_id), height=1)
 
 
 REFUSED = object()  # what ``as_user`` returns when the server refused the action

@@ -28,15 +28,25 @@ SHOWN = 20  # query ids listed before "and N more"
 )
 @click.option("--model", help="The model judge whose grades set the probabilities.")
 @click.option("--seed", type=int, help="Seed of the draw (default: a random one, recorded).")
+@click.option(
+    "--redraw",
+    is_flag=True,
+    help="Draw again although people have judged queries of the sample in force (needs --why).",
+)
+@click.option("--why", help="Why the sample is drawn again: kept, and shown with every estimate.")
 @click.option("--json", "as_json", is_flag=True, help="Print the sample as JSON.")
 @click.pass_context
-def sample(ctx, pool_name, queries: str, by, model, seed, as_json: bool) -> None:
+def sample(ctx, pool_name, queries: str, by, model, seed, redraw, why, as_json: bool) -> None:
     """Choose, at random, the queries people judge completely (the app hands them out
-    first), and record the draw: its design, seed and each query's probability."""
+    first), and record the draw: its design, seed and each query's probability. Once
+    people have judged sampled queries, a new draw needs --redraw --why TEXT; every draw
+    is kept, travels in releases and is shown with every estimate."""
     from annotator.labeling.sampling import draw_sample
 
     name = only_pool(ctx, pool_name)
-    record = draw_sample(engine(ctx), name, queries, by=by, seed=seed, model=model)
+    record = draw_sample(
+        engine(ctx), name, queries, by=by, seed=seed, model=model, redraw=redraw, why=why
+    )
     if as_json:
         click.echo(json.dumps(record.to_dict(), ensure_ascii=False, indent=2))
     else:
@@ -44,7 +54,10 @@ def sample(ctx, pool_name, queries: str, by, model, seed, as_json: bool) -> None
 
 
 def sample_lines(record, lang: str | None = None) -> list[str]:
-    """What ``qrels sample`` prints: the draw, its strata or probabilities, the queries."""
+    """What ``qrels sample`` prints: the draw, its strata or probabilities, which draw of
+    the pool it is, the queries."""
+    from annotator.evaluation.estimation_text import draw_line
+
     lines = [
         t(
             "sample_drawn",
@@ -70,6 +83,7 @@ def sample_lines(record, lang: str | None = None) -> list[str]:
                 high=max(probabilities),
             )
         )
+    lines.append(f"  {draw_line([d.to_dict() for d in record.draws], lang)}")
     ids = [m.query_id for m in record.members]
     more = f" {t('sample_more', lang, count=len(ids) - SHOWN)}" if len(ids) > SHOWN else ""
     lines.append(t("sample_queries", lang, ids=", ".join(ids[:SHOWN]) + more))

@@ -20,6 +20,7 @@ from annotator.evaluation.evaluation_text import group_name, interval, num, sign
 from pooling.estimates import CONFIDENCE, MIN_HUMAN_QUERIES
 from pooling.grade_calibration import DRAWS, FOLDS
 from pooling.i18n import t
+from pooling.readers import printable
 
 METHOD = (
     "PPI++ (power-tuned λ, Angelopoulos, Duchi & Zrnic 2023); per stratum for a stratified "
@@ -55,7 +56,7 @@ def estimate_data(report: EstimateReport, gate: dict | None = None) -> dict:
         "sample": {
             key: sample.get(key) for key in ("design", "requested", "size", "population", "seed")
         }
-        | {"model": sample.get("model")},
+        | {"model": sample.get("model"), "draws": sample.get("draws")},
         "population": report.population,
         "sample_judged": report.sample_judged,
         "figures": _records(report.figures),
@@ -128,11 +129,32 @@ def estimate_head_lines(data: dict, lang: str | None = None) -> list[str]:
             seed=sample["seed"],
         )
     ]
+    lines.append(f"  {draw_line(sample.get('draws'), lang)}")
     predictor = data.get("predictor", PREDICTORS[0])
     lines.append(t(f"estimate_predictor_{predictor}", lang, folds=FOLDS, draws=DRAWS))
     if data["sample_judged"] is not None:
         lines.append(t("estimate_judged", lang, share=data["sample_judged"]))
     return lines
+
+
+def draw_line(draws: list[dict] | None, lang: str | None = None) -> str:
+    """Which draw of its pool's sample a sample is (the last of ``draws``, as
+    ``sample.json`` lists them), whether it was drawn again after people had judged
+    queries, and why: "sample: draw 2 of 2, redrawn after 5 judged queries: <why>". A
+    release made before draws were kept (None) says so."""
+    if not draws:
+        return t("sample_draws_unknown", lang)
+    last = draws[-1]
+    line = t("sample_draw", lang, number=last.get("draw", len(draws)), total=len(draws))
+    if len(draws) > 1:
+        judged = last.get("judged_before")
+        if judged is None:
+            line += t("sample_draw_redrawn_unknown", lang)
+        else:
+            line += t("sample_draw_redrawn", lang, judged=judged)
+    if last.get("reason"):
+        line += t("sample_draw_reason", lang, why=printable(str(last["reason"])))
+    return line
 
 
 def estimate_lines(data: dict, lang: str | None = None) -> list[str]:

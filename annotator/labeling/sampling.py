@@ -4,6 +4,11 @@ estimates with honest intervals (``pooling.estimates``, ``annotator.evaluation.e
 The draw itself is ``pooling.query_sampling``; the sample is recorded (``storage.
 sample_records``) and the app hands its queries out first (``annotator.labeling.assignment``).
 
+A pool whose sample people have begun to judge is not drawn again unless the lead says so
+and why (``redraw``, ``why``): every draw is kept with its reason and with how many sampled
+queries people had judged, travels in releases and is shown with every estimate, so that
+drawing until an estimate favours a run cannot go unseen.
+
 The population is the answerable queries of the pool's query set (unanswerable ones are
 evaluated apart). By uncertainty, a query's uncertainty is the share of its candidates the
 model graded 1 or 2, or did not grade: the grades between "clearly not" and "clearly yes",
@@ -19,6 +24,7 @@ from sqlalchemy.engine import Engine
 
 from pooling import query_sampling
 from pooling.i18n import LocalizedError, check_name
+from pooling.readers import refuse_control
 from storage import history, sample_records
 from storage.accounts import acting, get_user
 from storage.db import referenced, session_scope, snapshot_scope
@@ -49,21 +55,32 @@ def draw_sample(
     seed: int | None = None,
     model: str | None = None,
     lead: int | None = None,
+    redraw: bool = False,
+    why: str | None = None,
 ) -> sample_records.SampleRecord:
     """Draw and record a sample of ``queries`` (``"50"`` or ``"20%"``) of the pool's
     answerable queries: uniformly, by ``slice`` (stratified) or by ``uncertainty`` (the
     model judge ``model``'s grades set unequal probabilities); ``seed`` (default: a random
-    one, recorded). By the lead ``lead`` (None: the command line). Raises
-    ``LocalizedError`` for a size that does not fit, an unknown ``by``, a missing or
-    unknown model, or a model without grades in the pool; ``Refused`` for a non-lead."""
+    one, recorded). By the lead ``lead`` (None: the command line). When people have
+    judged queries of the pool's sample in force, only with ``redraw`` and a reason
+    ``why``, both kept with the draw. Raises ``LocalizedError`` for a size that does not
+    fit, an unknown ``by``, a missing or unknown model, a model without grades in the pool,
+    a new draw over judged queries without ``redraw`` and ``why``; ``Refused`` for a
+    non-lead."""
     if by is not None:
         check_name(by, BY, "what_sample_design")
     if by == "uncertainty" and not model:
         raise LocalizedError("sample_needs_model")
+    if redraw and not (why or "").strip():
+        raise LocalizedError("sample_redraw_needs_why")
+    reason = refuse_control(why, "what_redraw_reason").strip() if why else None
     seed = secrets.randbelow(2**31) if seed is None else seed
     with session_scope(engine) as session:
         user = acting(lead, "lead", session=session)
         pool = get_pool(pool_name, session=session)
+        judged = sample_records.judged_sampled_queries(pool, session=session)
+        if judged and not redraw:
+            raise LocalizedError("sample_redraw_refused", pool=pool_name, judged=judged)
         population = [
             q
             for q in queries_of(
@@ -102,6 +119,8 @@ def draw_sample(
             model=model if by == "uncertainty" else None,
             config=config,
             user=user,
+            judged_before=judged,
+            reason=reason,
             session=session,
         )
         recorded = sample_records.current_sample(pool, session=session)

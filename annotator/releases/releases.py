@@ -16,7 +16,9 @@ can be neither a path (``../x``, ``/abs/x``, ``a/b``) nor ``.`` or ``..``. A rel
 is always ``ROOT/VERSION``: ``qrels release create --out ROOT``, the app's ``release_dir()``,
 and ``create_release(..., root)``; an existing folder is refused, never written into. It is
 written as a hidden sibling and renamed into place in the transaction that records the
-release, so a failed or racing create leaves neither a folder nor a record behind.
+release, so a failed or racing create leaves neither a folder nor a record behind; one
+killed outright leaves its hidden folder, never a release (no version starts with a dot),
+and the next create beside it removes it (``annotator.releases.staging``).
 """
 
 from __future__ import annotations
@@ -24,7 +26,6 @@ from __future__ import annotations
 import contextlib
 import gc
 import shutil
-import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -44,6 +45,7 @@ from annotator.releases.release_files import (
     write_release,
     write_sample,
 )
+from annotator.releases.staging import staging_folder
 from pooling.grades import DEFAULT_POLICY, GRADES, check_policy
 from pooling.i18n import LocalizedError
 from pooling.release_folder import MANIFEST, read_manifest, read_qrels, valid_version
@@ -214,8 +216,7 @@ def _publish(
         raise ReleaseError("release_folder_exists", folder=out)
     made = [folder for folder in out.parents if not folder.exists()]
     out.parent.mkdir(parents=True, exist_ok=True)
-    staging = out.parent / f".{out.name}.{uuid.uuid4().hex}.partial"
-    staging.mkdir()
+    staging = staging_folder(out.parent, out.name)  # a killed create's leftovers go first
     placed = False
     try:
         manifest, digest = write(staging)

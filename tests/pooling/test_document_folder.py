@@ -46,7 +46,7 @@ def test_each_file_is_a_document_with_its_path_title_and_format(tmp_path):
         ),
     }
     assert [r.id for r in folder.records] == sorted(found)  # path order
-    assert folder.skipped == ["logo.png"]
+    assert folder.skipped == [("logo.png", "kind")]
 
 
 @pytest.mark.parametrize(

@@ -445,6 +445,9 @@ def test_estimate_messages_read_in_both_languages(uniform_release):
         assert en == zh, key
 
 
+NO_DRAWS = "the release does not say how often it was drawn (made before draws were kept)"
+
+
 def test_the_evaluate_page_shows_the_estimates_with_the_human_share(
     demo_url, tmp_path, monkeypatch
 ):
@@ -473,3 +476,5 @@ def test_the_evaluate_page_shows_the_estimates_with_the_human_share(
     assert shown["estimate"].tolist() == pytest.approx(expected["estimate"].tolist(), nan_ok=True)
     assert shown["human queries (share)"].tolist()[0] == "16/40 (40%)"
     assert any("sample of 16 of 40 queries" in t.value for t in at.text)
+    # Which draw the sample is, next to the estimate (a release made before draws were kept).
+    assert any(t.value == f"sample: {NO_DRAWS}" for t in at.text)

@@ -183,8 +183,10 @@ def test_a_release_carries_the_model_s_grades_and_the_sample(sampled_pool, engin
     ]
 
 
-def test_from_a_pool_to_estimates(sampled_pool, engine, db_url, tmp_path):
-    drawn = sample_json(db_url, "--queries", "12", "--seed", "4")
+def people_grade_and_release(engine, db_url, tmp_path, drawn: dict) -> tuple:
+    """People h1 and h2 grade every candidate of the ``drawn`` sample's queries (the first
+    chunk 2, the rest 0), ``qrels release create v1`` of pool p into ``tmp_path``, and a
+    run over every query: the release's folder and the run's file."""
     grades = [
         {
             "query_id": q["query_id"],
@@ -222,10 +224,17 @@ def test_from_a_pool_to_estimates(sampled_pool, engine, db_url, tmp_path):
             for c in range(CHUNKS)
         ),
     )
+    return tmp_path / "v1", run
+
+
+def test_from_a_pool_to_estimates(sampled_pool, engine, db_url, tmp_path):
+    drawn = sample_json(db_url, "--queries", "12", "--seed", "4")
+    _, run = people_grade_and_release(engine, db_url, tmp_path, drawn)
     args = ["evaluate", "--release", tmp_path / "v1", "--run", run, "--metrics", "ndcg@3"]
     shown = run_qrels(db_url, *args, "--estimate", "judge-m").output
     assert "sample of 12 of 23 queries (uniform, seed 4)" in shown
     assert "all: 23 queries, 12 judged by people (52%)" in shown
     assert "people graded 100% of the model-graded candidates" in shown
+    assert "  sample: draw 1 of 1\n" in shown
     missing = run_qrels(db_url, *args, "--estimate", "nobody", expect=2)
     assert "holds no grades by model 'nobody'" in missing.stderr
