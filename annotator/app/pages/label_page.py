@@ -293,11 +293,10 @@ def labeling_panel(pool_name: str, user_id: int) -> None:
 
 
 user = ui.require()
-ui.sidebar(user)
+ui.sidebar(user, labeling=True)
 pool_name = ui.choose_pool()
 work, rubric = st.columns([3, 2], gap="large")
 with work:
     labeling_panel(pool_name, user.id)
 with rubric, st.container(height=720, border=False):
     st.markdown(load_rubric(ui.lang()).compact)  # markdown: the app's own (rubrics/)
-ui.label_keys()
