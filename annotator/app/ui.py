@@ -356,10 +356,10 @@ def show_pair(query_text: str, query_notes: str, title: str, text: str) -> None:
         if query_notes:
             st.caption(t("query_notes"))
             st.text(query_notes)
-    st.markdown(f"**{t('chunk')}**")
+    # The document's title is said once, with the heading, not inside the passage's box.
+    with st.container(key="passage_heading"):
+        st.text(t("passage_from", title=title) if title else t("chunk"))
     with st.container(border=True, key="passage"):
-        if title:
-            plain(t("from_document", title=title))
         st.text(text)
 
 
