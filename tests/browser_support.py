@@ -273,23 +273,33 @@ NOTICE_RECORDER = """() => {
 }"""
 
 
+@contextmanager
+def one_query_pool(
+    tmp_path: Path, database, corpus: list[dict], run: str, query: str
+) -> Iterator[tuple[str, str]]:
+    """A pool of ``run``'s passages of ``corpus`` for one query (q1, ``query``), an
+    annotator ann1, and the app serving them: yields the app's address and the database's."""
+    url, add_user = database
+    qrels = functools.partial(run_qrels, url)
+    qrels("import", "corpus", write(tmp_path, "c.jsonl", jsonl(corpus)), "--corpus-version", "c")
+    queries = write(tmp_path, "q.jsonl", jsonl([{"_id": "q1", "text": query}]))
+    qrels("import", "queries", queries, "--query-set", "q")
+    qrels("import", "run", write(tmp_path, "r.trec", run), "--system", "r")
+    qrels("pool", "build", "p", "--systems", "run:r", "--depth", str(len(corpus)))
+    add_user("ann1", "annotator")
+    with serving(url, tmp_path) as address:
+        yield address, url
+
+
 @pytest.fixture
 def long_pool(tmp_path, database):
     """One query and PASSAGES passages, each with a text no other one contains; ann1."""
-    url, add_user = database
-    qrels = functools.partial(run_qrels, url)
     corpus = [
         {"_id": f"c{i:03d}", "title": "Manual", "text": f"Passage number {i:03d} of the manual."}
         for i in range(PASSAGES)
     ]
     run = "".join(f"q1 Q0 c{i:03d} {i + 1} {PASSAGES - i} r\n" for i in range(PASSAGES))
-    qrels("import", "corpus", write(tmp_path, "c.jsonl", jsonl(corpus)), "--corpus-version", "c")
-    queries = write(tmp_path, "q.jsonl", jsonl([{"_id": "q1", "text": "the manual"}]))
-    qrels("import", "queries", queries, "--query-set", "q")
-    qrels("import", "run", write(tmp_path, "r.trec", run), "--system", "r")
-    qrels("pool", "build", "p", "--systems", "run:r", "--depth", str(PASSAGES))
-    add_user("ann1", "annotator")
-    with serving(url, tmp_path) as address:
+    with one_query_pool(tmp_path, database, corpus, run, "the manual") as (address, url):
         yield address, url, {row["_id"]: row["text"] for row in corpus}
 
 
@@ -323,6 +333,18 @@ def keys_landed_on_screen(
         )
     assert all(count <= keys_on[chunk] for chunk, count in Counter(written).items())
     return written
+
+
+def press_sequences(page, url: str, texts: dict[str, str], sequences: list[list[int]]) -> int:
+    """Press each sequence of grade keys in turn, each checked by ``keys_landed_on_screen``,
+    and each writing something. Returns the number of keys pressed."""
+    pressed = 0
+    for gaps in sequences:
+        settle(page)
+        written = keys_landed_on_screen(page, url, texts, gaps, pressed)
+        pressed += len(gaps) + 1
+        assert written, f"no key of {gaps} wrote anything"
+    return pressed
 
 
 def judged_seconds(url: str, name: str) -> list[float | None]:

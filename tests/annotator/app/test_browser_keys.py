@@ -13,8 +13,8 @@ import pytest
 from tests.browser_support import (
     NOTICE_RECORDER,
     judged_seconds,
-    keys_landed_on_screen,
     log_in,
+    press_sequences,
     settle,
 )
 
@@ -43,15 +43,9 @@ def switch_language(page, to: str) -> None:
 
 
 def press_and_check(page, url: str, texts: dict[str, str], sequences: list[list[int]]) -> int:
-    """Press each sequence of keys in turn (each checked by ``keys_landed_on_screen``):
-    every sequence writes something, and no judgment was saved within 0.2 s of its item
-    being drawn. Returns the number of keys pressed."""
-    pressed = 0
-    for gaps in sequences:
-        settle(page)
-        written = keys_landed_on_screen(page, url, texts, gaps, pressed)
-        pressed += len(gaps) + 1
-        assert written, f"no key of {gaps} wrote anything"
+    """``press_sequences``, then: no judgment was saved within 0.2 s of its item being
+    drawn. Returns the number of keys pressed."""
+    pressed = press_sequences(page, url, texts, sequences)
     unread = [s for s in judged_seconds(url, "ann1") if s is None or s < 0.2]
     assert not unread, f"{len(unread)} judgments saved within 0.2 s of their item: {unread}"
     return pressed

@@ -7,20 +7,16 @@ Before, at 1366×768 the grade buttons' bottom edge was at 984 px."""
 
 from __future__ import annotations
 
-import functools
-
 import pytest
 
 from tests.browser_support import (
     judgments,
     log_in,
+    one_query_pool,
     passage,
-    serving,
     settle,
     wait_for_next_item,
 )
-from tests.conftest import run_qrels, write
-from tests.storage.test_imports import jsonl
 
 pytestmark = pytest.mark.browser
 
@@ -53,16 +49,8 @@ BOX = """element => {
 @pytest.fixture
 def labeling(tmp_path, database):
     """One query, three passages (the first a long one, two from one document); ann1."""
-    url, add_user = database
-    qrels = functools.partial(run_qrels, url)
-    qrels("import", "corpus", write(tmp_path, "c.jsonl", jsonl(CORPUS)), "--corpus-version", "c")
-    queries = write(tmp_path, "q.jsonl", jsonl([{"_id": "q1", "text": "brake pads"}]))
-    qrels("import", "queries", queries, "--query-set", "q")
-    qrels("import", "run", write(tmp_path, "r.trec", RUN), "--system", "r")
-    qrels("pool", "build", "p", "--systems", "run:r", "--depth", "3")
-    add_user("ann1", "annotator")
-    with serving(url, tmp_path) as address:
-        yield address, url
+    with one_query_pool(tmp_path, database, CORPUS, RUN, "brake pads") as served:
+        yield served
 
 
 def first_screen(browser, address: str, viewport: dict, lang: str):

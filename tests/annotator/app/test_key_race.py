@@ -14,9 +14,8 @@ import pytest
 from tests.browser_support import (
     NOTICE_RECORDER,
     judgments,
-    keys_landed_on_screen,
     log_in,
-    settle,
+    press_sequences,
 )
 
 pytestmark = pytest.mark.browser
@@ -40,12 +39,7 @@ def test_every_key_lands_on_the_passage_on_the_screen(long_pool, browser):
     page = browser.new_page(viewport={"width": 1366, "height": 900})
     log_in(page, address, "ann1")
     page.evaluate(NOTICE_RECORDER)
-    pressed = 0
-    for gaps in SEQUENCES:
-        settle(page)
-        written = keys_landed_on_screen(page, url, texts, gaps, pressed)
-        pressed += len(gaps) + 1
-        assert written, f"no key of {gaps} wrote anything"
+    pressed = press_sequences(page, url, texts, SEQUENCES)
     total = len(judgments(url, "ann1"))
     notices = page.evaluate("() => window.__notices")
     print(f"{pressed} keys, {total} judgments, {len(notices)} notices of keys not applied")
