@@ -66,19 +66,25 @@ def note_key(item: assignment.Item) -> str:
 
 
 def still_on_screen(item: assignment.Item) -> bool:
-    """Whether ``item`` is the one this session drew last; if not, say that the key was
-    not applied (the page was changing, or the item was saved already)."""
-    if page_position.on_screen(st.session_state.get(DRAWN), item):
+    """Whether ``item`` is the one this session drew last, drawn long enough ago to have
+    been read (``page_position.seen``); if not, say that the key was not applied (the page
+    was changing, the item had only just appeared, or it was saved already)."""
+    drawn_last = page_position.on_screen(st.session_state.get(DRAWN), item)
+    if drawn_last and page_position.seen(seconds_shown(item)):
         return True
     flash(NOT_APPLIED)
     return False
 
 
-def seconds_on(item: assignment.Item) -> float:
+def seconds_shown(item: assignment.Item) -> float:
+    """How long ago this session first drew ``item`` at its revision (0 if it never did)."""
     shown = st.session_state.setdefault(SHOWN, {})
-    return round(
-        time.monotonic() - shown.get((item.assignment_id, item.revision), time.monotonic()), 1
-    )
+    now = time.monotonic()
+    return now - shown.get((item.assignment_id, item.revision), now)
+
+
+def seconds_on(item: assignment.Item) -> float:
+    return round(seconds_shown(item), 1)
 
 
 # -- what the buttons do ------------------------------------------------------------------
