@@ -11,6 +11,7 @@ from pathlib import Path
 from pooling.i18n import t
 
 _HEADING = re.compile(r"^## ([0-3]) — (.+)$", re.MULTILINE)
+_FIRST_SENTENCE = re.compile(r".+?(?:[.!?](?=\s|$)|[。！？])")
 
 
 @dataclass(frozen=True)
@@ -28,6 +29,21 @@ class Rubric:
         return re.sub(
             r"^(#{1,3}) ", lambda m: "#" * (len(m.group(1)) + 3) + " ", self.text, flags=re.M
         )
+
+    @property
+    def grade_lines(self) -> dict[int, tuple[str, str]]:
+        """Each grade's heading and the first sentence under it, highest grade first: the
+        four lines that stay in view beside the item while the whole text scrolls."""
+        lines = {}
+        for match in _HEADING.finditer(self.text):
+            body = self.text[match.end() :].split("\n## ", 1)[0]
+            prose = " ".join(
+                line.strip() for line in body.splitlines() if line.strip()[:1] not in ("", "-")
+            )
+            sentence = _FIRST_SENTENCE.match(prose)
+            first = sentence.group(0).strip() if sentence else prose
+            lines[int(match.group(1))] = f"{match.group(1)} — {match.group(2).strip()}", first
+        return dict(sorted(lines.items(), reverse=True))
 
 
 def rubric_dir() -> Path:

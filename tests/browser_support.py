@@ -13,6 +13,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -249,3 +250,110 @@ def recorded_release(url: str, tmp_path: Path) -> Path:
     qrels("import", "run", write(tmp_path, "r.trec", RUN), "--system", "r")
     qrels("pool", "build", "p", "--systems", "run:r", "--depth", "4")
     return record(url, make_release(tmp_path / "releases" / "v1"))
+
+
+KEYS = "1230"  # the grade keys pressed in turn
+PASSAGES = 120
+ON_SCREEN = "() => document.querySelector('.st-key-passage')?.innerText ?? ''"
+# Toasts and the page's own notice of a key stopped during a redraw are brief: the page
+# keeps what they said, to be read after a burst.
+NOTICE_RECORDER = """() => {
+  if (window.__notices) { return; }
+  window.__notices = [];
+  new MutationObserver(() => {
+    for (const toast of document.querySelectorAll('[data-testid="stToast"]')) {
+      if (!toast.__seen) { toast.__seen = true; window.__notices.push(toast.innerText); }
+    }
+    const notice = document.getElementById("qrels-key-notice");
+    if (notice && notice.__seen !== notice.__hide) {
+      notice.__seen = notice.__hide;
+      window.__notices.push(notice.textContent);
+    }
+  }).observe(document.body, {childList: true, subtree: true});
+}"""
+
+
+@contextmanager
+def one_query_pool(
+    tmp_path: Path, database, corpus: list[dict], run: str, query: str
+) -> Iterator[tuple[str, str]]:
+    """A pool of ``run``'s passages of ``corpus`` for one query (q1, ``query``), an
+    annotator ann1, and the app serving them: yields the app's address and the database's."""
+    url, add_user = database
+    qrels = functools.partial(run_qrels, url)
+    qrels("import", "corpus", write(tmp_path, "c.jsonl", jsonl(corpus)), "--corpus-version", "c")
+    queries = write(tmp_path, "q.jsonl", jsonl([{"_id": "q1", "text": query}]))
+    qrels("import", "queries", queries, "--query-set", "q")
+    qrels("import", "run", write(tmp_path, "r.trec", run), "--system", "r")
+    qrels("pool", "build", "p", "--systems", "run:r", "--depth", str(len(corpus)))
+    add_user("ann1", "annotator")
+    with serving(url, tmp_path) as address:
+        yield address, url
+
+
+@pytest.fixture
+def long_pool(tmp_path, database):
+    """One query and PASSAGES passages, each with a text no other one contains; ann1."""
+    corpus = [
+        {"_id": f"c{i:03d}", "title": "Manual", "text": f"Passage number {i:03d} of the manual."}
+        for i in range(PASSAGES)
+    ]
+    run = "".join(f"q1 Q0 c{i:03d} {i + 1} {PASSAGES - i} r\n" for i in range(PASSAGES))
+    with one_query_pool(tmp_path, database, corpus, run, "the manual") as (address, url):
+        yield address, url, {row["_id"]: row["text"] for row in corpus}
+
+
+def press_sequence(page, gaps: list[int], first_key: int) -> list[str]:
+    """Press len(gaps) + 1 grade keys with ``gaps`` ms between them; what was on the
+    screen right before each key."""
+    seen = []
+    for number in range(len(gaps) + 1):
+        seen.append(page.evaluate(ON_SCREEN))
+        page.keyboard.press(KEYS[(first_key + number) % len(KEYS)])
+        if number < len(gaps):
+            time.sleep(gaps[number] / 1000)
+    return seen
+
+
+def keys_landed_on_screen(
+    page, url: str, texts: dict[str, str], gaps: list[int], first_key: int
+) -> list[str]:
+    """Press a sequence of grade keys (``press_sequence``) and check what ann1's keys
+    wrote: only passages on the screen at one of the keys, at most once per such key.
+    Returns the chunks graded."""
+    before = len(judgments(url, "ann1"))
+    seen = press_sequence(page, gaps, first_key)
+    time.sleep(2.5)  # let the last key's redraw finish
+    written = [chunk for chunk, *_ in judgments(url, "ann1")[before:]]
+    keys_on = Counter(chunk for chunk, text in texts.items() for shown in seen if text in shown)
+    for chunk in written:
+        assert chunk in keys_on, (
+            f"{chunk} was graded by a key pressed {gaps} ms apart, but it was never on "
+            f"the screen at one of those keys: {seen}"
+        )
+    assert all(count <= keys_on[chunk] for chunk, count in Counter(written).items())
+    return written
+
+
+def press_sequences(page, url: str, texts: dict[str, str], sequences: list[list[int]]) -> int:
+    """Press each sequence of grade keys in turn, each checked by ``keys_landed_on_screen``,
+    and each writing something. Returns the number of keys pressed."""
+    pressed = 0
+    for gaps in sequences:
+        settle(page)
+        written = keys_landed_on_screen(page, url, texts, gaps, pressed)
+        pressed += len(gaps) + 1
+        assert written, f"no key of {gaps} wrote anything"
+    return pressed
+
+
+def judged_seconds(url: str, name: str) -> list[float | None]:
+    """How long each of ``name``'s judgments was on the screen by the server's clock."""
+    with session_scope(make_engine(url)) as session:
+        rows = session.exec(
+            select(Judgment.seconds)
+            .join(User, User.id == Judgment.user_id)
+            .where(User.name == name)
+            .order_by(Judgment.id)
+        ).all()
+    return list(rows)

@@ -23,6 +23,7 @@ from sqlalchemy.engine import Engine, make_url
 from sqlmodel import SQLModel, select
 
 import storage.models  # noqa: F401
+from annotator.labeling import page_position
 from storage.db import database_url, session_scope
 from tests.migrated_template import MigratedTemplates
 
@@ -97,6 +98,14 @@ def _new_database_url(backend: str, tmp_path: Path, postgres_reason: str | None)
 
 
 BACKENDS = ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
+
+
+@pytest.fixture(autouse=True)
+def keys_at_once(monkeypatch):
+    """Streamlit's AppTest clicks a button milliseconds after the page drew it, sooner than
+    the server lets a key act (``page_position.SEEN_SECONDS``): in this process the floor
+    is lifted. A test of the floor sets it again; the browser tests' servers keep it."""
+    monkeypatch.setattr(page_position, "SEEN_SECONDS", 0.0)
 
 
 @pytest.fixture(params=BACKENDS)

@@ -238,7 +238,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "这个候选池里已经没有需要你标注的内容了，谢谢！",
     },
     "query_notes": {"en": "Notes on this query", "zh": "查询说明"},
-    "from_document": {"en": "From: {title}", "zh": "出自：{title}"},
+    "passage_from": {"en": "Passage · from: {title}", "zh": "片段 · 出自：{title}"},
     "show_context": {"en": "Show the passages before and after", "zh": "显示前后相邻片段"},
     "context_before": {"en": "Before", "zh": "前一段"},
     "context_after": {"en": "After", "zh": "后一段"},

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import functools
 import gc
-import json
 import logging
 import re
 import secrets
@@ -30,6 +29,7 @@ from typing import Any
 import streamlit as st
 from sqlalchemy.engine import Engine
 
+from annotator.app.page_keys import page_keys
 from annotator.app.session_cookie import cookie_script, cookie_session_id, other_port
 from annotator.auth import (
     Account,
@@ -290,8 +290,9 @@ def require(role: str | None = None) -> Account:
     return user
 
 
-def sidebar(user: Account) -> None:
-    """Who is logged in, the language switch and the logout button."""
+def sidebar(user: Account, *, labeling: bool = False) -> None:
+    """Who is logged in, the language switch and the logout button; the page's keys
+    (``page_keys``: the labeling page's when ``labeling``)."""
     with st.sidebar:
         plain(t("logged_in_as", name=user.name, role=t(f"role_{user.role}")))
         choice = st.radio(
@@ -311,6 +312,7 @@ def sidebar(user: Account) -> None:
             st.rerun()
         if st.session_state.get(SESSION_KEY):
             session_cookie(st.session_state[SESSION_KEY])
+        page_keys(lang(), t("key_not_applied"), labeling=labeling)
 
 
 def choose_pool() -> str:
@@ -341,10 +343,10 @@ def show_pair(query_text: str, query_notes: str, title: str, text: str) -> None:
         if query_notes:
             st.caption(t("query_notes"))
             st.text(query_notes)
-    st.markdown(f"**{t('chunk')}**")
+    # The document's title is said once, with the heading, not inside the passage's box.
+    with st.container(key="passage_heading"):
+        st.text(t("passage_from", title=title) if title else t("chunk"))
     with st.container(border=True, key="passage"):
-        if title:
-            plain(t("from_document", title=title))
         st.text(text)
 
 
@@ -364,82 +366,3 @@ def show_context(before: str | None, after: str | None) -> None:
     for key, text in (("context_before", before), ("context_after", after)):
         st.caption(t(key))
         st.text(text if text is not None else t("context_none"))
-
-
-# Grades, unsure, skip and moving back and forth are the buttons' own shortcuts (Streamlit
-# ignores them while a text field has the focus). Two keys need a script: `n` moves into the
-# note field, Esc leaves it so that the shortcuts work again. And an item key is stopped
-# before it reaches a button, with a brief notice in the page's language, while the item's
-# buttons are being redrawn (Streamlit marks them stale; a click on a button already gone
-# from the server would be dropped without a word) and until the item on the screen has been
-# there for SEEN_MS: a key pressed as the next passage appears was meant for the one before,
-# and no one reads a query and a passage in a fifth of a second. The server refuses a key for
-# any item but the one it drew last (label_page); what it cannot know is what was painted.
-SEEN_MS = 250
-
-_LABEL_KEYS = """<script>
-const parent = window.parent, doc = parent.document;
-parent.__qrelsNotApplied = %s;
-if (!parent.__qrelsLabelKeys) {
-  parent.__qrelsLabelKeys = true;
-  const itemKeys = ["0", "1", "2", "3", "u", "s"];
-  const seenMs = %d;
-  // The item on the screen: its buttons' key (assignment and revision), query and passage.
-  const onScreen = () => {
-    const button = doc.querySelector('[class*="st-key-grade_0_"]');
-    const key = button
-      ? [...button.classList].find((name) => name.startsWith("st-key-grade_0_")) : "";
-    const text = (selector) => doc.querySelector(selector)?.textContent ?? "";
-    return [key, text(".st-key-query"), text(".st-key-passage")].join("\\n");
-  };
-  let shown = onScreen(), since = parent.performance.now();
-  const look = () => {
-    const now = onScreen();
-    if (now !== shown) { shown = now; since = parent.performance.now(); }
-  };
-  new parent.MutationObserver(look).observe(
-    doc.body, {childList: true, subtree: true, characterData: true});
-  const say = () => {
-    let notice = doc.getElementById("qrels-key-notice");
-    if (!notice) {
-      notice = doc.createElement("div");
-      notice.id = "qrels-key-notice";
-      notice.setAttribute("role", "status");
-      notice.style.cssText = "position:fixed;bottom:1.5rem;right:1.5rem;z-index:100000;"
-        + "padding:.6rem 1rem;border-radius:.5rem;background:#31333f;color:#fff;"
-        + "max-width:28rem;font:14px sans-serif";
-      doc.body.appendChild(notice);
-    }
-    notice.textContent = parent.__qrelsNotApplied;  // text, never markup
-    clearTimeout(notice.__hide);
-    notice.__hide = setTimeout(() => { notice.remove(); }, 1500);
-  };
-  parent.addEventListener("keydown", (event) => {
-    const target = event.target;
-    const typing = target && (target.tagName === "INPUT" || target.tagName === "TEXTAREA"
-                              || target.isContentEditable);
-    if (event.ctrlKey || event.metaKey || event.altKey) { return; }
-    if (typing) { if (event.key === "Escape") { target.blur(); } return; }
-    if (event.key === "n") {
-      const note = doc.querySelector(".st-key-note textarea");
-      if (note) { event.preventDefault(); note.focus(); }
-      return;
-    }
-    if (!itemKeys.includes(event.key.toLowerCase())) { return; }
-    look();
-    if (parent.performance.now() - since < seenMs
-        || doc.querySelector('[class*="st-key-grade_"] [data-stale="true"], '
-                            + '.st-key-passage [data-stale="true"]')) {
-      event.preventDefault();
-      event.stopImmediatePropagation();
-      say();
-    }
-  }, true);
-}
-</script>"""
-
-
-def label_keys() -> None:
-    """Install the labeling page's own keys: `n` (into the note), Esc (out of it), and the
-    guard that stops an item key while the item is being redrawn or has only just appeared."""
-    st.iframe(_LABEL_KEYS % (json.dumps(t("key_not_applied")), SEEN_MS), height=1)

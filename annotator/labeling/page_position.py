@@ -58,6 +58,19 @@ def on_screen(shown: tuple[int, int] | None, item: assignment.Item) -> bool:
     return shown is not None and shown == drawn(item)
 
 
+# The least time between the server drawing an item and a key for it. The page stops a key
+# until the item has been painted for a quarter of a second (annotator/app/page_keys.py),
+# and it is painted after the server drew it, so no key the page let through is refused
+# here; a key that came sooner (the page's guard missing, or a script) was pressed before
+# anyone could have read the item, and writes nothing.
+SEEN_SECONDS = 0.2
+
+
+def seen(seconds_shown: float) -> bool:
+    """Whether an item drawn ``seconds_shown`` ago may take a key (``SEEN_SECONDS``)."""
+    return seconds_shown >= SEEN_SECONDS
+
+
 def view(engine: Engine, pool_name: str, user_id: int, position: int | None) -> View:
     """The item at ``position`` for ``user_id``, with their progress, read (and the next
     item claimed) in one transaction: a keypress's render is one round of statements, not

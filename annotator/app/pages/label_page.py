@@ -29,6 +29,20 @@ DRAWN = "label_drawn"  # the item on the screen: its (assignment id, revision)
 NOT_APPLIED = "key_not_applied"
 SEARCH_FLASH = "label_search_flash"  # said inside the search box, where the click was
 
+# One screen, from a laptop's (1366×768) up: the query, the passage, the grade buttons and
+# the rubric's grade lines without scrolling the page. The passage and the query scroll
+# inside their boxes, whose heights follow the window's; so does the rubric's whole text.
+LAYOUT = """<style>
+.stMainBlockContainer { padding-top: 4rem; padding-bottom: 2rem; }
+.st-key-query { max-height: 7rem; overflow-y: auto; }
+.st-key-passage { max-height: max(7rem, calc(100vh - 33rem)); overflow-y: auto; }
+.st-key-passage_heading [data-testid="stText"] { font-weight: 600; }
+.st-key-rubric_grades p { font-size: 0.875rem; margin-bottom: 0.25rem; }
+.st-key-rubric_full { max-height: max(10rem, calc(100vh - 23rem)); overflow-y: auto; }
+.st-key-rubric_full :is(p, li) { font-size: 0.875rem; }
+.st-key-rubric_full :is(h4, h5, h6) { font-size: 1rem; padding: 0.5rem 0 0.25rem; }
+</style>"""
+
 
 @st.cache_resource(show_spinner=False)
 def manual_search(pool_name: str) -> ManualSearch:
@@ -52,19 +66,25 @@ def note_key(item: assignment.Item) -> str:
 
 
 def still_on_screen(item: assignment.Item) -> bool:
-    """Whether ``item`` is the one this session drew last; if not, say that the key was
-    not applied (the page was changing, or the item was saved already)."""
-    if page_position.on_screen(st.session_state.get(DRAWN), item):
+    """Whether ``item`` is the one this session drew last, drawn long enough ago to have
+    been read (``page_position.seen``); if not, say that the key was not applied (the page
+    was changing, the item had only just appeared, or it was saved already)."""
+    drawn_last = page_position.on_screen(st.session_state.get(DRAWN), item)
+    if drawn_last and page_position.seen(seconds_shown(item)):
         return True
     flash(NOT_APPLIED)
     return False
 
 
-def seconds_on(item: assignment.Item) -> float:
+def seconds_shown(item: assignment.Item) -> float:
+    """How long ago this session first drew ``item`` at its revision (0 if it never did)."""
     shown = st.session_state.setdefault(SHOWN, {})
-    return round(
-        time.monotonic() - shown.get((item.assignment_id, item.revision), time.monotonic()), 1
-    )
+    now = time.monotonic()
+    return now - shown.get((item.assignment_id, item.revision), now)
+
+
+def seconds_on(item: assignment.Item) -> float:
+    return round(seconds_shown(item), 1)
 
 
 # -- what the buttons do ------------------------------------------------------------------
@@ -129,11 +149,15 @@ def add_found(search: ManualSearch, query_id: str, chunk_id: str, user_id: int) 
 
 
 def progress_bars(done: assignment.Progress) -> None:
-    for key, part, whole in (
-        ("progress_query", done.query_done, done.query_total),
-        ("progress_pool", done.pool_done, done.pool_total),
+    for column, (key, part, whole) in zip(
+        st.columns(2),
+        (
+            ("progress_query", done.query_done, done.query_total),
+            ("progress_pool", done.pool_done, done.pool_total),
+        ),
+        strict=True,
     ):
-        st.progress(part / max(whole, 1), text=ui.t(key, done=int(part), total=int(whole)))
+        column.progress(part / max(whole, 1), text=ui.t(key, done=int(part), total=int(whole)))
 
 
 def back_button(view: page_position.View, **style) -> None:
@@ -263,18 +287,19 @@ def labeling_panel(pool_name: str, user_id: int) -> None:
     with st.container(key="label_notices"):
         notices(view)
     st.session_state[DRAWN] = page_position.drawn(item)
-    if item is None:
-        st.success(ui.t("all_done"))
-        back_button(view)
+    if item is None:  # said where the passage was, at the top of the page
+        with st.container(key="all_done"):
+            st.success(ui.t("all_done"))
+            back_button(view)
         return
     st.session_state.setdefault(SHOWN, {}).setdefault(
         (item.assignment_id, item.revision), time.monotonic()
     )
     progress_bars(view.progress)
     ui.show_pair(item.query_text, item.query_notes, item.title, item.chunk_text)
-    with st.container(key="label_context"):
-        if st.toggle(ui.t("show_context"), key=f"context_{item.assignment_id}"):
-            ui.show_context(*assignment.neighbours(engine, item))
+    # The buttons right under the passage: on a laptop's screen they are in view with it.
+    grade_buttons(item, user_id)
+    other_buttons(view, item, user_id)
     with st.container(key="label_saved"):
         if item.judged:
             st.caption(
@@ -286,18 +311,30 @@ def labeling_panel(pool_name: str, user_id: int) -> None:
         st.text_area(
             ui.t("note"), value=item.note, key=note_key(item), height=68, max_chars=MAX_TEXT
         )
-    grade_buttons(item, user_id)
-    other_buttons(view, item, user_id)
+    with st.container(key="label_context"):
+        if st.toggle(ui.t("show_context"), key=f"context_{item.assignment_id}"):
+            ui.show_context(*assignment.neighbours(engine, item))
     st.caption(ui.t("keys_help"))
     search_box(pool_name, item, user_id)
 
 
+def rubric_pane() -> None:
+    """The rubric's four grade lines, always in view, and its whole text in a pane of its
+    own that scrolls."""
+    rubric = load_rubric(ui.lang())
+    with st.container(key="rubric_grades"):
+        for heading, first in rubric.grade_lines.values():
+            st.markdown(f"**{heading}** {first}")  # markdown: the app's own (rubrics/)
+    with st.container(key="rubric_full", border=True):
+        st.markdown(rubric.compact)  # markdown: the app's own (rubrics/)
+
+
 user = ui.require()
-ui.sidebar(user)
+ui.sidebar(user, labeling=True)
 pool_name = ui.choose_pool()
+st.html(LAYOUT)
 work, rubric = st.columns([3, 2], gap="large")
 with work:
     labeling_panel(pool_name, user.id)
-with rubric, st.container(height=720, border=False):
-    st.markdown(load_rubric(ui.lang()).compact)  # markdown: the app's own (rubrics/)
-ui.label_keys()
+with rubric:
+    rubric_pane()

@@ -4,6 +4,7 @@ shows what the plain modules compute."""
 from __future__ import annotations
 
 import re
+import time
 from pathlib import Path
 
 import pytest
@@ -11,10 +12,10 @@ from sqlmodel import select
 from streamlit.testing.v1 import AppTest
 
 from annotator.app import ui
-from annotator.labeling import assignment
+from annotator.labeling import assignment, page_position
 from storage import accounts
 from storage.db import make_engine, session_scope
-from storage.models import Chunk
+from storage.models import Chunk, Judgment
 
 APP = Path(__file__).resolve().parents[3] / "annotator" / "app"
 SHELL = APP / "shell.py"  # the entry `qrels serve` runs
@@ -182,6 +183,23 @@ def test_grading_on_the_page_writes_a_judgment(demo_url):
     judged = assignment.judged_items(engine, "demo-pool", user_id(demo_url, "annotator1"))
     assert [i.grade for i in judged] == [3]
     assert "This query: 1 /" in shown_text(at)
+
+
+def test_a_key_sooner_than_anyone_could_read_the_item_writes_nothing(demo_url, monkeypatch):
+    """Issue 36: a grade that reaches the server less than ``SEEN_SECONDS`` after it drew
+    the item (the page's own guard missing, or a script) writes nothing and says so; the
+    same key a moment later is saved."""
+    monkeypatch.setattr(page_position, "SEEN_SECONDS", 0.2)
+    at = page("label_page.py", demo_url, as_user="annotator1")
+    item_button(at, "grade_3").click().run()  # milliseconds after the item was drawn
+    engine, annotator = make_engine(demo_url), user_id(demo_url, "annotator1")
+    assert assignment.judged_items(engine, "demo-pool", annotator) == []
+    assert any("Key not applied" in toast.value for toast in at.toast)
+    time.sleep(0.25)
+    item_button(at, "grade_3").click().run()
+    assert [i.grade for i in assignment.judged_items(engine, "demo-pool", annotator)] == [3]
+    with session_scope(engine) as session:
+        assert session.exec(select(Judgment.seconds)).one() >= 0.2
 
 
 def test_each_item_has_its_own_buttons_and_a_revision_says_what_was_saved(demo_url):
