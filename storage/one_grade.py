@@ -99,20 +99,11 @@ def _judged_here(
             execution_options=NO_SYNC,
         )
         return True, False
-    slot = _lowest_free_slot(candidate, session=session)
+    used = _used_slots([candidate], session=session)[candidate]
+    slot = next(slot for slot in count() if slot not in used)
     if mine is None:
-        session.execute(
-            insert(Assignment).values(
-                pool_id=pool_id,
-                candidate_id=candidate,
-                user_id=user_id,
-                slot=slot,
-                revision=1,
-                taken_at=now,
-                expires_at=now,
-                done_at=now,
-            )
-        )
+        row = _judged_row(pool_id, candidate, user_id, slot, now)
+        session.execute(insert(Assignment).values(row))
     else:  # skipped, or a hold that lapsed
         session.execute(
             update(Assignment)
@@ -123,15 +114,19 @@ def _judged_here(
     return True, True
 
 
-def _lowest_free_slot(candidate: int, *, session: Session) -> int:
-    used = set(
-        session.exec(
-            select(Assignment.slot).where(
-                Assignment.candidate_id == candidate, Assignment.slot.is_not(None)
-            )
-        ).all()
-    )
-    return next(slot for slot in count() if slot not in used)
+def _judged_row(pool_id: int, candidate: int, user_id: int, slot: int, now: datetime) -> dict:
+    """A person's row for a candidate whose pair they graded: judged, on ``slot``, at
+    revision 1 as a judged item is, with no judgment of its own."""
+    return {
+        "pool_id": pool_id,
+        "candidate_id": candidate,
+        "user_id": user_id,
+        "slot": slot,
+        "revision": 1,
+        "taken_at": now,
+        "expires_at": now,
+        "done_at": now,
+    }
 
 
 def earlier_grades(
@@ -197,18 +192,7 @@ def _rows_for_grades(
     for candidate in sorted(people):
         free = (slot for slot in count() if slot not in used.get(candidate, ()))
         for user, slot in zip(sorted(people[candidate]), free, strict=False):
-            made.append(
-                {
-                    "pool_id": pool.id,
-                    "candidate_id": candidate,
-                    "user_id": user,
-                    "slot": slot,
-                    "revision": 1,
-                    "taken_at": now,
-                    "expires_at": now,
-                    "done_at": now,
-                }
-            )
+            made.append(_judged_row(pool.id, candidate, user, slot, now))
     session.execute(insert(Assignment), made)
     changes = [SlotChange(c, takers=tuple(sorted(users))) for c, users in people.items()]
     return changes, [(pool.id, row["user_id"]) for row in made]
