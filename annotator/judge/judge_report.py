@@ -153,6 +153,7 @@ def _run_row(run, answers: pd.DataFrame | None) -> dict:
         "graded": run.graded,
         "failed": run.failed,
         "flagged": run.flagged,
+        "reused": run.reused,  # answers from another pool, not asked again
         "tokens_in": run.tokens_in,
         "tokens_out": run.tokens_out,
         "failures": failures,
@@ -291,6 +292,7 @@ class RunView:
     tokens_out: int
     error: str
     silent: bool
+    reused: int = 0  # candidates given this judge's answer from another pool, not asked
 
 
 def pool_runs(engine: Engine, pool_name: str) -> list[RunView]:
@@ -303,7 +305,7 @@ def pool_runs(engine: Engine, pool_name: str) -> list[RunView]:
         RunView(
             r.id, r.model, r.prompt_hash, r.served_model, r.status, r.created_at, r.updated_at,
             r.todo, r.graded + r.failed, r.failed, r.flagged, r.asked, r.tokens_in, r.tokens_out,
-            r.error, r.status == "running" and _aware(r.updated_at) < quiet,
+            r.error, r.status == "running" and _aware(r.updated_at) < quiet, r.reused,
         )
         for r in runs
     ]  # fmt: skip

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from sqlmodel import select
 
+from annotator.judge.judge_report import pool_runs
 from annotator.judge.prompt import default_prompt
 from annotator.judge.runner import JudgeSettings, judge_pool
 from annotator.pools.pool_building import build_pool
@@ -72,6 +73,7 @@ def test_what_the_model_answered_in_one_pool_is_reused_not_asked_in_the_other(ju
     with session_scope(engine) as session:
         run = session.exec(select(JudgeRun).order_by(JudgeRun.id.desc())).first()
         assert (run.reused, run.todo, run.asked) == (CANDIDATES - 2, 2, 2)
+    assert pool_runs(engine, "p2")[0].reused == CANDIDATES - 2  # the Judge page's table
     # One grade per model and pair: p2 lists the same grades as p, each once.
     assert model_grades(engine, "p2") == model_grades(engine, "p")
     assert len(model_grades(engine, "p2")) == len(
