@@ -4,6 +4,8 @@ prompt in the first, recorded as reused, and the model's grade of a pair stays o
 
 from __future__ import annotations
 
+import json
+
 from sqlmodel import select
 
 from annotator.judge.judge_report import pool_runs
@@ -21,6 +23,7 @@ from tests.annotator.judge.test_judge import (  # noqa: F401  (judged_pool: a fi
     SYSTEMS,
     judged_pool,
 )
+from tests.conftest import run_qrels
 from tests.fake_chat_server import FakeChat, Script, answer, passage_of
 
 
@@ -93,3 +96,15 @@ def test_another_model_or_prompt_is_asked_again(judged_pool):  # noqa: F811
         summary = judge_pool(engine, "p2", "other-model", server.url, settings=FAST)
         assert summary.reused == 0 and len(server.requests) == 2 * CANDIDATES
     assert default_prompt().hash == pool_answers(engine, "p2")[0].prompt_hash
+
+
+def test_qrels_judge_says_what_it_reused_in_both_languages(judged_pool, db_url):  # noqa: F811
+    second_pool(judged_pool)
+    with FakeChat() as server:
+        for pool, lang in (("p", "en"), ("p2", "zh")):
+            done = run_qrels(db_url, "--lang", lang, "judge", "--pool", pool, "--model", "m",
+                             "--base-url", server.url, "--timeout", "5")  # fmt: skip
+        assert len(server.requests) == CANDIDATES
+    assert f"{CANDIDATES} 个候选不再询问" in done.output
+    shown = run_qrels(db_url, "judge", "report", "--pool", "p2", "--model", "m", "--json")
+    assert [run["reused"] for run in json.loads(shown.stdout)["runs"]] == [CANDIDATES]
