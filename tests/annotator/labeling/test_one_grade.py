@@ -22,6 +22,13 @@ from storage.db import read_connection, session_scope
 from storage.models import Assignment, Judgment
 from storage.pool_records import get_pool
 from storage.status import status
+from tests.annotator.labeling.test_keypress import CHUNKS as KEYPRESS_CHUNKS
+from tests.annotator.labeling.test_keypress import (  # noqa: F401  (second_engine: a fixture)
+    counted,
+    grade,
+    make_pool,
+    second_engine,
+)
 from tests.conftest import N_CHUNKS, N_QUERIES, import_grades
 
 CANDIDATES = N_QUERIES * N_CHUNKS
@@ -176,3 +183,24 @@ def test_imported_grades_count_in_every_pool_as_the_apps_do(engine, db_url, pool
     assert len(grade_all(engine, "p2", pool["a2"])) == CANDIDATES
     assert assignment.next_item(engine, "p2", pool["a3"]) is None
     assert_all_agree(engine, db_url, "p2", pool)
+
+
+def test_a_grade_counted_in_another_pool_costs_the_same_at_two_sizes(
+    engine,
+    second_engine,  # noqa: F811
+    tmp_path,
+):
+    """A first grade of a pair another pool holds writes its row there too: statements that
+    do not grow with the pools or the annotator's history (``test_keypress``'s counts)."""
+
+    def cost(engine, folder, queries: int, history: int) -> int:
+        busy = make_pool(engine, folder, queries, KEYPRESS_CHUNKS)["busy"]
+        build_pool(engine, "p2", systems="run:r", depth=KEYPRESS_CHUNKS, overlap=2)
+        grade(engine, busy, history)
+        item = assignment.next_item(engine, "p", busy)
+        return counted(engine, lambda: assignment.submit(engine, item, busy, grade=2))[1]
+
+    small = cost(engine, tmp_path, queries=2, history=KEYPRESS_CHUNKS)
+    (tmp_path / "l").mkdir()
+    large = cost(second_engine, tmp_path / "l", queries=30, history=5 * KEYPRESS_CHUNKS)
+    assert large == small <= 30
