@@ -31,7 +31,7 @@ from sqlmodel import Session, select
 from pooling.grades import check_grade
 from pooling.i18n import LocalizedError
 from pooling.readers import refuse_control
-from storage import tallies
+from storage import one_grade, tallies
 from storage.accounts import check_role
 from storage.catalog import chunk_keys, query_keys
 from storage.judge_tables import JudgeAnswer
@@ -110,6 +110,8 @@ def append_judgments(
     if waiting:
         _insert_judgments(waiting, session=session)
     tallies.judged_in_batch(user, batch.id, session=session)
+    if user.kind == "human":  # one grade per person per pair: the pools count it theirs
+        one_grade.imported(batch.id, query_set.id, corpus_version.id, session=session)
     return True
 
 
@@ -227,9 +229,21 @@ def model_candidate_judgments(
 
 
 def current_judgment(assignment: Assignment, *, session: Session) -> Judgment | None:
-    """The current grade on an assignment (earlier ones stay in the history)."""
-    latest = latest_judgments(Judgment.assignment_id == assignment.id)
-    return session.exec(select(Judgment).join(latest, latest.c.id == Judgment.id)).first()
+    """The current grade of the assignment's person on its (query, chunk): their newest
+    judgment of the pair, made on this item or in another pool (``storage.one_grade``: one
+    grade per person per pair); earlier ones stay in the history. One indexed look."""
+    newest = (
+        select(func.max(Judgment.id))
+        .join(PoolCandidate, _same_pair(PoolCandidate))
+        .where(PoolCandidate.id == assignment.candidate_id, Judgment.user_id == assignment.user_id)
+        .scalar_subquery()
+    )
+    return session.exec(select(Judgment).where(Judgment.id == newest)).first()
+
+
+def _same_pair(candidates: Any) -> Any:
+    """A judgment of a candidate's (query, chunk)."""
+    return (candidates.query_id == Judgment.query_id) & (candidates.chunk_id == Judgment.chunk_id)
 
 
 def labels_of(

@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from sqlalchemy import exists, func, update
+from sqlalchemy.orm import aliased
 from sqlmodel import Session, select
 
 from pooling.redaction import redact
@@ -56,6 +57,59 @@ def candidates_to_ask(
     if limit is not None:
         statement = statement.limit(limit)
     return list(session.exec(statement).all())
+
+
+def reuse_answers(pool: Pool, run: JudgeRun, *, session: Session) -> int:
+    """Give each candidate of ``pool`` without a valid answer of the run's model and prompt
+    hash the newest valid one they gave its (query, chunk) in another pool, recorded for
+    ``run`` as reused (``reused_from``; no request, tokens or seconds; the model's grade of
+    the pair stays the one judgment it made). Returns how many; counted in ``run.reused``."""
+    source, theirs = aliased(JudgeAnswer), aliased(PoolCandidate)
+    newest = (
+        select(func.max(source.id))
+        .join(theirs, theirs.id == source.candidate_id)
+        .where(
+            theirs.query_id == PoolCandidate.query_id,
+            theirs.chunk_id == PoolCandidate.chunk_id,
+            theirs.pool_id != pool.id,
+            source.model == run.model,
+            source.prompt_hash == run.prompt_hash,
+            source.status == "graded",
+            source.reused_from.is_(None),  # the answer itself, not another copy of it
+        )
+        .scalar_subquery()
+    )
+    pairs = session.exec(
+        select(PoolCandidate.id, newest).where(
+            PoolCandidate.pool_id == pool.id,
+            ~_has_valid_answer(run.model, run.prompt_hash),
+            newest.is_not(None),
+        )
+    ).all()
+    if not pairs:
+        return 0
+    answers = {a.id: a for a in session.exec(select(JudgeAnswer).where(JudgeAnswer.id.in_(
+        [answer for _, answer in pairs]
+    )))}  # fmt: skip
+    copied = ("model", "prompt_hash", "attempt", "status", "grade", "reason", "evidence")
+    for candidate, answer in pairs:
+        original = answers[answer]
+        session.add(
+            JudgeAnswer(
+                run_id=run.id,
+                candidate_id=candidate,
+                **{name: getattr(original, name) for name in copied},
+                content=original.content,
+                flags=list(original.flags),
+                probability=original.probability,
+                served_model=original.served_model,
+                reused_from=original.id,
+            )
+        )
+    run.reused = len(pairs)
+    session.add(run)
+    session.flush()
+    return len(pairs)
 
 
 def candidate_texts(ids: list[int], *, session: Session) -> list[CandidateText]:

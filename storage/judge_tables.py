@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import CheckConstraint, Column, DateTime, Index, Text
+from sqlalchemy import CheckConstraint, Column, DateTime, Index, Integer, Text
 from sqlmodel import Field, SQLModel
 
 from pooling.grades import sql_range
@@ -57,6 +57,9 @@ class JudgeRun(SQLModel, table=True):
     graded: int = 0  # candidates given a valid grade
     failed: int = 0  # candidates whose every attempt failed
     flagged: int = 0  # candidates whose query or passage reads like instructions
+    # Candidates given the answer of this model and prompt to their pair in another pool,
+    # never asked (``JudgeAnswer.reused_from``); not in ``todo`` nor ``graded``.
+    reused: int = Field(default=0, sa_column=Column(Integer, nullable=False, server_default="0"))
     tokens_in: int = 0
     tokens_out: int = 0
     request_seconds: float = 0.0
@@ -104,4 +107,7 @@ class JudgeAnswer(SQLModel, table=True):
     tokens_out: int | None = None
     seconds: float = 0.0
     judgment_id: int | None = Field(default=None, foreign_key="judgment.id")
+    # The answer this one copies: the same model and prompt hash answered for the same
+    # (query, chunk) in another pool, and was not asked again (its judgment is that one's).
+    reused_from: int | None = Field(default=None, foreign_key="judge_answer.id")
     created_at: datetime = created_field()

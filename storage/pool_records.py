@@ -19,7 +19,7 @@ from pooling.i18n import LocalizedError, NotFound
 from pooling.pool import Candidate, Source, shuffle_key
 from pooling.readers import typed_name
 from pooling.retrievers import Corpus, indexed_text
-from storage import tallies
+from storage import one_grade, tallies
 from storage.catalog import chunk_keys, query_keys
 from storage.counts import query_sizes, system_combinations
 from storage.models import (
@@ -108,6 +108,7 @@ def _insert_candidates(
     *,
     session: Session,
     required: int | None = None,
+    fresh: bool = False,
 ) -> None:
     seed = pool.config.get("seed", pool.name)
     now = utcnow()
@@ -129,6 +130,9 @@ def _insert_candidates(
     # Judges before the query tallies: the tallies' lock order (candidates, then queries).
     tallies.judges_counted(pool, session=session)
     tallies.candidates_added(pool, added, session=session)
+    # A pair someone graded already (in another pool, an import) is theirs here too.
+    keys = {(queries[c.query_id], chunks[c.chunk_id]) for c in candidates}
+    one_grade.earlier_grades(pool, keys, session=session, now=now, fresh=fresh)
     _insert_sources(pool, candidates, queries, chunks, session=session)
 
 
@@ -207,7 +211,9 @@ def create_pool(
     if candidates:
         # An active pool asks about a candidate only once active pooling chooses it.
         required = NOT_ASKED if config.get("strategy") == "active" else None
-        _insert_candidates(pool, candidates, queries, chunks, session=session, required=required)
+        _insert_candidates(
+            pool, candidates, queries, chunks, session=session, required=required, fresh=True
+        )
     return PoolResult(name, added=len(candidates), queries=len({c.query_id for c in candidates}))
 
 
@@ -311,7 +317,7 @@ def add_manual_candidate(
         raise NotFound("unknown_chunk", value=chunk_id, corpus_version=corpus_version.name)
     candidate = Candidate(query_id, chunk_id, [Source(f"{MANUAL_PREFIX}{user}", None, None)])
     ids, new = ensure_candidates(pool, [candidate], session=session)
-    if new and finder is not None:
+    if new and finder is not None and not _has_row(ids, finder, session=session):
         (candidate_id,) = ids.values()
         now = utcnow()
         session.add(
@@ -327,6 +333,15 @@ def add_manual_candidate(
         session.flush()
         tallies.found(pool, finder, session=session)
     return bool(new)
+
+
+def _has_row(ids: dict[tuple[int, int], int], user_id: int, *, session: Session) -> bool:
+    """Whether ``user_id`` has a row for the candidate of ``ids`` (one graded already)."""
+    (candidate_id,) = ids.values()
+    mine = select(Assignment.id).where(
+        Assignment.candidate_id == candidate_id, Assignment.user_id == user_id
+    )
+    return session.exec(mine).first() is not None
 
 
 # -- reading a pool ---------------------------------------------------------------------

@@ -24,7 +24,7 @@ from sqlmodel import Session, select
 
 from pooling.i18n import LocalizedError, NotFound
 from pooling.readers import refuse_control
-from storage import tallies
+from storage import one_grade, tallies
 from storage.models import (
     Assignment,
     Chunk,
@@ -261,7 +261,14 @@ def claim(
     (possibly by another annotator a moment ago) or ``user`` already judged it. A gold check
     (``unbounded``) takes a slot beyond the candidate's own: any number may judge it."""
     now = now or utcnow()
-    candidate = session.get(PoolCandidate, candidate_id)
+    # The candidate is locked before an assignment of it is inserted: the tallies' lock
+    # order, which a grade counted in another pool (``storage.one_grade``) inserts in too.
+    candidate = session.exec(
+        select(PoolCandidate)
+        .where(PoolCandidate.id == candidate_id)
+        .with_for_update(key_share=True)
+        .execution_options(populate_existing=True)
+    ).one()
     required = pool.overlap if candidate.required is None else candidate.required
     used = set(
         session.exec(
@@ -398,8 +405,12 @@ def record_judgment(
     if expected_revision == 0:  # a change of their grade is not a new judge
         # The candidate before the annotator's tally: the tallies' lock order (a claim of
         # the same candidate by another annotator deadlocked the other way round).
-        tallies.judged(user, judgment, session=session)
-        tallies.judged_first_time(assignment.pool_id, user.id, session=session)
+        counted = tallies.judged(user, judgment, session=session)
+        if one_grade.in_other_pools(assignment.pool_id, counted):
+            # One grade per person per pair: the other pools holding it count it theirs.
+            one_grade.graded_elsewhere(user, assignment.pool_id, counted, session=session, now=now)
+        else:
+            tallies.judged_first_time(assignment.pool_id, user.id, session=session)
     return judgment
 
 

@@ -79,27 +79,39 @@ def _ensure(session: Session, model, rows: list[dict]) -> None:
 def apply(pool: Pool, changes: Iterable[SlotChange], *, session: Session) -> None:
     """Bring the tallies up to date with ``changes``, made to assignments (and to
     candidates' ``required``) earlier in this transaction."""
-    changes = sorted(changes, key=lambda c: c.candidate_id)
-    if not changes:
-        return
-    ids = [c.candidate_id for c in changes]
-    columns = (
-        PoolCandidate.id,
-        PoolCandidate.query_id,
-        PoolCandidate.held,
-        PoolCandidate.required,
-        PoolCandidate.judges,
+    apply_pools([(pool, list(changes))], session=session)
+
+
+def apply_pools(
+    per_pool: Iterable[tuple[Pool, list]], *, session: Session, done: Iterable = ()
+) -> None:
+    """``apply`` for the changes of several pools at once (one person's grade, counted in
+    every pool holding its pair: ``storage.one_grade``), with ``done``'s (pool id, user id)
+    one item judged more each. The rows are updated in one order over all pools
+    (candidates, then queries, then annotators, each by pool and id), as one pool's are."""
+    per_pool = list(per_pool)
+    pools = {pool.id: pool for pool, _ in per_pool}
+    changes = sorted(
+        ((pool.id, c) for pool, pool_changes in per_pool for c in pool_changes),
+        key=lambda pc: pc[1].candidate_id,
     )
-    locked = select(*columns).where(PoolCandidate.id.in_(ids)).order_by(PoolCandidate.id)
-    rows = {r.id: r for r in session.exec(locked.with_for_update(key_share=True))}
-    per_query: dict[int, dict[str, int]] = defaultdict(lambda: defaultdict(int))
-    waiting: dict[int, int] = defaultdict(int)
+    judged = Counter(done)
+    if not changes and not judged:
+        return
+    ids, pc = [change.candidate_id for _, change in changes], PoolCandidate
+    locked = select(pc.id, pc.query_id, pc.held, pc.required, pc.judges).where(pc.id.in_(ids))
+    locked = locked.order_by(pc.id).with_for_update(key_share=True)
+    rows = {r.id: r for r in session.exec(locked)} if ids else {}
+    per_query: dict[tuple[int, int], dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    waiting: dict[tuple[int, int], int] = defaultdict(int)
     flipped: dict[int, int] = {}  # candidate -> change of "open" (+1 opened, -1 filled)
-    for change in changes:
+    in_pool: dict[int, int] = {}
+    for pool_id, change in changes:
+        overlap = pools[pool_id].overlap
         row = rows[change.candidate_id]
         held = row.held + len(change.takers) - len(change.givers)
         required = change.required if change.set_required else row.required
-        before, after = _needed(row.required, pool.overlap), _needed(required, pool.overlap)
+        before, after = _needed(row.required, overlap), _needed(required, overlap)
         was_open, is_open = row.held < before, held < after
         session.execute(
             update(PoolCandidate)
@@ -107,45 +119,47 @@ def apply(pool: Pool, changes: Iterable[SlotChange], *, session: Session) -> Non
             .values(held=held, required=required),
             execution_options=NO_SYNC,
         )
-        tally = per_query[row.query_id]
+        tally = per_query[pool_id, row.query_id]
         tally["held"] += held - row.held
         tally["slots"] += after - before
         tally["asked"] += (after != 0) - (before != 0)
         tally["open"] += is_open - was_open
-        if row.judges >= pool.overlap:  # complete while asked about
+        if row.judges >= overlap:  # complete while asked about
             tally["complete"] += (after != 0) - (before != 0)
         for user in change.takers:
-            waiting[user] += is_open
+            waiting[pool_id, user] += is_open
         for user in change.givers:
-            waiting[user] -= was_open
+            waiting[pool_id, user] -= was_open
         if is_open != was_open:
             flipped[row.id] = is_open - was_open
+            in_pool[row.id] = pool_id
     if flipped:
         # Everyone else who holds, judged or found a candidate that filled up (or opened).
-        movers = {c.candidate_id: {*c.takers, *c.givers} for c in changes}
+        movers = {c.candidate_id: {*c.takers, *c.givers} for _, c in changes}
         for candidate, user in session.execute(
             select(Assignment.candidate_id, Assignment.user_id).where(
                 Assignment.candidate_id.in_(flipped), _counted_for_waiting()
             )
         ):
             if user not in movers[candidate]:
-                waiting[user] += flipped[candidate]
-    for query in sorted(per_query):
+                waiting[in_pool[candidate], user] += flipped[candidate]
+    for pool_id, query in sorted(per_query):
         session.execute(
             update(QueryTally)
-            .where(QueryTally.pool_id == pool.id, QueryTally.query_id == query)
-            .values({k: getattr(QueryTally, k) + v for k, v in per_query[query].items()}),
+            .where(QueryTally.pool_id == pool_id, QueryTally.query_id == query)
+            .values({k: getattr(QueryTally, k) + v for k, v in per_query[pool_id, query].items()}),
             execution_options=NO_SYNC,
         )
-    _ensure(session, AnnotatorTally, [{"pool_id": pool.id, "user_id": u} for u in sorted(waiting)])
-    for user in sorted(waiting):
-        if waiting[user]:
-            session.execute(
-                update(AnnotatorTally)
-                .where(AnnotatorTally.pool_id == pool.id, AnnotatorTally.user_id == user)
-                .values(waiting=AnnotatorTally.waiting + waiting[user]),
-                execution_options=NO_SYNC,
-            )
+    people = sorted(set(waiting) | set(judged))
+    _ensure(session, AnnotatorTally, [{"pool_id": p, "user_id": u} for p, u in people])
+    for pool_id, user in people:
+        values = {}
+        if waiting.get((pool_id, user)):
+            values["waiting"] = AnnotatorTally.waiting + waiting[pool_id, user]
+        if judged[pool_id, user]:
+            values["done"] = AnnotatorTally.done + judged[pool_id, user]
+        if values:
+            _annotator_set(pool_id, user, values, session)
 
 
 def _counted_for_waiting():
@@ -157,12 +171,7 @@ def found(pool: Pool, user_id: int, *, session: Session) -> None:
     """``user_id`` found a new candidate (open, none of its slots held): it is not open to
     them."""
     _ensure(session, AnnotatorTally, [{"pool_id": pool.id, "user_id": user_id}])
-    session.execute(
-        update(AnnotatorTally)
-        .where(AnnotatorTally.pool_id == pool.id, AnnotatorTally.user_id == user_id)
-        .values(waiting=AnnotatorTally.waiting + 1),
-        execution_options=NO_SYNC,
-    )
+    _annotator_set(pool.id, user_id, {"waiting": AnnotatorTally.waiting + 1}, session)
 
 
 def candidates_added(pool: Pool, added: Iterable[tuple[int, int | None]], *, session: Session):
@@ -188,22 +197,19 @@ def candidates_added(pool: Pool, added: Iterable[tuple[int, int | None]], *, ses
 
 def judged_first_time(pool_id: int, user_id: int, *, session: Session) -> None:
     """An annotator judged an item for the first time (a later change is not counted)."""
-    session.execute(
-        update(AnnotatorTally)
-        .where(AnnotatorTally.pool_id == pool_id, AnnotatorTally.user_id == user_id)
-        .values(done=AnnotatorTally.done + 1),
-        execution_options=NO_SYNC,
-    )
+    _annotator_set(pool_id, user_id, {"done": AnnotatorTally.done + 1}, session)
 
 
 def took(pool: Pool, user_id: int, query_key: int, *, session: Session) -> None:
     """Remember the query of the item an annotator took last."""
-    session.execute(
-        update(AnnotatorTally)
-        .where(AnnotatorTally.pool_id == pool.id, AnnotatorTally.user_id == user_id)
-        .values(last_query_id=query_key),
-        execution_options=NO_SYNC,
+    _annotator_set(pool.id, user_id, {"last_query_id": query_key}, session)
+
+
+def _annotator_set(pool_id: int, user_id: int, values: dict, session: Session) -> None:
+    statement = update(AnnotatorTally).where(
+        AnnotatorTally.pool_id == pool_id, AnnotatorTally.user_id == user_id
     )
+    session.execute(statement.values(values), execution_options=NO_SYNC)
 
 
 # -- reading ----------------------------------------------------------------------------
@@ -258,14 +264,14 @@ def _human_judges():
     )
 
 
-def _lock(session: Session, candidates: Select) -> None:
+def _lock(session: Session, candidates: Select) -> int:
     """Lock ``candidates`` (a select of ``pool_candidate.id``) in id order (PostgreSQL;
-    see above)."""
+    see above): how many (0 on SQLite, which locks nothing)."""
     if session.get_bind().dialect.name != "postgresql":
-        return
+        return 0
     ordered = candidates.order_by(PoolCandidate.id)
     locked = ordered.with_for_update(key_share=True, of=PoolCandidate).subquery()
-    session.execute(select(func.count()).select_from(locked))
+    return session.execute(select(func.count()).select_from(locked)).scalar_one()
 
 
 def _counted(statement: Update, *, at_least: bool = False) -> ReturningUpdate:
@@ -275,16 +281,22 @@ def _counted(statement: Update, *, at_least: bool = False) -> ReturningUpdate:
     overlap = select(Pool.overlap).where(Pool.id == PoolCandidate.pool_id).scalar_subquery()
     enough = PoolCandidate.judges >= overlap if at_least else PoolCandidate.judges == overlap
     asked = func.coalesce(PoolCandidate.required, 1) != 0
-    return statement.returning(PoolCandidate.pool_id, PoolCandidate.query_id, enough & asked)
+    return statement.returning(
+        PoolCandidate.pool_id, PoolCandidate.query_id, enough & asked, PoolCandidate.id
+    )
 
 
-def _completed(session: Session, statement: Update, *, at_least: bool = False) -> None:
+def _completed(
+    session: Session, statement: Update, *, at_least: bool = False
+) -> list[tuple[int, int]]:
     """Run ``_counted(statement)`` and add what it completed to the query tallies, in their
-    lock order; with ``at_least`` (new candidates) their rows are made if missing."""
+    lock order; with ``at_least`` (new candidates) their rows are made if missing. Returns
+    the (pool, candidate) of every candidate it counted."""
     rows = session.execute(_counted(statement, at_least=at_least), execution_options=NO_SYNC)
-    completed = Counter((pool, query) for pool, query, done in rows.all() if done)
+    counted = rows.all()
+    completed = Counter((pool, query) for pool, query, done, _ in counted if done)
     if not completed:
-        return
+        return [(pool, candidate) for pool, _, _, candidate in counted]
     keys = sorted(completed)
     if at_least:
         _ensure(session, QueryTally, [{"pool_id": p, "query_id": q} for p, q in keys])
@@ -295,19 +307,29 @@ def _completed(session: Session, statement: Update, *, at_least: bool = False) -
         .values(complete=table.c.complete + bindparam("n")),
         [{"p": p, "q": q, "n": completed[p, q]} for p, q in keys],
     )
+    return [(pool, candidate) for pool, _, _, candidate in counted]
 
 
-def judged(user: User, judgment: Judgment, *, session: Session) -> None:
+def judged(user: User, judgment: Judgment, *, session: Session) -> list[tuple[int, int]]:
     """``user`` wrote ``judgment`` (flushed): its candidates, in every pool, have one judge
     more, unless ``user`` is a model or judged that (query, chunk) before. One statement
-    (two on PostgreSQL), and one more for the query's tally when a candidate is complete."""
+    (two on PostgreSQL), and one more for the query's tally when a candidate is complete.
+    Returns the (pool, candidate) it counted ``user`` in: where they are a new judge."""
     if user.kind != "human":
-        return
+        return []
     pair = (
         PoolCandidate.query_id == judgment.query_id,
         PoolCandidate.chunk_id == judgment.chunk_id,
     )
-    _lock(session, select(PoolCandidate.id).where(*pair))
+    if _lock(session, select(PoolCandidate.id).where(*pair)) > 1:
+        # The pair is in several pools: their query tallies are locked now, in order, before
+        # those of some are updated here and the others' by ``storage.one_grade``.
+        pools = select(PoolCandidate.pool_id).where(*pair)
+        tallied = select(QueryTally.id).where(
+            QueryTally.query_id == judgment.query_id, QueryTally.pool_id.in_(pools)
+        )
+        ordered = tallied.order_by(QueryTally.pool_id).with_for_update().subquery()
+        session.execute(select(func.count()).select_from(ordered))
     earlier = aliased(Judgment)
     before = select(earlier.id).where(
         earlier.user_id == user.id,
@@ -318,7 +340,7 @@ def judged(user: User, judgment: Judgment, *, session: Session) -> None:
     statement = (
         update(PoolCandidate).where(*pair, ~before.exists()).values(judges=PoolCandidate.judges + 1)
     )
-    _completed(session, statement)
+    return _completed(session, statement)
 
 
 def judged_in_batch(user: User, batch_id: int, *, session: Session) -> None:

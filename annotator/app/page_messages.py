@@ -541,6 +541,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     "col_why": {"en": "why", "zh": "原因"},
     "col_probability": {"en": "probability of its grade", "zh": "所给等级的概率"},
     "col_flags": {"en": "flags", "zh": "标记"},
+    "col_reused": {"en": "reused from another pool", "zh": "复用自其他候选池"},
     "col_evidence": {"en": "evidence", "zh": "证据"},
     "col_detail": {"en": "detail", "zh": "详情"},
     "col_figure": {"en": "figure", "zh": "指标"},

@@ -150,6 +150,12 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "第 {run} 次运行{status}：已定级 {graded} 个，失败 {failed} 个，标记 {flagged} 个，"
         "请求 {requests} 次",
     },
+    "judge_reused": {
+        "en": "{reused} candidates not asked again: this model answered them under this "
+        "prompt in another pool, and those answers are recorded for this pool as reused",
+        "zh": "{reused} 个候选不再询问：该模型已在其他候选池中以同一提示词回答过，"
+        "这些回答作为复用记入本候选池",
+    },
     "judge_run_error": {"en": "stopped because: {error}", "zh": "停止原因：{error}"},
     "judge_interrupted": {
         "en": "interrupted: every answer received so far is saved; run the same command to go on",

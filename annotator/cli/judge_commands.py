@@ -85,6 +85,8 @@ def judge(ctx, pool_name, model, base_url, key_variable, prompt_file, **settings
     )
     say("judge_started", run=started.run_id, model=model, pool=name, judge=started.judge,
         todo=len(started.candidates))  # fmt: skip
+    if started.reused:
+        say("judge_reused", reused=started.reused)
     failed = 0
     with tqdm(total=len(started.candidates), unit="candidate", desc=model, file=sys.stderr) as bar:
 

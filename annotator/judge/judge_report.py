@@ -157,6 +157,7 @@ def _run_row(run, answers: pd.DataFrame | None) -> dict:
         "graded": run.graded,
         "failed": run.failed,
         "flagged": run.flagged,
+        "reused": run.reused,  # answers from another pool, not asked again
         "tokens_in": run.tokens_in,
         "tokens_out": run.tokens_out,
         "failures": failures,
@@ -295,6 +296,7 @@ class RunView:
     tokens_out: int
     error: str
     silent: bool
+    reused: int = 0  # candidates given this judge's answer from another pool, not asked
 
 
 def pool_runs(engine: Engine, pool_name: str) -> list[RunView]:
@@ -309,6 +311,7 @@ def pool_runs(engine: Engine, pool_name: str) -> list[RunView]:
             r.todo, r.graded + r.failed, r.failed, r.flagged, r.asked, r.tokens_in, r.tokens_out,
             redact(r.error or ""),
             r.status == "running" and bool(abandoned(r.owner, r.updated_at, now)),
+            r.reused,
         )
         for r in runs
     ]  # fmt: skip

@@ -102,6 +102,7 @@ class Started:
     prompt_hash: str
     settings: JudgeSettings
     rubric_version: str
+    reused: int = 0  # candidates given this model and prompt's answer from another pool
 
 
 def start_run(
@@ -117,7 +118,9 @@ def start_run(
 ) -> Started:
     """Record a run of ``model`` at ``base_url`` on pool ``pool_name`` by the lead ``by``
     (None: the command line), with the key in environment variable ``key_variable``, and
-    find the candidates it must ask about. Raises ``Refused`` for an account that is not an
+    find the candidates it must ask about: those without a valid answer of this model and
+    prompt, less those it answered for the same (query, chunk) in another pool, whose
+    answers are reused (``Started.reused``). Raises ``Refused`` for an account that is not an
     enabled lead's, ``NotFound`` for an unknown pool, ``LocalizedError`` for a bad model
     name, URL, key variable or setting, or a run of the same model and prompt on the pool
     still going."""
@@ -140,9 +143,6 @@ def start_run(
                 raise LocalizedError("judge_already_running", pool=pool_name, model=model)
             judge_records.finish_run(old.id, "failed", session=session, error=why)
         judge, _ = annotator_account(judge_name(model, digest), "model", session=session)
-        candidates = judge_records.candidates_to_ask(
-            pool, model, digest, session=session, limit=settings.limit
-        )
         run = JudgeRun(
             pool_id=pool.id,
             user_id=judge.id,
@@ -154,14 +154,21 @@ def start_run(
             rubric_version=prompt.rubric_version,
             prompt={"system": prompt.system, "user": prompt.user},
             settings={**asdict(settings), "key_variable": key_variable or None},
-            todo=len(candidates),
             owner=this_process(),
         )
         session.add(run)
         session.flush()
+        # What this model answered under this prompt for the same pair in another pool is
+        # not asked again: that answer is recorded for this pool as reused.
+        reused = judge_records.reuse_answers(pool, run, session=session)
+        candidates = judge_records.candidates_to_ask(
+            pool, model, digest, session=session, limit=settings.limit
+        )
+        run.todo = len(candidates)
+        session.add(run)
         return Started(
             run.id, judge.name, candidates, endpoint, prompt, digest, settings,
-            prompt.rubric_version,
+            prompt.rubric_version, reused,
         )  # fmt: skip
 
 
@@ -181,6 +188,7 @@ class RunSummary:
     error: str = ""
     told: LocalizedError | None = None  # the error in the user's language, where there is one
     failures: dict[str, int] = field(default_factory=dict)
+    reused: int = 0  # answers from another pool, not asked again (``Started.reused``)
 
 
 def run_judge(
@@ -206,7 +214,7 @@ def _run(
     progress: Callable[[Attempt], None] | None,
     stop: threading.Event,
 ) -> RunSummary:
-    summary = RunSummary(started.run_id, started.judge, "done")
+    summary = RunSummary(started.run_id, started.judge, "done", reused=started.reused)
     settings = started.settings
     tasks: queue.Queue = queue.Queue(maxsize=2 * settings.concurrency)
     results: queue.Queue = queue.Queue()

@@ -88,6 +88,7 @@ st.dataframe(
                 ui.t("col_graded"): r.done - r.failed,
                 ui.t("col_failed"): r.failed,
                 ui.t("col_flags"): r.flagged,
+                ui.t("col_reused"): r.reused,
                 ui.t("col_requests"): r.requests,
                 ui.t("col_tokens_in"): r.tokens_in,
                 ui.t("col_tokens_out"): r.tokens_out,
