@@ -1,7 +1,7 @@
 """Judge answers reused from another pool: one answer per model and prompt per pair.
 
 Revision ID: 0019
-Revises: 0017
+Revises: 0018
 
 Two pools over the same queries and corpus version hold the same (query, chunk) pairs. A run
 of the judge on the second no longer asks the model again what it answered, under the same
@@ -16,7 +16,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0019"
-down_revision: str | None = "0017"
+down_revision: str | None = "0018"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
