@@ -16,6 +16,7 @@ import re
 import unicodedata
 
 from pooling.i18n import LocalizedError
+from pooling.i18n import printable as printable  # where messages need it, below this module
 
 CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 ID_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")  # also tab and line breaks
@@ -41,16 +42,6 @@ def format_character(value: str) -> str | None:
 def format_code(character: str) -> str:
     """A character as a reader sees it named: U+202E."""
     return f"U+{ord(character):04X}"
-
-
-def printable(name: str) -> str:
-    """A file name (or a text read from a file) as a message shows it: a character that
-    is not printable (a control character, a bidi control) written as its escape
-    (``\\x1b``, ``\\u202e``), so that it cannot act on the terminal or reorder the line
-    it is shown in."""
-    if name.isprintable():
-        return name
-    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode() for c in name)
 
 
 def control_code(found: re.Match) -> str:

@@ -650,6 +650,16 @@ def _is_key(value: object) -> TypeGuard[str]:
 PATH_PARAMS = ("file", "folder", "path")  # parameters that name a file or a folder
 
 
+def printable(name: str) -> str:
+    """A file name (or a text read from a file) as a message shows it: a character that
+    is not printable (a control character, a bidi control) written as its escape
+    (``\\x1b``, ``\\u202e``), so that it cannot act on the terminal or reorder the line
+    it is shown in."""
+    if name.isprintable():
+        return name
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode() for c in name)
+
+
 class LocalizedError(ValueError):
     """An error for the user: message ``key`` with ``params``, rendered in the current
     language by ``str()`` and in any language by ``message(lang)``."""
@@ -659,8 +669,6 @@ class LocalizedError(ValueError):
         super().__init__(key)
 
     def message(self, lang: str | None = None) -> str:
-        from pooling.characters import printable  # which imports this module
-
         # A path's control or bidi characters are shown escaped, never sent to a terminal.
         shown = {
             name: printable(str(value))
