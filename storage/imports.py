@@ -30,9 +30,9 @@ from pooling.readers import (
     Where,
     fingerprint,
     read_documents,
-    read_run,
     typed_name,
 )
+from pooling.run_formats import read_run_lines
 from pooling.spans import content_span, locate
 from storage import chunk_spans
 from storage.catalog import chunk_keys, query_keys, resolve_corpus_version, resolve_query_set
@@ -339,13 +339,15 @@ def import_run(
     query_set: str | None = None,
     corpus_version: str | None = None,
 ) -> ImportResult:
-    """Import a TREC run as the ranking of external system ``system`` for a query set and
-    corpus version (either may be None while the database holds only one).
+    """Import a run (TREC, JSONL or CSV: ``pooling.run_formats``) as the ranking of
+    external system ``system`` for a query set and corpus version (either may be None while
+    the database holds only one).
     Raises ``InputError`` for a bad line, an unknown query or chunk id, or a run of the same
     system that exists with other content; ``NotFound`` for an unknown version."""
     qs = resolve_query_set(query_set, session=session)
     cv = resolve_corpus_version(corpus_version, session=session)
-    lines = read_run(path)
+    found = read_run_lines(path)
+    lines = found.lines
     queries, chunks = query_keys(qs, session=session), chunk_keys(cv, session=session)
     rows = []
     for line in lines:
@@ -354,7 +356,7 @@ def import_run(
             queries, line.query_id, where, "query_id", "unknown_query", query_set=qs.name
         )
         chunk_key = _key(
-            chunks, line.chunk_id, where, "doc_id", "unknown_chunk", corpus_version=cv.name
+            chunks, line.chunk_id, where, found.id_field, "unknown_chunk", corpus_version=cv.name
         )
         rows.append(
             {"query_id": query_key, "chunk_id": chunk_key, "rank": line.rank, "score": line.score}
@@ -374,7 +376,7 @@ def import_run(
             raise _refuse_changed(path, "kind_run", system)
         return ImportResult(system, created=False, counts=counts)
 
-    tags = sorted({line.tag for line in lines})
+    tags = sorted({line.tag for line in lines if line.tag})
     record = System(
         name=typed_name(system, "what_system_name"),
         kind="external_run",
