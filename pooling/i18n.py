@@ -46,6 +46,24 @@ MESSAGES: dict[str, dict[str, str]] = {
         "documents",
         "zh": "--documents 只用于 corpus.jsonl 中的片段行；文件夹中的文件本身就是完整文档",
     },
+    "pages_without_text": {
+        "en": "{file}: pages {pages} left out: no text layer (a scan?), and there is no OCR",
+        "zh": "{file}：第 {pages} 页未导入：没有文字层（扫描件？），本工具不做 OCR",
+    },
+    "pdf_encrypted": {
+        "en": "the PDF is encrypted: save it without a password, then import it again",
+        "zh": "该 PDF 已加密：请先另存为无密码的文件，再重新导入",
+    },
+    "pdf_truncated": {
+        "en": "the PDF is cut short (no %%EOF at its end): copy the whole file again",
+        "zh": "该 PDF 不完整（末尾没有 %%EOF）：请重新复制完整的文件",
+    },
+    "document_unreadable": {
+        "en": "cannot be read as a document of its kind: {detail}",
+        "zh": "无法按其类型读取：{detail}",
+    },
+    "place_page": {"en": "page {pages}", "zh": "第 {pages} 页"},
+    "place_pages": {"en": "pages {pages}", "zh": "第 {pages} 页"},
     "duplicate_question": {
         "en": "the same question as line {first}",
         "zh": "与第 {first} 行的问题相同",

@@ -124,7 +124,7 @@ class Fingerprint:
             self._sha.update(b",")
         self._empty = False
         # Where a record was read (its line, its file in a folder) is not its content.
-        content = {k: v for k, v in asdict(record).items() if k not in ("line", "file")}
+        content = {k: v for k, v in asdict(record).items() if k not in ("line", "file", "places")}
         self._sha.update(_canonical(content))
 
     def hexdigest(self, *extra: object) -> str:
@@ -363,6 +363,10 @@ class CorpusRecord:
     parent_id: str | None
     metadata: dict = field(default_factory=dict)
     file: str | None = None  # the file it was read from, when not the one being imported
+    # Where its pages and sections begin (``pooling.document_places``), kept in the
+    # document's metadata; derived from the text's file, so not part of its fingerprint: a
+    # folder imported before places were kept imports again as the same version.
+    places: dict = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

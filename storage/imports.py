@@ -83,6 +83,7 @@ class _Corpus:
     texts: dict[str, str] = field(default_factory=dict)  # doc id -> text, where known
     notes: list[tuple[str, dict]] = field(default_factory=list)  # message key, params
     positions: Counter = field(default_factory=Counter)  # doc id -> chunks so far
+    places: dict[str, dict] = field(default_factory=dict)  # doc id -> CorpusRecord.places
 
     def add(self, chunk_id: str, doc_id: str, text: str, span: tuple[int, int] | None) -> None:
         self.chunks.append((chunk_id, doc_id, self.positions[doc_id], text))
@@ -111,6 +112,8 @@ def _build_corpus(
             doc_id = record.id
             doc_ids.check(doc_id, where, "_id", value=doc_id)
             corpus.documents[doc_id] = {"title": record.title, "meta": record.metadata}
+            if record.places:
+                corpus.places[doc_id] = record.places
             corpus.texts[doc_id] = record.text
             if size is None:
                 pieces = [(record.id, record.text, content_span(record.text))]
@@ -239,6 +242,7 @@ def import_corpus(
                 "doc_id": doc_id,
                 "text_sha256": hashes.get(doc_id),
                 **fields,
+                "meta": {**fields["meta"], **corpus.places.get(doc_id, {})},
             }
             for doc_id, fields in corpus.documents.items()
         ],
@@ -339,15 +343,13 @@ def import_run(
     query_set: str | None = None,
     corpus_version: str | None = None,
 ) -> ImportResult:
-    """Import a run (TREC, JSONL or CSV: ``pooling.run_formats``) as the ranking of
-    external system ``system`` for a query set and corpus version (either may be None while
-    the database holds only one).
+    """Import a run (TREC, JSONL or CSV: ``run_formats``) as the ranking of external
+    system ``system`` for a query set and corpus version (either None while there is one).
     Raises ``InputError`` for a bad line, an unknown query or chunk id, or a run of the same
     system that exists with other content; ``NotFound`` for an unknown version."""
     qs = resolve_query_set(query_set, session=session)
     cv = resolve_corpus_version(corpus_version, session=session)
-    found = read_run_lines(path)
-    lines = found.lines
+    lines = (found := read_run_lines(path)).lines
     queries, chunks = query_keys(qs, session=session), chunk_keys(cv, session=session)
     rows = []
     for line in lines:

@@ -346,8 +346,9 @@ def choose_policy() -> str:
     )
 
 
-def show_pair(query_text: str, query_notes: str, title: str, text: str) -> None:
-    """The query and the passage, both as plain text: markup and scripts are shown."""
+def show_pair(query_text: str, query_notes: str, title: str, text: str, place: str = "") -> None:
+    """The query and the passage, both as plain text: markup and scripts are shown;
+    ``place`` is where the passage lies in its document (``page 3 · Brakes``)."""
     st.markdown(f"**{t('query')}**")
     with st.container(border=True, key="query"):
         st.text(query_text)
@@ -358,6 +359,8 @@ def show_pair(query_text: str, query_notes: str, title: str, text: str) -> None:
     with st.container(border=True, key="passage"):
         if title:
             plain(t("from_document", title=title))
+        if place:
+            plain(place)
         st.text(text)
 
 

@@ -271,7 +271,9 @@ def labeling_panel(pool_name: str, user_id: int) -> None:
         (item.assignment_id, item.revision), time.monotonic()
     )
     progress_bars(view.progress)
-    ui.show_pair(item.query_text, item.query_notes, item.title, item.chunk_text)
+    ui.show_pair(
+        item.query_text, item.query_notes, item.title, item.chunk_text, item.place.label(ui.lang())
+    )
     with st.container(key="label_context"):
         if st.toggle(ui.t("show_context"), key=f"context_{item.assignment_id}"):
             ui.show_context(*assignment.neighbours(engine, item))
