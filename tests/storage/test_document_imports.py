@@ -108,3 +108,42 @@ def test_an_encrypted_or_broken_file_writes_nothing(seeded, tmp_path, damage):  
     assert caught.value.message("en").startswith(f"{bad}: ")
     assert caught.value.message("zh").startswith(f"{bad}：")
     assert snapshot(seeded) == before
+
+
+def test_a_release_keeps_each_chunks_page_and_section(engine, tmp_path):
+    from annotator.releases import releases
+    from pooling.release_folder import read_chunk_places, read_manifest, verify_release
+
+    folder = documents(tmp_path / "docs")
+    with session_scope(engine) as session:
+        import_corpus(folder, session=session, version="v1", chunk_size=40)
+        import_queries(write(tmp_path, "q.txt", "Green tea?\n"), session=session, name="q")
+        chunks = session.exec(select(Chunk).order_by(Chunk.id)).all()
+        run = run_text([("q1", c.chunk_id) for c in chunks])
+        import_run(write(tmp_path, "r.trec", run), session=session, system="r")
+    build_pool(engine, "p", systems="run:r", depth=len(chunks))
+    releases.create_release(engine, "r1", "p", tmp_path / "out", allow_unresolved=True)
+    release = tmp_path / "out" / "r1"
+    assert verify_release(release) == []
+    assert "chunk-places.tsv" in read_manifest(release)["files"]
+    places = read_chunk_places(release)
+    tea = next(c.chunk_id for c in chunks if c.text.startswith("绿茶"))
+    assert places[tea] == ("3", "")
+    assert places[chunks[-1].chunk_id] == ("", "刹车")
+    assert set(places) == {c.chunk_id for c in chunks}  # every chunk has a page or a section
+
+
+def test_a_release_of_a_corpus_without_places_has_no_places_file(engine, tmp_path):
+    from annotator.releases import releases
+    from pooling.release_folder import read_chunk_places, read_manifest, verify_release
+
+    corpus = '{"_id": "a", "text": "Green tea keeps cold."}\n'
+    with session_scope(engine) as session:
+        import_corpus(write(tmp_path, "c.jsonl", corpus), session=session, version="v1")
+        import_queries(write(tmp_path, "q.txt", "Green tea?\n"), session=session, name="q")
+        import_run(write(tmp_path, "r.trec", run_text([("q1", "a")])), session=session, system="r")
+    build_pool(engine, "p", systems="run:r", depth=1)
+    releases.create_release(engine, "r1", "p", tmp_path / "out", allow_unresolved=True)
+    release = tmp_path / "out" / "r1"
+    assert verify_release(release) == [] and read_chunk_places(release) == {}
+    assert "chunk-places.tsv" not in read_manifest(release)["files"]
