@@ -191,6 +191,11 @@ MESSAGES: dict[str, dict[str, str]] = {
     "judge_failure_http_4xx": {"en": "HTTP 4xx (request refused)", "zh": "HTTP 4xx（请求被拒绝）"},
     "judge_failure_timeout": {"en": "timed out", "zh": "超时"},
     "judge_failure_connection": {"en": "could not connect", "zh": "无法连接"},
+    "judge_failure_redirect": {
+        "en": "a redirect, not followed (the key goes only to the address given)",
+        "zh": "重定向，未跟随（密钥只发往所给地址）",
+    },
+    "judge_failure_too_large": {"en": "answer too large", "zh": "回答过大"},
     "judge_failure_bad_response": {
         "en": "not a chat completion",
         "zh": "不是对话补全格式的响应",

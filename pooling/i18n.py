@@ -581,6 +581,32 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "kind_chunks": {"en": "chunks", "zh": "片段"},
     "kind_queries": {"en": "queries", "zh": "查询"},
+    # -- a request to a model's server (pooling.http_client)
+    "http_redirect": {
+        "en": "the server answered HTTP {status}, a redirect to {target}: not followed (the "
+        "request and its key go only to the address given)",
+        "zh": "服务器返回 HTTP {status}，重定向到 {target}：不予跟随（请求及其密钥只发往所给地址）",
+    },
+    "http_too_large": {
+        "en": "the answer is larger than {largest} bytes: refused unread",
+        "zh": "回答超过 {largest} 字节：拒收，未读取",
+    },
+    "http_timeout": {
+        "en": "no whole answer in time (each read {timeout} s, the request {deadline} s)",
+        "zh": "未在时限内收到完整回答（每次读取 {timeout} 秒，整个请求 {deadline} 秒）",
+    },
+    "http_connection": {
+        "en": "could not reach the server: {detail}",
+        "zh": "无法连接服务器：{detail}",
+    },
+    "http_status": {
+        "en": "HTTP {status}: {detail}",
+        "zh": "HTTP {status}：{detail}",
+    },
+    "http_compressed": {
+        "en": "the answer is compressed ({encoding}) though an uncompressed one was asked for",
+        "zh": "回答经过压缩（{encoding}），而请求的是未压缩的回答",
+    },
     # -- kinds, as named in messages
     "kind_corpus_version": {"en": "corpus version", "zh": "语料版本"},
     "kind_query_set": {"en": "query set", "zh": "查询集"},

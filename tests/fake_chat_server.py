@@ -35,12 +35,17 @@ _WORDS = re.compile(r"\w+")
 @dataclass
 class Scripted:
     """One response: HTTP ``status``, a JSON ``body`` (or raw text), after ``delay``
-    seconds, with extra ``headers``."""
+    seconds, with extra ``headers``. For the client's limits: the body written ``copies``
+    times over (a large answer without holding it whole), with no ``Content-Length`` when
+    ``announce_length`` is false, and ``drip`` seconds between its bytes (a slow server)."""
 
     status: int = 200
     body: dict | str | None = None
     delay: float = 0.0
     headers: dict[str, str] = field(default_factory=dict)
+    copies: int = 1
+    announce_length: bool = True
+    drip: float = 0.0
 
 
 def completion(
@@ -145,7 +150,8 @@ class Script:
 class FakeChat:
     """The server, in a thread of the test process: ``with FakeChat(behave) as server``;
     ``server.url`` is its base URL (up to ``/v1``) and ``server.requests`` every request
-    received (``path``, ``headers``, ``body``), in order."""
+    received (``method``, ``path``, ``headers``, ``body``), in order, whatever its method
+    and path (so that a test can see what reached a server a redirect pointed to)."""
 
     def __init__(self, behave: Callable[[dict], Scripted] = grading, port: int = 0) -> None:
         self.behave = behave
@@ -161,14 +167,28 @@ class FakeChat:
                     body = json.loads(raw)
                 except ValueError:
                     body = None
-                with server._lock:
-                    server.requests.append(
-                        {"path": self.path, "headers": dict(self.headers), "body": body}
-                    )
+                self._keep(body)
                 if self.path != "/v1/chat/completions" or body is None:
                     scripted = Scripted(404, {"error": {"message": "not found"}})
                 else:
                     scripted = server.behave(body)
+                self._send(scripted)
+
+            def do_GET(self) -> None:  # noqa: N802  (a redirected POST may come back a GET)
+                self._keep(None)
+                self._send(Scripted(404, {"error": {"message": "not found"}}))
+
+            def _keep(self, body: dict | None) -> None:
+                request = {
+                    "method": self.command,
+                    "path": self.path,
+                    "headers": dict(self.headers),
+                    "body": body,
+                }
+                with server._lock:
+                    server.requests.append(request)
+
+            def _send(self, scripted: Scripted) -> None:
                 time.sleep(scripted.delay)
                 payload = (
                     scripted.body
@@ -178,13 +198,27 @@ class FakeChat:
                 try:
                     self.send_response(scripted.status)
                     self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", str(len(payload)))
+                    if scripted.announce_length:
+                        self.send_header("Content-Length", str(len(payload) * scripted.copies))
+                    else:
+                        self.send_header("Connection", "close")  # the end is the close
+                        self.close_connection = True
                     for name, value in scripted.headers.items():
                         self.send_header(name, value)
                     self.end_headers()
-                    self.wfile.write(payload)
+                    for _ in range(scripted.copies):
+                        self._write(payload, scripted.drip)
                 except OSError:
                     pass  # the client gave up waiting (a time-out test)
+
+            def _write(self, payload: bytes, drip: float) -> None:
+                if not drip:
+                    self.wfile.write(payload)
+                    return
+                for byte in payload:
+                    self.wfile.write(bytes([byte]))
+                    self.wfile.flush()
+                    time.sleep(drip)
 
             def log_message(self, *args) -> None:
                 pass

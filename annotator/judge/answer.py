@@ -37,6 +37,8 @@ TRANSPORT_FAILURES = (
     "timeout",
     "connection",
     "bad_response",
+    "redirect",
+    "too_large",
 )
 FAILURES = ANSWER_FAILURES + TRANSPORT_FAILURES
 MISQUOTED = "evidence_not_in_passage"

@@ -1,33 +1,35 @@
 """One request to an OpenAI-compatible chat endpoint (``POST {base_url}/chat/completions``:
-OpenAI, vLLM, Ollama, llama.cpp's server and the rest), over plain HTTP with the standard
-library, and what a run needs around it: a rate limit shared by its workers, and the wait
-before trying again.
+OpenAI, vLLM, Ollama, llama.cpp's server and the rest), through ``pooling.http_client``
+(no redirect followed, a size cap and a total deadline), and what a run needs around it: a
+rate limit shared by its workers, and the wait before trying again.
 
 The API key is read from an environment variable the user names, is sent only in the
-``Authorization`` header, and is never stored, logged or put in a message.
+``Authorization`` header of requests to the base URL the lead gave, and is never stored,
+logged or put in a message: every detail from the server passes ``redact``.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import random
 import re
 import threading
 import time
-import urllib.error
-import urllib.request
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
+from pooling.http_client import FATAL_STATUSES, HttpFailure, Limits, backoff, post_json
 from pooling.i18n import LocalizedError
+from pooling.redaction import redact
+
+__all__ = ["Endpoint", "RateLimit", "Reply", "TransportError", "backoff", "chat"]
 
 # Variables a key may be read from: the API-key variables of providers and one's own
 # (OPENAI_API_KEY, QRELS_JUDGE_API_KEY), so that a lead cannot have the app send another of
 # the server's secrets (the database URL, say) to a URL of their choosing.
 KEY_VARIABLE = re.compile(r"[A-Z][A-Z0-9_]*_API_KEY")
-FATAL_STATUSES = (401, 403, 404)  # every later request would fail the same way
 LONGEST_DETAIL = 300  # characters of a failed answer's body kept as its detail
+LARGEST_ANSWER = 2 * 1024 * 1024  # bytes: a grade with its reason and logprobs is a few kB
 
 
 @dataclass(frozen=True)
@@ -38,10 +40,16 @@ class Endpoint:
     base_url: str
     model: str
     api_key: str | None = field(default=None, repr=False)
-    timeout: float = 60.0
+    timeout: float = 60.0  # seconds to connect and for each read
     max_tokens: int = 512
     json_mode: bool = True  # ask for a JSON object (``response_format``)
     logprobs: bool = True  # ask for the tokens' probabilities (how sure the grade is)
+    deadline: float | None = None  # seconds for the whole request (None: 3 × timeout)
+
+    @property
+    def whole_request(self) -> float:
+        """Seconds a request may take from connecting to the answer's last byte."""
+        return self.deadline if self.deadline is not None else 3 * self.timeout
 
     def body(self, messages: list[dict[str, str]]) -> dict:
         """The request's JSON: the messages and fixed settings, nothing else about the
@@ -97,7 +105,7 @@ class TransportError(Exception):
     @property
     def fatal(self) -> bool:
         """The key or the model is wrong: no later request can succeed."""
-        return self.status in FATAL_STATUSES
+        return self.status in FATAL_STATUSES or self.code == "redirect"
 
 
 def check_base_url(url: str) -> str:
@@ -137,57 +145,25 @@ def api_key(variable: str | None) -> str | None:
 
 
 def chat(endpoint: Endpoint, messages: list[dict[str, str]]) -> Reply:
-    """Send ``messages`` and read the answer; raises ``TransportError``."""
-    data = json.dumps(endpoint.body(messages), ensure_ascii=False).encode("utf-8")
-    headers = {"Content-Type": "application/json", "Accept": "application/json"}
-    if endpoint.api_key:
-        headers["Authorization"] = f"Bearer {endpoint.api_key}"
-    request = urllib.request.Request(
-        f"{endpoint.base_url}/chat/completions", data=data, headers=headers, method="POST"
-    )
-    started = time.monotonic()
+    """Send ``messages`` and read the answer (``pooling.http_client``: no redirect
+    followed, at most ``LARGEST_ANSWER`` bytes, within ``endpoint.whole_request`` seconds);
+    raises ``TransportError``, whose detail holds no key."""
+    limits = Limits(endpoint.timeout, endpoint.whole_request, LARGEST_ANSWER)
     try:
-        with urllib.request.urlopen(request, timeout=endpoint.timeout) as response:
-            raw = response.read()
-    except urllib.error.HTTPError as error:
-        seconds = time.monotonic() - started
-        raise _http_error(error, seconds) from None
-    except TimeoutError as error:
-        raise TransportError("timeout", str(error), seconds=_since(started)) from None
-    except urllib.error.URLError as error:
-        code = "timeout" if isinstance(error.reason, TimeoutError) else "connection"
-        detail = str(error.reason)[:LONGEST_DETAIL]
-        raise TransportError(code, detail, seconds=_since(started)) from None
-    except (ConnectionError, OSError) as error:
-        detail = str(error)[:LONGEST_DETAIL]
-        raise TransportError("connection", detail, seconds=_since(started)) from None
-    return _reply(raw, _since(started))
+        answer = post_json(
+            f"{endpoint.base_url}/chat/completions",
+            endpoint.body(messages),
+            api_key=endpoint.api_key,
+            limits=limits,
+        )
+    except HttpFailure as failure:
+        raise TransportError(
+            failure.code, failure.detail, failure.status, failure.retry_after, failure.seconds
+        ) from None
+    return _reply(answer.body, answer.seconds, endpoint.api_key)
 
 
-def _since(started: float) -> float:
-    return time.monotonic() - started
-
-
-def _http_error(error: urllib.error.HTTPError, seconds: float) -> TransportError:
-    try:
-        body = error.read().decode("utf-8", "replace")
-    except OSError:
-        body = ""
-    status = error.code
-    code = "http_429" if status == 429 else "http_5xx" if status >= 500 else "http_4xx"
-    detail = f"HTTP {status}: {' '.join(body.split())}"[:LONGEST_DETAIL]
-    return TransportError(code, detail, status, _retry_after(error.headers), seconds)
-
-
-def _retry_after(headers) -> float | None:
-    value = headers.get("Retry-After") if headers is not None else None
-    try:
-        return max(0.0, float(value)) if value is not None else None
-    except ValueError:
-        return None  # an HTTP date: the backoff decides
-
-
-def _reply(raw: bytes, seconds: float) -> Reply:
+def _reply(raw: bytes, seconds: float, key: str | None = None) -> Reply:
     """The answer's parts from the response body; ``TransportError("bad_response")`` when
     it is not the shape of a chat completion."""
     try:
@@ -212,7 +188,8 @@ def _reply(raw: bytes, seconds: float) -> Reply:
             seconds,
         )
     except (ValueError, KeyError, IndexError, TypeError, AttributeError) as error:
-        detail = f"{type(error).__name__}: {raw[:LONGEST_DETAIL].decode('utf-8', 'replace')}"
+        text = raw[: LONGEST_DETAIL * 4].decode("utf-8", "replace")
+        detail = redact(f"{type(error).__name__}: {text}", [key])[:LONGEST_DETAIL]
         raise TransportError("bad_response", detail, seconds=seconds) from None
 
 
@@ -237,13 +214,3 @@ class RateLimit:
             moment = max(now, self._next)
             self._next = moment + self.gap
         time.sleep(max(0.0, moment - now))
-
-
-def backoff(attempt: int, base: float, cap: float, retry_after: float | None = None) -> float:
-    """Seconds to wait before attempt ``attempt + 1``: the server's ``Retry-After`` when it
-    sent one (up to ``cap``), else ``base * 2**(attempt - 1)`` up to ``cap``, with up to a
-    quarter of it added at random so that workers do not come back together."""
-    if retry_after is not None:
-        return min(cap, retry_after)
-    delay = min(cap, base * 2 ** (attempt - 1))
-    return delay + random.uniform(0, delay / 4)

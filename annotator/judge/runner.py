@@ -247,7 +247,7 @@ def run_judge(
         raise
     halt.set()
     for thread in threads:  # requests in flight come back, or time out
-        thread.join(timeout=started.settings.timeout + 5)
+        thread.join(timeout=started.endpoint.whole_request + 5)
     _drain(engine, started, results, summary)
     _finish(engine, summary)
     return summary

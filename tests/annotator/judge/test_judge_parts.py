@@ -25,6 +25,7 @@ from annotator.judge.chat_client import (
 from annotator.judge.injection import CODES, flags_of, scan
 from annotator.judge.prompt import Prompt, default_prompt, query_language, rubric_for_model
 from annotator.rubric import load_rubric
+from pooling import http_client
 from pooling.i18n import MESSAGES, LocalizedError
 from pooling.readers import InputError
 from storage.judge_records import CandidateText
@@ -284,7 +285,7 @@ def test_a_key_comes_only_from_an_api_key_variable(monkeypatch):
 
 
 def test_backoff_doubles_up_to_its_cap_and_follows_retry_after(monkeypatch):
-    monkeypatch.setattr(chat_client.random, "uniform", lambda low, high: high)
+    monkeypatch.setattr(http_client.random, "uniform", lambda low, high: high)
     assert [backoff(n, 1.0, 30.0) for n in (1, 2, 3)] == [1.25, 2.5, 5.0]
     assert backoff(10, 1.0, 30.0) == 37.5  # the cap, and a quarter of it at most
     assert backoff(1, 1.0, 30.0, retry_after=7) == 7 and backoff(1, 1.0, 5.0, retry_after=60) == 5
