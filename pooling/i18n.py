@@ -563,6 +563,41 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "{what} is not installed: pip install {package}",
         "zh": "未安装 {what}：pip install {package}",
     },
+    "embeddings_needs_url": {
+        "en": "--encoder openai:MODEL needs --embeddings-url (the server's base URL, up to /v1)",
+        "zh": "--encoder openai:MODEL 需要 --embeddings-url（服务器的基础 URL，到 /v1 为止）",
+    },
+    "embeddings_url": {
+        "en": "'{url}' is not an http(s) base URL with a host and no user, password, query "
+        "or fragment (put the key in a variable: --api-key-env)",
+        "zh": "“{url}”不是带主机名、且不含用户名、密码、查询串或片段的 http(s) 基础 URL"
+        "（密钥请放在环境变量中：--api-key-env）",
+    },
+    "embeddings_key_variable": {
+        "en": "'{name}' is not a variable name ending in _API_KEY (such as OPENAI_API_KEY)",
+        "zh": "“{name}”不是以 _API_KEY 结尾的环境变量名（如 OPENAI_API_KEY）",
+    },
+    "embeddings_key_missing": {
+        "en": "the environment variable {name} holds no key",
+        "zh": "环境变量 {name} 中没有密钥",
+    },
+    "embeddings_batch": {
+        "en": "texts per request must be 1 or more, not {value}",
+        "zh": "每次请求的文本数须至少为 1，而不是 {value}",
+    },
+    "embeddings_bad_answer": {
+        "en": "the embeddings server's answer for model '{model}' is not what was asked: {what}",
+        "zh": "嵌入服务器对模型“{model}”的回答不符合请求：{what}",
+    },
+    "embeddings_failed": {
+        "en": "no embeddings from {url} for model '{model}': {detail}",
+        "zh": "未能从 {url} 取得模型“{model}”的嵌入：{detail}",
+    },
+    "embeddings_dimensions": {
+        "en": "the query model '{model}' gives vectors of {found} numbers, the passages' have "
+        "{expected}",
+        "zh": "查询模型“{model}”的向量长度为 {found}，而段落向量长度为 {expected}",
+    },
     "st_model_missing": {
         "en": "no sentence-transformers model at {path}",
         "zh": "{path} 处没有 sentence-transformers 模型",
