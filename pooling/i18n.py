@@ -47,7 +47,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "--documents 只用于 corpus.jsonl 中的片段行；文件夹中的文件本身就是完整文档",
     },
     "pages_without_text": {
-        "en": "{file}: pages {pages} left out: no text layer (a scan?), and there is no OCR",
+        "en": "{file}: page(s) {pages} left out: no text layer (a scan?), and there is no OCR",
         "zh": "{file}：第 {pages} 页未导入：没有文字层（扫描件？），本工具不做 OCR",
     },
     "pdf_encrypted": {

@@ -69,7 +69,9 @@ def make_pdf(path: Path, pages: list[list[str] | None], title: str | None = None
                 b">> >>" % (pages_ref, content, helvetica, chinese, image)
             )
         )
-    info = add(b"<< /Title %s >>" % _pdf_string(title).encode("ascii")) if title else None
+    # A title in UTF-16BE with its byte-order mark, as PDF writes text that is not Latin-1.
+    title_hex = ("FEFF" + title.encode("utf-16-be").hex().upper()) if title else ""
+    info = add(b"<< /Title <%s> >>" % title_hex.encode("ascii")) if title else None
     objects[catalog - 1] = b"<< /Type /Catalog /Pages %d 0 R >>" % pages_ref
     refs = " ".join(f"{kid} 0 R" for kid in kids).encode()
     objects[pages_ref - 1] = b"<< /Type /Pages /Kids [%s] /Count %d >>" % (refs, len(kids))
