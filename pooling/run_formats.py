@@ -16,13 +16,12 @@ is the order everything here reads a run in anyway.
 
 from __future__ import annotations
 
-import csv
-import io
 import math
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from pooling.question_files import csv_rows
 from pooling.readers import (
     MAX_RANK,
     FirstSeen,
@@ -213,16 +212,7 @@ def _csv_rows(name: str, text: str) -> Iterator[tuple[int, list[str]]]:
     """Each row with the line it begins on; the delimiter is the header's."""
     first = next((line for line in text.splitlines() if line.strip()), "")
     delimiter = "\t" if "\t" in first and _header_cells(first) == first.split("\t") else ","
-    reader = csv.reader(io.StringIO(text), delimiter=delimiter, strict=True)
-    while True:
-        begins = reader.line_num + 1
-        try:
-            row = next(reader)
-        except StopIteration:
-            return
-        except csv.Error as exc:
-            raise InputError(name, "bad_csv", line=reader.line_num, detail=str(exc)) from None
-        yield begins, row
+    return csv_rows(name, text, delimiter)
 
 
 # -- checks shared by every form ---------------------------------------------------------
