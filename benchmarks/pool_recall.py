@@ -167,7 +167,11 @@ def encoder_rows(args) -> None:
         "| bm25 alone (micro) | seconds per 1,000 chunks |"
     )
     print("|---|---|---|---:|---:|---:|---:|")
-    embeddings = {"url": args.embeddings_url, "query_model": args.query_model}
+    embeddings = {
+        "url": args.embeddings_url,
+        "query_model": args.query_model,
+        "batch_size": args.embeddings_batch,
+    }
     for name in [args.only] if args.only else COLLECTIONS:
         corpus, queries, relevant = load(DATASETS / name)
         queries = {q: queries[q] for q in relevant}
@@ -205,6 +209,7 @@ def main() -> None:
     parser.add_argument("--at", type=int, default=20, help="the encoders' pool depth")
     parser.add_argument("--embeddings-url", help="for openai:MODEL")
     parser.add_argument("--query-model", help="for openai:MODEL: the queries' model")
+    parser.add_argument("--embeddings-batch", type=int, default=8, help="openai: texts a request")
     parser.add_argument("--max-chunks", type=int, help="encoders on a subset of the corpus")
     parser.add_argument("--max-queries", type=int, help="encoders on the first N queries")
     args = parser.parse_args()

@@ -86,6 +86,7 @@ class RetrievalOptions:
     passage_prefix: str = ""
     query_prefix: str = ""
     query_model: str | None = None
+    embeddings_batch: int = 64  # texts per request: fewer for a slow (CPU) server
 
     def embeddings(self) -> dict:
         """The ``EmbeddingsEndpoint`` fields for an ``openai:`` encoder."""
@@ -95,6 +96,7 @@ class RetrievalOptions:
             "passage_prefix": self.passage_prefix,
             "query_prefix": self.query_prefix,
             "query_model": self.query_model,
+            "batch_size": self.embeddings_batch,
         }
 
     def to_dict(self) -> dict:

@@ -81,6 +81,13 @@ systems_option = click.option(
 @click.option("--query-prefix", default="", help="openai: put before each query (e5: 'query: ').")
 @click.option("--query-model", help="openai: another model for the queries.")
 @click.option(
+    "--embeddings-batch",
+    type=click.IntRange(min=1),
+    default=64,
+    show_default=True,
+    help="openai: texts per request (fewer for a slow server: each request has 180 s).",
+)
+@click.option(
     "--retrieval-depth",
     type=click.IntRange(min=1),
     default=100,
@@ -104,6 +111,7 @@ def pool_build(ctx: click.Context, name: str, **options) -> None:
         passage_prefix=options["passage_prefix"],
         query_prefix=options["query_prefix"],
         query_model=options["query_model"],
+        embeddings_batch=options["embeddings_batch"],
     )
     active = options["strategy"] == "active"
     result = build_pool(
