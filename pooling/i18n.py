@@ -62,6 +62,24 @@ MESSAGES: dict[str, dict[str, str]] = {
         "documents",
         "zh": "--documents 只用于 corpus.jsonl 中的片段行；文件夹中的文件本身就是完整文档",
     },
+    "pages_without_text": {
+        "en": "{file}: page(s) {pages} left out: no text layer (a scan?), and there is no OCR",
+        "zh": "{file}：第 {pages} 页未导入：没有文字层（扫描件？），本工具不做 OCR",
+    },
+    "pdf_encrypted": {
+        "en": "the PDF is encrypted: save it without a password, then import it again",
+        "zh": "该 PDF 已加密：请先另存为无密码的文件，再重新导入",
+    },
+    "pdf_truncated": {
+        "en": "the PDF is cut short (no %%EOF at its end): copy the whole file again",
+        "zh": "该 PDF 不完整（末尾没有 %%EOF）：请重新复制完整的文件",
+    },
+    "document_unreadable": {
+        "en": "cannot be read as a document of its kind: {detail}",
+        "zh": "无法按其类型读取：{detail}",
+    },
+    "place_page": {"en": "page {pages}", "zh": "第 {pages} 页"},
+    "place_pages": {"en": "pages {pages}", "zh": "第 {pages} 页"},
     "duplicate_question": {
         "en": "the same question as line {first}",
         "zh": "与第 {first} 行的问题相同",
@@ -146,6 +164,58 @@ MESSAGES: dict[str, dict[str, str]] = {
     "tsv_column_count": {
         "en": "expected 3 tab-separated columns (query-id, corpus-id, score), found {found}",
         "zh": "应有 3 列（以制表符分隔：query-id、corpus-id、score），实际为 {found} 列",
+    },
+    # -- run files (pooling.run_formats)
+    "unknown_run_format": {
+        "en": "cannot tell the format: expected a TREC run (6 columns: qid Q0 docid rank "
+        "score tag), JSONL (query_id, chunk_id or doc_id, score, optional rank) or a CSV "
+        "whose header names query_id, chunk_id or doc_id, and score",
+        "zh": "无法识别格式：应为 TREC 运行文件（6 列：qid Q0 docid rank score tag）、"
+        "JSONL（query_id、chunk_id 或 doc_id、score，可选 rank）或表头含 query_id、"
+        "chunk_id 或 doc_id 及 score 的 CSV",
+    },
+    "run_no_id": {
+        "en": "neither {fields} is given: each line names the chunk (or document) it ranks",
+        "zh": "{fields} 均未给出：每行须写明所排序的片段（或文档）",
+    },
+    "run_both_ids": {
+        "en": "give one of {fields}, not both (nor neither)",
+        "zh": "{fields} 须给出且只给出其中一个",
+    },
+    "run_id_field_changed": {
+        "en": "this line names its id by this field, earlier lines by '{first}': one run "
+        "ranks chunks or documents, not both",
+        "zh": "此行用此字段给出 id，而前面各行用“{first}”：一个运行文件只能排序片段或文档之一",
+    },
+    "run_csv_no_column": {
+        "en": "the header has no '{column}' column (it has: {found})",
+        "zh": "表头中没有“{column}”列（现有列：{found}）",
+    },
+    "run_rank_partial": {
+        "en": "this line gives no rank while others do: give every line a rank, or none "
+        "(then the scores order the run)",
+        "zh": "此行没有名次而其他行有：请给每行都写名次，或都不写（此时按分数排序）",
+    },
+    # -- a retriever scored directly (pooling.run.Run.from_retriever)
+    "retriever_bad_result": {
+        "en": "the retriever's result {position} for query '{query}' is {found}: expected a "
+        "chunk id (a string) or a (chunk id, score) pair",
+        "zh": "检索器对查询“{query}”返回的第 {position} 个结果是 {found}：应为片段 id（字符串）"
+        "或（片段 id, 分数）对",
+    },
+    "retriever_bad_score": {
+        "en": "the retriever scored chunk '{chunk}' for query '{query}' {value}, not a finite "
+        "number",
+        "zh": "检索器对查询“{query}”给片段“{chunk}”的分数 {value} 不是有限数值",
+    },
+    "retriever_bad_id": {
+        "en": "the retriever returned the id '{value}' for query '{query}': an id is not "
+        "blank and holds no whitespace",
+        "zh": "检索器对查询“{query}”返回了 id“{value}”：id 不能为空，也不能含空白",
+    },
+    "retriever_repeated": {
+        "en": "the retriever returned chunk '{chunk}' twice for query '{query}'",
+        "zh": "检索器对查询“{query}”两次返回片段“{chunk}”",
     },
     "unknown_judgment_format": {
         "en": "cannot tell the format: expected TREC qrels (4 columns), "
@@ -536,6 +606,27 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "{what} is not installed: pip install {package}",
         "zh": "未安装 {what}：pip install {package}",
     },
+    "embeddings_needs_url": {
+        "en": "--encoder openai:MODEL needs --embeddings-url (the server's base URL, up to /v1)",
+        "zh": "--encoder openai:MODEL 需要 --embeddings-url（服务器的基础 URL，到 /v1 为止）",
+    },
+    "embeddings_batch": {
+        "en": "texts per request must be 1 or more, not {value}",
+        "zh": "每次请求的文本数须至少为 1，而不是 {value}",
+    },
+    "embeddings_bad_answer": {
+        "en": "the embeddings server's answer for model '{model}' is not what was asked: {what}",
+        "zh": "嵌入服务器对模型“{model}”的回答不符合请求：{what}",
+    },
+    "embeddings_failed": {
+        "en": "no embeddings from {url} for model '{model}': {detail}",
+        "zh": "未能从 {url} 取得模型“{model}”的嵌入：{detail}",
+    },
+    "embeddings_dimensions": {
+        "en": "the query model '{model}' gives vectors of {found} numbers, the passages' have "
+        "{expected}",
+        "zh": "查询模型“{model}”的向量长度为 {found}，而段落向量长度为 {expected}",
+    },
     "st_model_missing": {
         "en": "no sentence-transformers model at {path}",
         "zh": "{path} 处没有 sentence-transformers 模型",
@@ -606,6 +697,8 @@ MESSAGES: dict[str, dict[str, str]] = {
     "type_object": {"en": "an object", "zh": "对象"},
     "type_bool": {"en": "true or false", "zh": "true 或 false"},
     "type_string_list": {"en": "a list of strings", "zh": "字符串列表"},
+    "type_integer": {"en": "an integer", "zh": "整数"},
+    "type_number": {"en": "a number", "zh": "数值"},
     # -- settings
     "setting_not_megabytes": {
         "en": "{variable} is '{value}': it needs a whole number of megabytes, 1 or more",

@@ -66,7 +66,7 @@ def read_question_csv(path: Path | str, default_split: str = "test") -> list[Que
     ``default_split``), ``slices`` (tags separated by ``;``), ``answerable`` (true/false,
     yes/no, 1/0; default true) and ``notes``; other columns are kept as metadata."""
     name = str(path)
-    rows = _csv_rows(name, "\n".join(line for _, line in all_lines(path)))
+    rows = csv_rows(name, "\n".join(line for _, line in all_lines(path)))
     header = next(((line, cells) for line, cells in rows if any(cells)), None)
     if header is None:
         raise InputError(name, "file_empty")
@@ -104,9 +104,10 @@ def read_question_csv(path: Path | str, default_split: str = "test") -> list[Que
     return records
 
 
-def _csv_rows(name: str, text: str) -> Iterator[tuple[int, list[str]]]:
-    """Each CSV row with the line it begins on (a quoted cell may span lines)."""
-    reader = csv.reader(io.StringIO(text), strict=True)
+def csv_rows(name: str, text: str, delimiter: str = ",") -> Iterator[tuple[int, list[str]]]:
+    """Each CSV row with the line it begins on (a quoted cell may span lines); raises
+    ``InputError`` (file ``name``, line) for text that is not CSV."""
+    reader = csv.reader(io.StringIO(text), delimiter=delimiter, strict=True)
     while True:
         begins = reader.line_num + 1
         try:

@@ -153,7 +153,7 @@ def read_lines(path: os.PathLike | str) -> Iterator[tuple[int, str]]:
             yield number, text
 
 
-def read_jsonl(path: Path | str) -> Iterator[tuple[int, dict]]:
+def read_jsonl(path: os.PathLike | str) -> Iterator[tuple[int, dict]]:
     """Yield ``(line_number, object)`` for each record of a JSON-lines file."""
     for number, text in read_lines(path):
         try:
@@ -350,6 +350,10 @@ class CorpusRecord:
     parent_id: str | None
     metadata: dict = field(default_factory=dict)
     file: str | None = None  # the file it was read from, when not the one being imported
+    # Where its pages and sections begin (``pooling.document_places``), kept in the
+    # document's metadata; derived from the text's file, so not part of its fingerprint: a
+    # folder imported before places were kept imports again as the same version.
+    places: dict = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -440,42 +444,3 @@ def read_queries(path: Path | str, default_split: str = "test") -> list[QueryRec
     if not records:
         raise InputError(str(path), "file_empty")
     return records
-
-
-RUN_FIELDS = ("query_id", "Q0", "doc_id", "rank", "score", "tag")
-
-
-def read_run(path: os.PathLike | str) -> list[RunLine]:
-    """A TREC run: ``qid Q0 docid rank score tag`` per line, whitespace-separated. Refuses
-    the same (query, doc) twice, and ranks that are not whole numbers from 1 or repeat
-    within a query. The ranks are kept but, as in trec_eval, the order is the scores'
-    (``pooling.run.Run.ranking``)."""
-    lines, seen, ranks = [], FirstSeen(), FirstSeen()
-    for number, text in read_lines(path):
-        where = Where(str(path), number)
-        columns = text.split()
-        if len(columns) != 6:
-            raise where.error("column_count", expected=6, found=len(columns))
-        query_id, _, chunk_id, rank, score, tag = columns
-        seen.check(
-            (query_id, chunk_id), where, "doc_id", "duplicate_pair", query=query_id, chunk=chunk_id
-        )
-        position = parse_int(rank, "rank", where)
-        if position < 1:
-            raise where.error("rank_not_positive", "rank", value=position)
-        if position > MAX_RANK:
-            raise where.error("rank_too_large", "rank", value=position, limit=MAX_RANK)
-        ranks.check((query_id, position), where, "rank", "duplicate_rank", query=query_id)
-        lines.append(
-            RunLine(
-                line=number,
-                query_id=query_id,
-                chunk_id=chunk_id,
-                rank=position,
-                score=parse_score(score, "score", where),
-                tag=tag,
-            )
-        )
-    if not lines:
-        raise InputError(str(path), "file_empty")
-    return lines

@@ -11,6 +11,7 @@ checking a folder against its manifest, and its grades worked out again from its
 | ``queries.jsonl`` | every query with slices, split, answerable and ``flags`` |
 | ``judgments.jsonl`` | every judgment and adjudication, people under pseudonyms |
 | ``chunks.tsv`` | every chunk id of the corpus version and its document id |
+| ``chunk-places.tsv`` | each chunk's page(s) and section, where its document keeps them |
 | ``pool-unjudged.tsv`` | the pool's candidates with no grade in the release, and why |
 | ``model_judgments.jsonl`` | model judges' current grades on the pool's candidates |
 | ``sample.json`` | the sample of queries people judge completely, its design, every draw |
@@ -59,6 +60,8 @@ __all__ = [
     "ADDED_LATER",
     "CHUNK_MAP",
     "CHUNK_MAP_HEADER",
+    "CHUNK_PLACES",
+    "CHUNK_PLACES_HEADER",
     "FILES",
     "MANIFEST",
     "MODEL_JUDGMENTS",
@@ -85,6 +88,8 @@ __all__ = [
 
 CHUNK_MAP = "chunks.tsv"
 CHUNK_MAP_HEADER = ("chunk-id", "doc-id")
+CHUNK_PLACES = "chunk-places.tsv"  # written only where a chunk has a page or a section
+CHUNK_PLACES_HEADER = ("chunk-id", "pages", "section")
 POOL_UNJUDGED = "pool-unjudged.tsv"
 POOL_UNJUDGED_HEADER = ("query-id", "chunk-id", "reason")
 UNJUDGED_REASONS = ("not_chosen", "unresolved")
@@ -97,12 +102,13 @@ FILES = (
     "queries.jsonl",
     "judgments.jsonl",
     CHUNK_MAP,
+    CHUNK_PLACES,
     POOL_UNJUDGED,
     MODEL_JUDGMENTS,
     SAMPLE,
 )
 # Checked only where the manifest lists them (older releases lack them).
-ADDED_LATER = {CHUNK_MAP, POOL_UNJUDGED, MODEL_JUDGMENTS, SAMPLE}
+ADDED_LATER = {CHUNK_MAP, CHUNK_PLACES, POOL_UNJUDGED, MODEL_JUDGMENTS, SAMPLE}
 MANIFEST = "manifest.json"
 # A release version: a folder name on every system, never a path, never "." or "..", with no
 # control character and at most 100 characters (it names the folder and, carried, a judge).
@@ -226,6 +232,7 @@ def verify_release(folder: Path | str) -> list[str]:
             problems.append(str(error))
     for name, read in (
         (CHUNK_MAP, read_chunk_map),
+        (CHUNK_PLACES, read_chunk_places),
         (POOL_UNJUDGED, read_pool_unjudged),
         (MODEL_JUDGMENTS, read_model_judgments),
         (SAMPLE, read_sample),
@@ -268,6 +275,28 @@ def read_chunk_map(folder: Path | str) -> dict[str, str] | None:
                 raise where.error("empty_value", name)
         parents[columns[0]] = columns[1]
     return parents
+
+
+def read_chunk_places(folder: Path | str) -> dict[str, tuple[str, str]]:
+    """Chunk id -> (pages, section) from a release's ``chunk-places.tsv`` (``3`` or
+    ``3-4``, "" where none): what an evaluator cites. Empty where the release has none (its
+    corpus kept no pages or headings, or it was written before). Raises ``InputError``
+    (file, line, field) on a malformed line."""
+    path = Path(folder) / CHUNK_PLACES
+    if not path.is_file():
+        return {}
+    places: dict[str, tuple[str, str]] = {}
+    for number, text in read_lines(path):
+        columns = tuple(c.strip() for c in text.split("\t"))
+        if number == 1 and columns == CHUNK_PLACES_HEADER:
+            continue
+        where = Where(str(path), number)
+        if len(columns) != 3:
+            raise where.error("column_count", expected=3, found=len(columns))
+        if not columns[0]:
+            raise where.error("empty_value", "chunk-id")
+        places[columns[0]] = (columns[1], columns[2])
+    return places
 
 
 def read_pool_unjudged(folder: Path | str) -> dict[str, dict[str, str]] | None:

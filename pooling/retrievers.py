@@ -212,7 +212,8 @@ class Encoder(Protocol):
     def encode_queries(self, queries: dict[str, str], folder: Path) -> np.ndarray: ...
 
 
-def _unit(vectors: np.ndarray) -> np.ndarray:
+def unit_vectors(vectors: np.ndarray) -> np.ndarray:
+    """Each row scaled to length 1 (a zero row kept as it is)."""
     vectors = np.asarray(vectors, dtype=np.float32)
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
     return vectors / np.where(norms == 0, 1, norms)
@@ -249,14 +250,14 @@ class TfidfSvdEncoder:
         svd = TruncatedSVD(n_components=dim, random_state=self.seed)
         vectors = svd.fit_transform(matrix)
         joblib.dump((tokenizer.config, tfidf, svd), folder / "model.joblib")
-        return _unit(vectors)
+        return unit_vectors(vectors)
 
     def encode_queries(self, queries: dict[str, str], folder: Path) -> np.ndarray:
         import joblib
 
         config, tfidf, svd = joblib.load(folder / "model.joblib")
         tokenizer = Tokenizer(config)
-        return _unit(svd.transform(tfidf.transform(tokenizer(queries.values()))))
+        return unit_vectors(svd.transform(tfidf.transform(tokenizer(queries.values()))))
 
 
 class SentenceTransformerEncoder:
@@ -282,7 +283,9 @@ class SentenceTransformerEncoder:
 
     def _encode(self, texts: list[str]) -> np.ndarray:
         model = self._load()
-        return _unit(model.encode(texts, batch_size=self.batch_size, normalize_embeddings=True))
+        return unit_vectors(
+            model.encode(texts, batch_size=self.batch_size, normalize_embeddings=True)
+        )
 
     def encode_corpus(self, corpus: Corpus, folder: Path) -> np.ndarray:
         return self._encode(corpus.texts)
@@ -319,7 +322,7 @@ class PrecomputedEncoder:
                 count=len(names),
                 ids=ids,
             )
-        return dict(zip(names, _unit(matrix), strict=True))
+        return dict(zip(names, unit_vectors(matrix), strict=True))
 
     def encode_corpus(self, corpus: Corpus, folder: Path) -> np.ndarray:
         by_id = self._load("chunks.npy", "chunk_ids.txt")
@@ -398,14 +401,26 @@ class VectorRetriever:
         return self._faiss_index
 
 
-ENCODERS = ("tfidf-svd", "st:<model folder>", "npy:<embeddings folder>")
+ENCODERS = ("tfidf-svd", "st:<model folder>", "npy:<embeddings folder>", "openai:<model>")
 
 
 def encoder_from_spec(
-    spec: str, tokenizer: TokenizerConfig = DEFAULT_TOKENIZER, dim: int = 256
+    spec: str,
+    tokenizer: TokenizerConfig = DEFAULT_TOKENIZER,
+    dim: int = 256,
+    embeddings: dict | None = None,
 ) -> Encoder:
     """An encoder from its name on the command line: ``tfidf-svd`` (built in, the default),
-    ``st:PATH`` (a sentence-transformers model folder) or ``npy:DIR`` (precomputed)."""
+    ``st:PATH`` (a sentence-transformers model folder), ``npy:DIR`` (precomputed) or
+    ``openai:MODEL`` (an OpenAI-compatible endpoint; ``embeddings`` holds the
+    ``EmbeddingsEndpoint`` fields other than the model: ``url`` at least)."""
+    if spec.startswith("openai:") and spec[7:]:
+        from pooling.embeddings_client import EmbeddingsEndpoint, OpenAIEncoder
+
+        settings = {k: v for k, v in (embeddings or {}).items() if v is not None}
+        if not settings.get("url"):
+            raise LocalizedError("embeddings_needs_url")
+        return OpenAIEncoder(EmbeddingsEndpoint(model=spec[7:], **settings))
     if spec == "tfidf-svd":
         return TfidfSvdEncoder(tokenizer, dim)
     if spec.startswith("st:") and spec[3:]:

@@ -11,11 +11,19 @@ point, which for UTF-8 is byte order.
 
 from __future__ import annotations
 
+import math
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 
+from pooling.i18n import LocalizedError
+
+# A retriever as a RAG pipeline has one: query text in, its chunk ids out, best first, or
+# (chunk id, score) pairs.
+Retriever = Callable[[str], Iterable[str | tuple[str, float]]]
+
 __all__ = [
+    "Retriever",
     "Run",
 ]
 
@@ -61,23 +69,74 @@ class Run:
 
     @classmethod
     def from_file(cls, path: os.PathLike | str, name: str | None = None) -> Run:
-        """A TREC run file (``qid Q0 docid rank score tag``); checked line by line, raising
+        """A run file: TREC (``qid Q0 docid rank score tag``), JSONL or CSV, told from the
+        content (``pooling.run_formats``); checked line by line, raising
         ``pooling.readers.InputError`` with file, line and field on bad input. Named
-        ``name``, else by its tag column when every line has the same tag, else by the
-        file's name without its extension (``str(path)``: an upload's label)."""
-        from pooling.readers import read_run  # the one TREC-run reader, with located errors
+        ``name``, else by its tag when every line has the same one, else by the file's name
+        without its extension (``str(path)``: an upload's label)."""
+        from pooling.run_formats import read_run  # the one run reader, with located errors
 
         scores: dict[str, dict[str, float]] = {}
-        tags = set()
+        tags: set[str | None] = set()
         for line in read_run(path):
             scores.setdefault(line.query_id, {})[line.chunk_id] = line.score
-            tags.add(line.tag)
+            tags.add(line.tag or None)
         if name is None:
-            name = tags.pop() if len(tags) == 1 else Path(str(path)).stem
+            tag = tags.pop() if len(tags) == 1 else None
+            name = tag or Path(str(path)).stem
         return cls(scores, name)
+
+    @classmethod
+    def from_retriever(
+        cls,
+        queries: Mapping[str, str],
+        retriever: Retriever,
+        name: str = "retriever",
+        k: int | None = None,
+    ) -> Run:
+        """The run of ``retriever`` on ``queries`` (query id -> text), called once per query
+        in id order. It returns chunk ids best first (scored k, k-1, ..., 1 so that the order
+        is kept) or ``(chunk_id, score)`` pairs (the scores order them, as in a run file);
+        ``k`` keeps the best ``k`` of each. Raises ``LocalizedError`` naming the query when
+        a result is neither, repeats an id or holds a score that is not a finite number;
+        what the retriever raises passes through."""
+        scores: dict[str, dict[str, float]] = {}
+        for query_id in sorted(queries):
+            ranking = _ranking(query_id, list(retriever(queries[query_id])))
+            scores[query_id] = ranking
+        run = cls(scores, name)
+        return run if k is None else run.top(k)
 
     def save(self, path: Path | str, k: int | None = None) -> None:
         """Write the run in TREC format, ranks from 1, tag = the run's name."""
         with open(path, "w", encoding="utf-8") as handle:
             for query_id, chunk_id, rank, score in self.entries(k):
                 handle.write(f"{query_id} Q0 {chunk_id} {rank} {score:.6f} {self.name}\n")
+
+
+def _ranking(query_id: str, results: list) -> dict[str, float]:
+    """A retriever's results for one query as chunk id -> score."""
+    ranking: dict[str, float] = {}
+    for position, item in enumerate(results):
+        if isinstance(item, str):
+            chunk_id, score = item, float(len(results) - position)
+        elif (
+            isinstance(item, tuple | list)
+            and len(item) == 2
+            and isinstance(item[0], str)
+            and isinstance(item[1], int | float)
+            and not isinstance(item[1], bool)
+        ):
+            chunk_id, score = item[0], float(item[1])
+        else:
+            raise LocalizedError(
+                "retriever_bad_result", query=query_id, position=position + 1, found=repr(item)
+            )
+        if not math.isfinite(score):
+            raise LocalizedError("retriever_bad_score", query=query_id, chunk=chunk_id, value=score)
+        if not chunk_id.strip() or any(c.isspace() for c in chunk_id):
+            raise LocalizedError("retriever_bad_id", query=query_id, value=chunk_id)
+        if chunk_id in ranking:
+            raise LocalizedError("retriever_repeated", query=query_id, chunk=chunk_id)
+        ranking[chunk_id] = score
+    return ranking

@@ -70,14 +70,34 @@ def parse_systems(text: str) -> list[SystemSpec]:
 @dataclass(frozen=True)
 class RetrievalOptions:
     """How the built-in systems retrieve: tokenizer, vector encoder (``tfidf-svd``,
-    ``st:PATH`` or ``npy:DIR``) and its size, how deep each system ranks, and the fusion
-    constant. Stored with a pool, so that a top-up retrieves the same way."""
+    ``st:PATH``, ``npy:DIR`` or ``openai:MODEL`` with its endpoint) and its size, how deep
+    each system ranks, and the fusion constant. Stored with a pool, so that a top-up
+    retrieves the same way."""
 
     tokenizer: TokenizerConfig = DEFAULT_TOKENIZER
     encoder: str = "tfidf-svd"
     vector_dim: int = 256
     depth: int = 100
     fusion_k: int = RRF_K
+    # openai:MODEL: where, the variable holding the key (never the key), prefixes, and a
+    # model of its own for the queries (``pooling.embeddings_client``)
+    embeddings_url: str | None = None
+    api_key_env: str | None = None
+    passage_prefix: str = ""
+    query_prefix: str = ""
+    query_model: str | None = None
+    embeddings_batch: int = 64  # texts per request: fewer for a slow (CPU) server
+
+    def embeddings(self) -> dict:
+        """The ``EmbeddingsEndpoint`` fields for an ``openai:`` encoder."""
+        return {
+            "url": self.embeddings_url,
+            "key_variable": self.api_key_env,
+            "passage_prefix": self.passage_prefix,
+            "query_prefix": self.query_prefix,
+            "query_model": self.query_model,
+            "batch_size": self.embeddings_batch,
+        }
 
     def to_dict(self) -> dict:
         return {**asdict(self), "tokenizer": self.tokenizer.to_dict()}
@@ -119,7 +139,9 @@ def run_systems(
         if spec.kind == "lexical":
             retriever = BM25Retriever(corpus, options.tokenizer, name=spec.name, progress=progress)
         else:
-            encoder = encoder_from_spec(options.encoder, options.tokenizer, options.vector_dim)
+            encoder = encoder_from_spec(
+                options.encoder, options.tokenizer, options.vector_dim, options.embeddings()
+            )
             retriever = VectorRetriever(corpus, encoder, name=spec.name, progress=progress)
         logger.info("retrieving with %s for %d queries", spec.name, len(queries))
         runs[spec.name] = retriever.search(dict(queries), options.depth)

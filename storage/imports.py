@@ -30,9 +30,9 @@ from pooling.readers import (
     Where,
     fingerprint,
     read_documents,
-    read_run,
     typed_name,
 )
+from pooling.run_formats import read_run_lines
 from pooling.spans import content_span, locate
 from storage import chunk_spans
 from storage.catalog import chunk_keys, query_keys, resolve_corpus_version, resolve_query_set
@@ -83,6 +83,7 @@ class _Corpus:
     texts: dict[str, str] = field(default_factory=dict)  # doc id -> text, where known
     notes: list[tuple[str, dict]] = field(default_factory=list)  # message key, params
     positions: Counter = field(default_factory=Counter)  # doc id -> chunks so far
+    places: dict[str, dict] = field(default_factory=dict)  # doc id -> CorpusRecord.places
 
     def add(self, chunk_id: str, doc_id: str, text: str, span: tuple[int, int] | None) -> None:
         self.chunks.append((chunk_id, doc_id, self.positions[doc_id], text))
@@ -111,6 +112,8 @@ def _build_corpus(
             doc_id = record.id
             doc_ids.check(doc_id, where, "_id", value=doc_id)
             corpus.documents[doc_id] = {"title": record.title, "meta": record.metadata}
+            if record.places:
+                corpus.places[doc_id] = record.places
             corpus.texts[doc_id] = record.text
             if size is None:
                 pieces = [(record.id, record.text, content_span(record.text))]
@@ -239,6 +242,7 @@ def import_corpus(
                 "doc_id": doc_id,
                 "text_sha256": hashes.get(doc_id),
                 **fields,
+                "meta": {**fields["meta"], **corpus.places.get(doc_id, {})},
             }
             for doc_id, fields in corpus.documents.items()
         ],
@@ -339,13 +343,13 @@ def import_run(
     query_set: str | None = None,
     corpus_version: str | None = None,
 ) -> ImportResult:
-    """Import a TREC run as the ranking of external system ``system`` for a query set and
-    corpus version (either may be None while the database holds only one).
+    """Import a run (TREC, JSONL or CSV: ``run_formats``) as the ranking of external
+    system ``system`` for a query set and corpus version (either None while there is one).
     Raises ``InputError`` for a bad line, an unknown query or chunk id, or a run of the same
     system that exists with other content; ``NotFound`` for an unknown version."""
     qs = resolve_query_set(query_set, session=session)
     cv = resolve_corpus_version(corpus_version, session=session)
-    lines = read_run(path)
+    lines = (found := read_run_lines(path)).lines
     queries, chunks = query_keys(qs, session=session), chunk_keys(cv, session=session)
     rows = []
     for line in lines:
@@ -354,7 +358,7 @@ def import_run(
             queries, line.query_id, where, "query_id", "unknown_query", query_set=qs.name
         )
         chunk_key = _key(
-            chunks, line.chunk_id, where, "doc_id", "unknown_chunk", corpus_version=cv.name
+            chunks, line.chunk_id, where, found.id_field, "unknown_chunk", corpus_version=cv.name
         )
         rows.append(
             {"query_id": query_key, "chunk_id": chunk_key, "rank": line.rank, "score": line.score}
@@ -374,7 +378,7 @@ def import_run(
             raise _refuse_changed(path, "kind_run", system)
         return ImportResult(system, created=False, counts=counts)
 
-    tags = sorted({line.tag for line in lines})
+    tags = sorted({line.tag for line in lines if line.tag})
     record = System(
         name=typed_name(system, "what_system_name"),
         kind="external_run",

@@ -13,6 +13,7 @@ from pathlib import Path
 from sqlalchemy import Row
 from sqlmodel import Session, select
 
+from pooling.document_places import Place, place_of
 from pooling.i18n import LocalizedError, t
 from pooling.release_folder import (
     MANIFEST,
@@ -116,6 +117,26 @@ def chunk_names(
     return dict(zip(keys, chunk_ids, strict=True)), dict(zip(chunk_ids, doc_ids, strict=True))
 
 
+def chunk_places(corpus_version: CorpusVersion, *, session: Session) -> dict[str, Place]:
+    """Chunk id -> its place (page(s), section) for the chunks of the documents that keep
+    places (``pooling.document_places``): none for a corpus of JSONL lines."""
+    # Through SQLAlchemy, which reads JSON alike on both backends (the driver's cursor
+    # gives SQLite's as text); a corpus has far fewer documents than chunks.
+    documents = session.exec(
+        select(Document.id, Document.meta).where(Document.corpus_version_id == corpus_version.id)
+    ).all()
+    kept = {key: meta for key, meta in documents if "pages" in meta or "sections" in meta}
+    if not kept:
+        return {}
+    rows = driver_rows(
+        session,
+        select(Chunk.chunk_id, Chunk.document_id, Chunk.span_start, Chunk.span_end).where(
+            Chunk.corpus_version_id == corpus_version.id, Chunk.document_id.in_(list(kept))
+        ),
+    )
+    return {chunk: place_of(kept[doc], start, end) for chunk, doc, start, end in rows}
+
+
 def list_releases(*, session: Session) -> list[Release]:
     return list(session.exec(select(Release).order_by(Release.id)))
 
@@ -136,6 +157,7 @@ class ReleaseSnapshot:
     query_ids: dict[int, str] = field(default_factory=dict)  # query key -> query id
     chunk_ids: dict[int, str] = field(default_factory=dict)  # chunk key -> chunk id
     parents: dict[str, str] = field(default_factory=dict)  # chunk id -> document id
+    places: dict[str, Place] = field(default_factory=dict)  # ``chunk_places``
 
 
 def read_snapshot(pool: Pool, *, session: Session) -> ReleaseSnapshot:
@@ -163,4 +185,5 @@ def read_snapshot(pool: Pool, *, session: Session) -> ReleaseSnapshot:
         query_ids=query_ids,
         chunk_ids=chunk_ids,
         parents=parents,
+        places=chunk_places(corpus_version, session=session),
     )

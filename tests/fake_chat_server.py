@@ -1,6 +1,9 @@
 """A local OpenAI-compatible chat server for the model judge's tests: real HTTP on a free
 port of 127.0.0.1, answering ``POST /v1/chat/completions`` with scripted responses, and
 keeping every request it received (so that a test can read every prompt that was sent).
+It also answers ``POST /v1/embeddings`` (``embedding``: a vector of the words a text holds,
+so that texts sharing words are near; a test scripts other answers), for the ``openai:``
+vector encoder.
 
 No language model runs here. ``grading`` stands in for one: it grades by the words the
 query and the passage share and quotes the passage's first words. A test scripts other
@@ -150,14 +153,50 @@ class Script:
         return response(request) if callable(response) else response
 
 
+EMBEDDING_SIZE = 64
+
+
+def vector_of(text: str) -> list[float]:
+    """A text as counts of its words (Chinese: its characters) hashed into
+    ``EMBEDDING_SIZE`` buckets: texts that share words point the same way."""
+    vector = [0.0] * EMBEDDING_SIZE
+    for word in _WORDS.findall(text.lower()):
+        for part in [word] if word.isascii() else list(word):
+            vector[int.from_bytes(part.encode("utf-8")[:8].ljust(8, b"\0"), "big") % 61] += 1.0
+    vector[EMBEDDING_SIZE - 1] = 0.01  # no text is the zero vector
+    return vector
+
+
+def embedding(request: dict) -> Scripted:
+    """The stand-in embedding model: ``vector_of`` each input, in order."""
+    texts = request.get("input")
+    texts = [texts] if isinstance(texts, str) else texts
+    return Scripted(
+        body={
+            "object": "list",
+            "model": request.get("model"),
+            "data": [
+                {"object": "embedding", "index": i, "embedding": vector_of(text)}
+                for i, text in enumerate(texts)
+            ],
+            "usage": {"prompt_tokens": 0, "total_tokens": 0},
+        }
+    )
+
+
 class FakeChat:
     """The server, in a thread of the test process: ``with FakeChat(behave) as server``;
     ``server.url`` is its base URL (up to ``/v1``) and ``server.requests`` every request
     received (``method``, ``path``, ``headers``, ``body``), in order, whatever its method
     and path (so that a test can see what reached a server a redirect pointed to)."""
 
-    def __init__(self, behave: Callable[[dict], Scripted] = grading, port: int = 0) -> None:
-        self.behave = behave
+    def __init__(
+        self,
+        behave: Callable[[dict], Scripted] = grading,
+        port: int = 0,
+        embeddings: Callable[[dict], Scripted] = embedding,
+    ) -> None:
+        self.behave, self.embeddings = behave, embeddings
         self.requests: list[dict] = []
         self._lock = threading.Lock()
         server = self
@@ -171,7 +210,9 @@ class FakeChat:
                 except ValueError:
                     body = None
                 self._keep(body)
-                if self.path != "/v1/chat/completions" or body is None:
+                if body is not None and self.path == "/v1/embeddings":
+                    scripted = server.embeddings(body)
+                elif self.path != "/v1/chat/completions" or body is None:
                     scripted = Scripted(404, {"error": {"message": "not found"}})
                 else:
                     scripted = server.behave(body)

@@ -452,7 +452,10 @@ MESSAGES: dict[str, dict[str, str]] = {
     "download_release": {"en": "Download {version} (zip)", "zh": "下载 {version}（zip）"},
     "coverage_title": {"en": "Coverage of a new run", "zh": "新运行结果的覆盖情况"},
     "coverage_release": {"en": "Release", "zh": "发布版本"},
-    "coverage_run": {"en": "TREC run file", "zh": "TREC 运行结果文件"},
+    "coverage_run": {
+        "en": "Run file (TREC, JSONL or CSV)",
+        "zh": "运行结果文件（TREC、JSONL 或 CSV）",
+    },
     "coverage_topup": {
         "en": "Add them to the pool chosen in the sidebar",
         "zh": "加入侧栏所选的候选池",

@@ -335,8 +335,9 @@ def choose_policy() -> str:
     )
 
 
-def show_pair(query_text: str, query_notes: str, title: str, text: str) -> None:
-    """The query and the passage, both as plain text: markup and scripts are shown."""
+def show_pair(query_text: str, query_notes: str, title: str, text: str, place: str = "") -> None:
+    """The query and the passage, both as plain text: markup and scripts are shown;
+    ``place`` is where the passage lies in its document (``page 3 · Brakes``)."""
     st.markdown(f"**{t('query')}**")
     with st.container(border=True, key="query"):
         st.text(query_text)
@@ -345,7 +346,8 @@ def show_pair(query_text: str, query_notes: str, title: str, text: str) -> None:
             st.text(query_notes)
     # The document's title is said once, with the heading, not inside the passage's box.
     with st.container(key="passage_heading"):
-        st.text(t("passage_from", title=title) if title else t("chunk"))
+        heading = t("passage_from", title=title) if title else t("chunk")
+        st.text(f"{heading} · {place}" if place else heading)
     with st.container(border=True, key="passage"):
         st.text(text)
 

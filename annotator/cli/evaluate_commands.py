@@ -27,7 +27,7 @@ run_file = click.Path(dir_okay=False, path_type=Path)
     type=run_file,
     multiple=True,
     required=True,
-    help="A TREC run; repeat for more. The first is the baseline of comparisons.",
+    help="A run (TREC, JSONL or CSV); repeat for more. The first is the baseline of comparisons.",
 )
 @click.option(
     "--name",

@@ -79,7 +79,8 @@ def import_queries(ctx: click.Context, file: Path, query_set: str, default_split
 @with_versions
 @click.pass_context
 def import_run(ctx: click.Context, file: Path, **options) -> None:
-    """Import a TREC run (qid Q0 docid rank score tag) as an external system."""
+    """Import a run as an external system: TREC (qid Q0 docid rank score tag), JSONL or CSV
+    (query_id, chunk_id or doc_id, score, optional rank), told from the content."""
     _import(ctx, "import_run", "imported_run", "kind_run", {"path": file, **options})
 
 

@@ -65,9 +65,28 @@ systems_option = click.option(
     "--encoder",
     default="tfidf-svd",
     show_default=True,
-    help="Vector encoder: tfidf-svd (built in), st:MODEL_DIR, npy:EMBEDDINGS_DIR.",
+    help="Vector encoder: tfidf-svd (built in), st:MODEL_DIR, npy:EMBEDDINGS_DIR, "
+    "openai:MODEL (with --embeddings-url).",
 )
 @click.option("--vector-dim", type=click.IntRange(min=2), default=256, show_default=True)
+@click.option("--embeddings-url", help="openai: the server's base URL, up to /v1.")
+@click.option(
+    "--api-key-env",
+    metavar="VAR",
+    help="openai: the environment variable holding the key (a name ending in _API_KEY).",
+)
+@click.option(
+    "--passage-prefix", default="", help="openai: put before each passage (e5: 'passage: ')."
+)
+@click.option("--query-prefix", default="", help="openai: put before each query (e5: 'query: ').")
+@click.option("--query-model", help="openai: another model for the queries.")
+@click.option(
+    "--embeddings-batch",
+    type=click.IntRange(min=1),
+    default=64,
+    show_default=True,
+    help="openai: texts per request (fewer for a slow server: each request has 180 s).",
+)
 @click.option(
     "--retrieval-depth",
     type=click.IntRange(min=1),
@@ -87,6 +106,12 @@ def pool_build(ctx: click.Context, name: str, **options) -> None:
         encoder=options["encoder"],
         vector_dim=options["vector_dim"],
         depth=options["retrieval_depth"],
+        embeddings_url=options["embeddings_url"],
+        api_key_env=options["api_key_env"],
+        passage_prefix=options["passage_prefix"],
+        query_prefix=options["query_prefix"],
+        query_model=options["query_model"],
+        embeddings_batch=options["embeddings_batch"],
     )
     active = options["strategy"] == "active"
     result = build_pool(

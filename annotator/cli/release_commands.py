@@ -117,7 +117,7 @@ def _recording_database(ctx: click.Context):
 @release.command("diff")
 @click.argument("a", type=folder)
 @click.argument("b", type=folder)
-@click.option("--run", type=run_file, help="A TREC run.")
+@click.option("--run", type=run_file, help="A run (TREC, JSONL or CSV).")
 @click.option("--k", type=click.IntRange(min=1), default=10, show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print the difference as JSON.")
 def release_diff(a: Path, b: Path, run: Path | None, k: int, as_json: bool) -> None:

@@ -1,4 +1,5 @@
-"""Runs as an evaluation reads them: a TREC run file with the sha256 of its bytes, its ids
+"""Runs as an evaluation reads them: a run file (TREC, JSONL or CSV) with the sha256 of its
+bytes, its ids
 checked against the release's chunk map (a document run against chunk qrels is refused
 instead of scoring 0; at document level a chunk run is reduced to documents by its best
 chunk), and its ties ranked as trec_eval ranks them. No Streamlit in here."""
@@ -32,8 +33,9 @@ class RunFile:
 
 
 def read_run_file(path: os.PathLike | str, name: str | None = None) -> RunFile:
-    """A TREC run file with its sha256, named ``name``, else by its one tag, else by its
-    file name (``Run.from_file``); raises ``InputError`` (file, line, field)."""
+    """A run file (TREC, JSONL or CSV, told from the content) with its sha256, named
+    ``name``, else by its one tag, else by its file name (``Run.from_file``); raises
+    ``InputError`` (file, line, field)."""
     run = Run.from_file(path, name)
     return RunFile(run, str(path), sha256_of(Path(os.fspath(path))))
 

@@ -23,6 +23,7 @@ from sqlmodel import Session
 from annotator.labeling.active_pooling import choose_next, is_active, stopping_rule
 from annotator.labeling.gold_draw import GoldSettings
 from annotator.rubric import current_version
+from pooling.document_places import Place, place_of
 from pooling.grades import check_grade, check_unsure_note
 from pooling.i18n import Refused
 from pooling.pool import shuffle_key
@@ -57,6 +58,7 @@ class Item:
     grade: int | None = None
     unsure: bool = False
     note: str = ""
+    place: Place = Place()  # the chunk's page(s) and section, where its document keeps them
 
 
 def _item(assignment: Assignment, session: Session) -> Item:
@@ -78,6 +80,7 @@ def _item(assignment: Assignment, session: Session) -> Item:
         grade=judgment.grade if judgment else None,
         unsure=judgment.unsure if judgment else False,
         note=judgment.note if judgment else "",
+        place=place_of(document.meta, chunk.span_start, chunk.span_end),
     )
 
 

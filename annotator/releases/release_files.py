@@ -14,12 +14,15 @@ import pandas as pd
 
 from annotator.quality import agreement
 from annotator.quality.adjudication import Resolution
+from pooling.document_places import Place
 from pooling.grades import EVIDENCE
 from pooling.qrels import Qrels
 from pooling.release_folder import (
     ADDED_LATER,
     CHUNK_MAP,
     CHUNK_MAP_HEADER,
+    CHUNK_PLACES,
+    CHUNK_PLACES_HEADER,
     FILES,
     MANIFEST,
     MODEL_JUDGMENTS,
@@ -172,6 +175,20 @@ def _write_pool_unjudged(path: Path, snapshot: ReleaseSnapshot, resolution: Reso
     return len(rows)
 
 
+def _write_chunk_places(path: Path, places: dict[str, Place]) -> None:
+    """Each chunk's pages and section, where any chunk has one (no file otherwise: a
+    manifest lists what was written)."""
+    rows = [(chunk, place) for chunk, place in sorted(places.items()) if place != Place()]
+    if not rows:
+        return
+    with open(path, "w", encoding="utf-8", newline="\n") as handle:
+        handle.write("\t".join(CHUNK_PLACES_HEADER) + "\n")
+        handle.writelines(
+            f"{chunk}\t{place.pages()}\t{' '.join(place.section.split())}\n"
+            for chunk, place in rows
+        )
+
+
 def write_release(
     folder: Path,
     version: str,
@@ -184,13 +201,15 @@ def write_release(
     policy: str,
     now: datetime | None = None,
     derived_from: dict | None = None,
+    places: dict[str, Place] | None = None,
 ) -> tuple[dict, str]:
     """Write the release's files and manifest into ``folder`` (which holds nothing but
     the ``judgments.jsonl`` of ``write_judgments``) from the snapshot, its ``resolution``,
     the current judgments ``frame`` (for agreement), chunk -> document ``parents`` and the
     ``rubrics`` the judgments were made under; returns the manifest and its sha256.
     ``derived_from`` (a pool carried from another release:
-    ``annotator.releases.carry.derived_from``) goes into the manifest as it is."""
+    ``annotator.releases.carry.derived_from``) goes into the manifest as it is; ``places``
+    (chunk id -> page and section) into ``chunk-places.tsv``."""
     qrels = Qrels.from_dict({}, version)
     # Unsorted: every file sorts what it writes (``Qrels.save``), and the counts need none.
     for (query_id, chunk_id), grade in resolution.grades.items():
@@ -201,6 +220,7 @@ def write_release(
     queries = _query_records(snapshot, qrels)
     _write_jsonl(folder / "queries.jsonl", queries)
     _write_chunk_map(folder / CHUNK_MAP, parents)
+    _write_chunk_places(folder / CHUNK_PLACES, places or {})
     pooled_unjudged = _write_pool_unjudged(folder / POOL_UNJUDGED, snapshot, resolution)
     gold = {(g.query_id, g.chunk_id) for g in snapshot.gold}
     graded = agreement.without_gold(frame, gold).dropna(subset=["grade"])

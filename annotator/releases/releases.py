@@ -164,6 +164,7 @@ def create_release(
                 policy=policy,
                 now=now,
                 derived_from=lineage,
+                places=snapshot.places,
             )
 
         manifest = _publish(engine, out, version, pool_name, write, by)
