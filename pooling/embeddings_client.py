@@ -35,6 +35,7 @@ from pooling.http_client import (
     post_json_retrying,
 )
 from pooling.i18n import LocalizedError
+from pooling.vectors import unit_vectors
 
 LARGEST_ANSWER = 64 * 1024 * 1024  # bytes: 64 vectors of 4,096 floats as JSON is ~6 MB
 
@@ -161,8 +162,6 @@ class OpenAIEncoder:
         }
 
     def _embed(self, texts: list[str], model: str, prefix: str) -> np.ndarray:
-        from pooling.retrievers import unit_vectors
-
         try:
             vectors = embed(self.endpoint, [prefix + text for text in texts], model, self._pace)
         except HttpFailure as failure:

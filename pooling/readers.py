@@ -81,7 +81,7 @@ class InputError(LocalizedError):
         return t("located", lang, where=self.location(lang), what=what)
 
 
-def _type_name(value: object) -> str:
+def json_type_name(value: object) -> str:
     return {dict: "object", list: "array", str: "string", bool: "boolean"}.get(
         type(value), "null" if value is None else "number"
     )
@@ -164,7 +164,7 @@ def read_jsonl(path: os.PathLike | str) -> Iterator[tuple[int, dict]]:
             limit = MAX_JSON_DEPTH
             raise InputError(str(path), "json_too_deep", line=number, limit=limit) from None
         if not isinstance(record, dict):
-            raise InputError(str(path), "not_object", line=number, found=_type_name(record))
+            raise InputError(str(path), "not_object", line=number, found=json_type_name(record))
         _refuse_controls(record, "", Where(str(path), number))
         yield number, record
 
@@ -215,7 +215,7 @@ def require_id(record: dict, name: str, where: Where) -> str:
         raise where.error("missing_field", name)
     value = record[name]
     if isinstance(value, bool) or not isinstance(value, str | int):
-        raise where.error("wrong_type", name, expected="@type_string", found=_type_name(value))
+        raise where.error("wrong_type", name, expected="@type_string", found=json_type_name(value))
     value = str(value).strip()
     if not value:
         raise where.error("empty_value", name)
@@ -234,7 +234,7 @@ def require_text(record: dict, name: str, where: Where) -> str:
         raise where.error("missing_field", name)
     value = record[name]
     if not isinstance(value, str):
-        raise where.error("wrong_type", name, expected="@type_string", found=_type_name(value))
+        raise where.error("wrong_type", name, expected="@type_string", found=json_type_name(value))
     if not value.strip():
         raise where.error("empty_text", name)
     return value
@@ -253,7 +253,7 @@ def optional_str(record: dict, name: str, where: Where, default: str = "") -> st
     if value is None:
         return default
     if not isinstance(value, str):
-        raise where.error("wrong_type", name, expected="@type_string", found=_type_name(value))
+        raise where.error("wrong_type", name, expected="@type_string", found=json_type_name(value))
     return value
 
 
@@ -262,7 +262,7 @@ def optional_bool(record: dict, name: str, where: Where, default: bool) -> bool:
     if value is None:
         return default
     if not isinstance(value, bool):
-        raise where.error("wrong_type", name, expected="@type_bool", found=_type_name(value))
+        raise where.error("wrong_type", name, expected="@type_bool", found=json_type_name(value))
     return value
 
 
@@ -271,7 +271,7 @@ def optional_object(record: dict, name: str, where: Where) -> dict:
     if value is None:
         return {}
     if not isinstance(value, dict):
-        raise where.error("wrong_type", name, expected="@type_object", found=_type_name(value))
+        raise where.error("wrong_type", name, expected="@type_object", found=json_type_name(value))
     return value
 
 
@@ -280,7 +280,9 @@ def optional_tags(record: dict, name: str, where: Where) -> list[str]:
     if value is None:
         return []
     if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
-        raise where.error("wrong_type", name, expected="@type_string_list", found=_type_name(value))
+        raise where.error(
+            "wrong_type", name, expected="@type_string_list", found=json_type_name(value)
+        )
     return list(dict.fromkeys(v.strip() for v in value))
 
 

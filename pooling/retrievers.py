@@ -31,6 +31,7 @@ from pooling import settings
 from pooling.i18n import LocalizedError, check_name, t
 from pooling.run import Run
 from pooling.tokenize import DEFAULT_TOKENIZER, Tokenizer, TokenizerConfig, pretokenized
+from pooling.vectors import unit_vectors
 
 logger = logging.getLogger(__name__)
 
@@ -210,13 +211,6 @@ class Encoder(Protocol):
     def encode_corpus(self, corpus: Corpus, folder: Path) -> np.ndarray: ...
 
     def encode_queries(self, queries: dict[str, str], folder: Path) -> np.ndarray: ...
-
-
-def unit_vectors(vectors: np.ndarray) -> np.ndarray:
-    """Each row scaled to length 1 (a zero row kept as it is)."""
-    vectors = np.asarray(vectors, dtype=np.float32)
-    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-    return vectors / np.where(norms == 0, 1, norms)
 
 
 # Vectorizers pickled in caches built before ``pretokenized`` name their analyzer so.

@@ -28,8 +28,8 @@ from pooling.readers import (
     InputError,
     RunLine,
     Where,
-    _type_name,
     all_lines,
+    json_type_name,
     optional_str,
     parse_int,
     parse_score,
@@ -139,7 +139,9 @@ def _jsonl_lines(path: os.PathLike | str) -> RunLines:
 
 def _json_int(value: object, where: Where) -> int:
     if isinstance(value, bool) or not isinstance(value, int | float | str):
-        raise where.error("wrong_type", "rank", expected="@type_integer", found=_type_name(value))
+        raise where.error(
+            "wrong_type", "rank", expected="@type_integer", found=json_type_name(value)
+        )
     if isinstance(value, float) and value.is_integer():
         return int(value)
     return parse_int(str(value), "rank", where)
@@ -149,7 +151,9 @@ def _json_score(value: object, where: Where) -> float:
     if value is None:
         raise where.error("missing_field", "score")
     if isinstance(value, bool) or not isinstance(value, int | float | str):
-        raise where.error("wrong_type", "score", expected="@type_number", found=_type_name(value))
+        raise where.error(
+            "wrong_type", "score", expected="@type_number", found=json_type_name(value)
+        )
     if isinstance(value, str):
         return parse_score(value, "score", where)
     if not math.isfinite(value):

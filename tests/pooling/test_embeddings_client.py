@@ -149,13 +149,14 @@ def test_requests_are_paced_at_the_rate(monkeypatch):
         ({}, "--encoder openai:MODEL needs --embeddings-url (the server's base URL, up to /v1)"),
         (
             {"url": "http://user:pw@127.0.0.1:9/v1"},
-            "'http://user:pw@127.0.0.1:9/v1' is not an http(s) base URL with a host and no "
-            "user, password, query or fragment (put the key in a variable: --api-key-env)",
+            "'http://user:pw@127.0.0.1:9/v1' is not a base URL to use: "
+            "http(s)://host[:port]/path, without a user, password, query or fragment (a key "
+            "goes in an environment variable: --api-key-env)",
         ),
         (
             {"url": "http://127.0.0.1:9/v1", "key_variable": "QRELS_DATABASE_URL"},
-            "'QRELS_DATABASE_URL' is not a variable name ending in _API_KEY (such as "
-            "OPENAI_API_KEY)",
+            "'QRELS_DATABASE_URL' is not the name of an API-key variable: it must end in "
+            "_API_KEY (upper case, digits and _), e.g. OPENAI_API_KEY",
         ),
     ],
 )
@@ -170,7 +171,10 @@ def test_a_missing_key_is_named_by_its_variable(monkeypatch):
     endpoint = EmbeddingsEndpoint("http://127.0.0.1:9/v1", "m", key_variable="NOWHERE_API_KEY")
     with pytest.raises(LocalizedError) as caught:
         embeddings_client.embed(endpoint, ["a"], "m")
-    assert caught.value.message("zh") == "环境变量 NOWHERE_API_KEY 中没有密钥"
+    assert (
+        caught.value.message("zh")
+        == "发送请求的进程（应用或命令）的环境中未设置环境变量 NOWHERE_API_KEY"
+    )
 
 
 def test_a_query_model_of_another_size_is_refused(corpus):
