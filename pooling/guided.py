@@ -1,11 +1,13 @@
 """Guided active pooling: the model judge's grades as one more voice in which candidate
 people judge next, and in when a query stops.
 
-The learner (``pooling.learner``) fuses its voices by reciprocal rank; guiding adds the
-model's: candidates ranked by the model's chance that they are relevant (its probability
-of a grade >= 1 where the server gave token probabilities, else 1 or 0 by its grade; 0.5
-where it gave none), ties sharing the best rank, weighed by ``MODEL_STRENGTH`` times the
-model's agreement with people so far. So people see first what the model calls relevant,
+The learner (``pooling.learner``) fuses its voices by reciprocal rank (each at most
+1 / ``FUSION_K``); guiding adds the model's: its chance that a candidate is relevant
+(``relevant_chance``: from the probability of its grade where the server gave token
+probabilities, else 1 or 0 by its grade; 0.5 where it gave none) times ``MODEL_STRENGTH``
+times the model's agreement with people so far. A voice by rank would not do: the model
+grades most candidates alike, and tied ranks barely separate under reciprocal rank.
+So people see first what the model calls relevant,
 then what it is unsure of, and what it firmly calls irrelevant late but not never:
 
 - **exploration**: one choice in every ``EXPLORATION_EVERY`` (at a seeded position in each
@@ -36,7 +38,9 @@ import numpy as np
 from pooling.learner import FUSION_K, MIN_JUDGED, QueryLearner, decay_estimate
 
 EXPLORATION_EVERY = 5  # one choice in 5 is drawn from outside the model's top
-MODEL_STRENGTH = 3.0  # the model's voice at full agreement, against the learner's one each
+# The model's voice at full agreement: as much as the learner's three voices all ranking a
+# candidate first, so a trusted model's "relevant" comes before all its "irrelevant".
+MODEL_STRENGTH = 3 / FUSION_K
 AGREEMENT_PRIOR = 0.5  # the weight of a model nobody has checked yet
 PRIOR_ITEMS = 10  # pseudo-judgments the prior (and the pool, for a query) counts as
 PER_QUERY_MIN = 10  # judged candidates before a query's own agreement counts
@@ -46,16 +50,15 @@ GUIDED = "guided"
 EXPLORATION = "exploration"
 
 
-def relevant_chance(grade: float | None, probabilities: Mapping[int, float] | None = None) -> float:
-    """The model's chance that a candidate is relevant (grade >= 1): from its grade's token
-    probabilities when the server gave them, else 1 or 0 by its grade."""
-    if probabilities:
-        total = sum(probabilities.values())
-        if total > 0:
-            return sum(p for g, p in probabilities.items() if g >= 1) / total
+def relevant_chance(grade: int | None, probability: float | None = None) -> float:
+    """The model's chance that a candidate is relevant (grade >= 1): with the probability
+    it gave the grade it chose (from the server's token probabilities), that probability
+    for a relevant grade and its complement for 0 (the rest assumed on the other side);
+    else 1 or 0 by its grade; ``UNGRADED_CHANCE`` where it gave none."""
     if grade is None:
         return UNGRADED_CHANCE
-    return 1.0 if grade >= 1 else 0.0
+    sure = 1.0 if probability is None else min(1.0, max(0.0, probability))
+    return sure if grade >= 1 else 1.0 - sure
 
 
 @dataclass(frozen=True)
@@ -138,9 +141,6 @@ class GuidedLearner:
         self.learner = learner
         self.chances = np.asarray(chances, dtype=float)
         self.model_relevant = self.chances >= 0.5
-        # ties share the best rank: the model does not order what it grades alike
-        ranks = np.searchsorted(np.sort(-self.chances), -self.chances, side="left")
-        self.model_voice = 1.0 / (FUSION_K + ranks)
 
     def __len__(self) -> int:
         return len(self.learner)
@@ -151,7 +151,7 @@ class GuidedLearner:
 
     def scores(self, labels: Mapping[int, bool], weight: float) -> np.ndarray:
         """The learner's fused scores with the model's voice at ``weight``."""
-        return self.learner.scores(labels) + MODEL_STRENGTH * weight * self.model_voice
+        return self.learner.scores(labels) + MODEL_STRENGTH * weight * self.chances
 
     def order(self, labels: Mapping[int, bool], weight: float) -> list[int]:
         """Unjudged candidates in the guided order (what ``choose`` takes from when it does

@@ -56,6 +56,12 @@ systems_option = click.option(
     show_default=True,
     help="Active: stop a query once fewer relevant chunks than this are estimated to remain.",
 )
+@click.option(
+    "--guide",
+    metavar="MODEL",
+    help="Active: a model account (qrels judge, import judgments --kind model) whose grades "
+    "guide what people judge first.",
+)
 @click.option("--fusion", default="rrf", show_default=True, help="Fusion for --budget.")
 @click.option("--overlap", type=int, default=2, show_default=True, help="Judgments per candidate.")
 @with_versions
@@ -89,6 +95,8 @@ def pool_build(ctx: click.Context, name: str, **options) -> None:
         depth=options["retrieval_depth"],
     )
     active = options["strategy"] == "active"
+    if options["guide"] is not None and not active:
+        raise click.UsageError(t("guide_needs_active", name=name))
     result = build_pool(
         engine(ctx),
         name,
@@ -108,6 +116,30 @@ def pool_build(ctx: click.Context, name: str, **options) -> None:
     echo_lines(pool_result_lines(result, options["overlap"]))
     if active:
         say("active_built", budget=options["budget"])
+    if options["guide"] is not None:
+        _guide(ctx, name, options["guide"])
+
+
+def _guide(ctx: click.Context, name: str, model: str | None) -> None:
+    from annotator.labeling.guidance import guide_pool
+
+    guide_pool(engine(ctx), name, model)
+    if model is None:
+        say("pool_unguided", name=name)
+    else:
+        say("pool_guided", name=name, model=model)
+
+
+@pool.command("guide")
+@click.argument("name")
+@click.option("--model", metavar="MODEL", help="The model account whose grades guide the pool.")
+@click.option("--none", "unguided", is_flag=True, help="No model guides the pool any more.")
+@click.pass_context
+def pool_guide(ctx: click.Context, name: str, model: str | None, unguided: bool) -> None:
+    """Let a model judge's grades guide what people judge first in active pool NAME."""
+    if (model is not None) == unguided:
+        raise click.UsageError(t("guide_model_or_none"))
+    _guide(ctx, name, model)
 
 
 @pool.command("topup")

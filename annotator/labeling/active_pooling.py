@@ -17,6 +17,8 @@ from functools import lru_cache
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
+from annotator.labeling import guidance
+from pooling.guided import GuidedLearner, model_weight
 from pooling.learner import QueryLearner, StoppingRule, estimate_remaining
 from pooling.tokenize import Tokenizer, TokenizerConfig
 from storage import active_records
@@ -24,8 +26,10 @@ from storage.catalog import query_keys
 from storage.db import referenced, snapshot_scope
 from storage.models import Pool, Query, QuerySet
 from storage.pool_records import get_pool
+from storage.sample_records import current_sample
 
 RELEVANT_GRADE = 1
+SAMPLE = "sample"  # why a sampled query's candidate was asked about
 
 
 def is_active(config: Mapping) -> bool:
@@ -146,11 +150,33 @@ def choose_next(pool: Pool, query_key: int, *, session: Session) -> int | None:
         return None
     learner = _learner(pool, query, tuple(c.candidate_id for c in candidates), session)
     labels = {i: _relevant(c.grades) for i, c in enumerate(candidates) if c.grades}
+    chances = guidance.model_chances(pool, query_key, candidates, session=session)
+    if chances is not None and not _sampled(pool, query.query_id, session):
+        guided = GuidedLearner(learner, chances)
+        chosen = {i for i, c in enumerate(candidates) if c.chosen}
+        weight = model_weight(
+            guided.agreement(labels), guidance.pool_agreement(pool, session=session)
+        )
+        pick = guided.choose(labels, chosen, weight)
+        if pick is None:
+            return None
+        i, why = pick
+        active_records.choose(pool, candidates[i].candidate_id, session=session, reason=why)
+        return candidates[i].candidate_id
+    # a sampled query of a guided pool is judged unguided, so that estimates keep their
+    # guarantees (docs/estimates.md)
+    reason = SAMPLE if chances is not None else None
     for i in learner.order(labels):
         if not candidates[i].chosen:
-            active_records.choose(pool, candidates[i].candidate_id, session=session)
+            active_records.choose(pool, candidates[i].candidate_id, session=session, reason=reason)
             return candidates[i].candidate_id
     return None
+
+
+def _sampled(pool: Pool, query_id: str, session: Session) -> bool:
+    """Whether the query is in the pool's sample in force (``qrels sample``)."""
+    sample = current_sample(pool, session=session)
+    return sample is not None and any(m.query_id == query_id for m in sample.members)
 
 
 def pool_status(engine: Engine, pool_name: str) -> list[QueryStatus]:

@@ -10,6 +10,7 @@ from pooling.guided import (
     EXPLORATION,
     EXPLORATION_EVERY,
     GUIDED,
+    MODEL_STRENGTH,
     Agreement,
     GuidedLearner,
     is_exploration,
@@ -38,25 +39,27 @@ class FusedRankOnly:
 
 
 def test_the_guided_order_of_a_stated_model_worked_by_hand():
-    # The model calls candidates 2 and 3 relevant, 0 and 1 not. At full weight the model's
-    # voice is 3 x 1/(10 + 0) for 2 and 3 (they tie at the best rank) and 3 x 1/(10 + 2)
-    # for 0 and 1; with the fused rank's 1/(10 + i):
-    # 0: 0.1 + 0.25 = 0.35, 1: 0.0909 + 0.25 = 0.3409, 2: 0.0833 + 0.3 = 0.3833,
-    # 3: 0.0769 + 0.3 = 0.3769.
+    # The model calls candidates 2 and 3 relevant, 0 and 1 not. Its voice is
+    # MODEL_STRENGTH (0.3) x weight x chance, added to the fused rank's 1/(10 + i): at full
+    # weight 0: 0.1, 1: 0.0909, 2: 0.0833 + 0.3 = 0.3833, 3: 0.0769 + 0.3 = 0.3769.
     guided = GuidedLearner(FusedRankOnly(4), [0.0, 0.0, 1.0, 1.0])  # type: ignore[arg-type]
+    assert pytest.approx(0.3) == MODEL_STRENGTH
     assert guided.order({}, weight=1.0) == [2, 3, 0, 1]
     assert guided.order({}, weight=0.0) == [0, 1, 2, 3]  # no weight: the learner's order
-    # at a quarter the model's lead is 0.75 x (0.1 - 0.0833) = 0.0125: 0: 0.1625,
-    # 1: 0.1534, 2: 0.1583, 3: 0.1519
-    assert guided.order({}, weight=0.25) == [0, 2, 1, 3]
+    # at 0.05 the model adds 0.015: 0: 0.1, 2: 0.0983, 3: 0.0919, 1: 0.0909
+    assert guided.order({}, weight=0.05) == [0, 2, 3, 1]
     assert guided.order({2: True}, weight=1.0) == [3, 0, 1]
+    # a chance of 0.5 (the model unsure, or it gave no grade) comes between
+    unsure = GuidedLearner(FusedRankOnly(4), [0.0, 0.5, 1.0, 0.0])  # type: ignore[arg-type]
+    assert unsure.order({}, weight=1.0) == [2, 1, 0, 3]
 
 
 def test_the_model_s_chance_comes_from_its_token_probabilities_when_given():
     assert relevant_chance(2) == 1.0
     assert relevant_chance(0) == 0.0
     assert relevant_chance(None) == 0.5
-    assert relevant_chance(0, {0: 0.6, 1: 0.3, 2: 0.1}) == pytest.approx(0.4)
+    assert relevant_chance(0, 0.6) == pytest.approx(0.4)  # unsure it is irrelevant
+    assert relevant_chance(3, 0.7) == pytest.approx(0.7)
 
 
 def test_one_choice_in_five_explores_outside_the_model_s_top():

@@ -1,0 +1,142 @@
+"""Active pools guided by a model judge (``pooling.guided``): which model guides a pool,
+its chance that each of a query's candidates is relevant, and its agreement with people.
+No Streamlit in here; ``annotator.labeling.active_pooling`` asks these when it chooses.
+
+The model's grade is read here only to order the candidates: nothing of it reaches what an
+annotator sees (``annotator.labeling.assignment`` hands out a candidate, never why).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Sequence
+
+from sqlalchemy.engine import Engine
+from sqlalchemy.orm.attributes import flag_modified
+from sqlmodel import Session, col, select
+
+from pooling.guided import Agreement, relevant_chance
+from pooling.i18n import LocalizedError, NotFound
+from storage.accounts import acting
+from storage.active_records import QueryCandidate
+from storage.db import session_scope
+from storage.history import latest_judgments
+from storage.judge_tables import JudgeAnswer
+from storage.models import Judgment, Pool, PoolCandidate, User
+from storage.pool_records import get_pool
+
+GUIDE = "guide"  # the key of the guiding model's account in an active pool's settings
+AGREEMENT_KEPT_SECONDS = 60.0  # the pool's agreement is counted again at most this often
+RELEVANT_GRADE = 1
+
+_agreements: dict[tuple[str, int, str], tuple[float, Agreement]] = {}
+_agreements_lock = threading.Lock()
+
+
+def guide_of(pool: Pool) -> str | None:
+    """The account name of the model guiding an active pool, or None."""
+    return (pool.config.get("active") or {}).get(GUIDE)
+
+
+def guide_pool(engine: Engine, pool_name: str, model: str | None, by: int | None = None) -> None:
+    """Let ``model`` (a model account's name) guide active pool ``pool_name`` from now on,
+    or (None) nobody. ``by`` is the acting lead (None: the command line)."""
+    with session_scope(engine) as session:
+        acting(by, "lead", session=session)
+        pool = get_pool(pool_name, session=session)
+        if pool.config.get("strategy") != "active":
+            raise LocalizedError("guide_needs_active", name=pool_name)
+        if model is not None:
+            account = session.exec(select(User).where(User.name == model)).first()
+            if account is None:
+                raise NotFound("guide_unknown", name=model)
+            if account.kind != "model":
+                raise LocalizedError("guide_not_model", name=model)
+        settings = dict(pool.config["active"])
+        settings.pop(GUIDE, None)
+        if model is not None:
+            settings[GUIDE] = model
+        pool.config = {**pool.config, "active": settings}
+        flag_modified(pool, "config")
+        session.add(pool)
+
+
+def _model_grades(
+    model: str, query_key: int, *, session: Session
+) -> dict[int, tuple[int | None, float | None]]:
+    """Chunk key -> the model's latest grade of it for the query, with the probability it
+    gave that grade (None where the server gave none)."""
+    latest = latest_judgments(Judgment.query_id == query_key, User.name == model)
+    rows = session.exec(
+        select(Judgment.chunk_id, Judgment.grade, JudgeAnswer.probability)
+        .join(latest, latest.c.id == Judgment.id)
+        .outerjoin(JudgeAnswer, col(JudgeAnswer.judgment_id) == Judgment.id)
+    ).all()
+    return {chunk_key: (grade, probability) for chunk_key, grade, probability in rows}
+
+
+def model_chances(
+    pool: Pool, query_key: int, candidates: Sequence[QueryCandidate], *, session: Session
+) -> list[float] | None:
+    """The guiding model's chance that each of ``candidates`` is relevant, in their order;
+    None when no model guides the pool."""
+    model = guide_of(pool)
+    if model is None:
+        return None
+    grades = _model_grades(model, query_key, session=session)
+    return [relevant_chance(*grades.get(c.chunk_key, (None, None))) for c in candidates]
+
+
+def pool_agreement(pool: Pool, *, session: Session) -> Agreement:
+    """The guiding model against people (mean grade >= 1) on every candidate of the pool
+    both graded, counted again at most every ``AGREEMENT_KEPT_SECONDS``: the count reads the
+    pool's judgments, which must not happen on every key."""
+    model = guide_of(pool)
+    if model is None:
+        return Agreement()
+    bind = session.get_bind()
+    engine = bind if isinstance(bind, Engine) else bind.engine
+    key = (engine.url.render_as_string(hide_password=True), pool.id, model)
+    now = time.monotonic()
+    with _agreements_lock:
+        kept = _agreements.get(key)
+    if kept is not None and now - kept[0] < AGREEMENT_KEPT_SECONDS:
+        return kept[1]
+    agreement = count_agreement(pool, model, session=session)
+    with _agreements_lock:
+        _agreements[key] = (now, agreement)
+    return agreement
+
+
+def count_agreement(pool: Pool, model: str, *, session: Session) -> Agreement:
+    """``pool_agreement`` counted now."""
+    latest = latest_judgments(
+        PoolCandidate.pool_id == pool.id,
+        join=(
+            PoolCandidate,
+            (PoolCandidate.query_id == Judgment.query_id)
+            & (PoolCandidate.chunk_id == Judgment.chunk_id),
+        ),
+    )
+    rows = session.exec(
+        select(Judgment.query_id, Judgment.chunk_id, Judgment.grade, User.name)
+        .join(latest, latest.c.id == Judgment.id)
+        .join(User, col(User.id) == Judgment.user_id)
+        .where(col(Judgment.grade).is_not(None), (User.kind == "human") | (User.name == model))
+    ).all()
+    people: dict[tuple[int, int], list[int]] = {}
+    models: dict[tuple[int, int], bool] = {}
+    for query_key, chunk_key, grade, name in rows:
+        assert grade is not None  # refused above
+        if name == model:  # account names are unique: no person is called so
+            models[(query_key, chunk_key)] = grade >= RELEVANT_GRADE
+        else:
+            people.setdefault((query_key, chunk_key), []).append(grade)
+    return Agreement.of(
+        [
+            (models[pair], sum(grades) / len(grades) >= RELEVANT_GRADE)
+            for pair, grades in people.items()
+            if pair in models
+        ]
+    )
