@@ -53,6 +53,13 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "{name} is a person's account: only a model's grades can guide a pool",
         "zh": "{name} 是人的账户：只有模型的评分可以引导池",
     },
+    "guide_summary": {
+        "en": "guided by {model}: {per_hundred} relevant found per 100 judged candidates; the "
+        "model's agreement with people kappa {kappa}{interval} over {items} candidates; "
+        "estimated relevant left {left}",
+        "zh": "由 {model} 引导：每判断 100 个候选找到相关 {per_hundred} 个；模型与人的一致性 "
+        "kappa {kappa}{interval}（基于 {items} 个候选）；估计剩余相关 {left}",
+    },
     "active_built": {
         "en": "active pooling: those are what it may reach; at most {budget} per query are "
         "chosen, one at a time, as judgments arrive (qrels pool show NAME --per-query)",

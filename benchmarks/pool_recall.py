@@ -230,6 +230,10 @@ def main() -> None:
         "--judges", default=",".join(JUDGES), help="simulated judges guiding ('': none)"
     )
     parser.add_argument("--every", type=int, default=1, help="every n-th query only (quicker)")
+    parser.add_argument("--kappas", default=",".join(map(str, KAPPAS)), help="the judges' kappas")
+    parser.add_argument(
+        "--guided-only", action="store_true", help="only the guided rows (runs in parallel)"
+    )
     args = parser.parse_args()
     rows: list[dict] = []
     budgets = [int(b) for b in args.budgets.split(",")]
@@ -256,13 +260,17 @@ def main() -> None:
             (label, "none", None): pick for label, pick in pooling_strategies(bm25, vector).items()
         }
         prepared = active_candidates(corpus, queries, [bm25, vector], args.reach)
-        rule = StoppingRule(budget=max(budgets), below=0)
-        asked = active_judging(prepared, queries, relevant, rule, False)
-        strategies["active", "none", None] = lambda q, b, a=asked: set(a[q][:b])
+        asked: dict[str, list[str]] = {}
+        if args.guided_only:
+            strategies.clear()
+        else:
+            rule = StoppingRule(budget=max(budgets), below=0)
+            asked = active_judging(prepared, queries, relevant, rule, False)
+            strategies["active", "none", None] = lambda q, b, a=asked: set(a[q][:b])
         tokenizer = Tokenizer().resolved(corpus.texts)
         tokens = dict(zip(corpus.ids, tokenizer(corpus.texts), strict=True))
         for judge in args.judges.split(",") if args.judges else ():
-            for kappa in KAPPAS:
+            for kappa in [float(k) for k in args.kappas.split(",")]:
                 chances, measured = simulated_chances(
                     prepared, queries, truth, judge, kappa, tokenizer, tokens
                 )
@@ -294,7 +302,8 @@ def main() -> None:
                     }
                 )
         sys.stdout.flush()
-        stopping[name] = _stopping_rows(prepared, queries, relevant, args, asked)
+        if asked:
+            stopping[name] = _stopping_rows(prepared, queries, relevant, args, asked)
     if args.json:
         args.json.write_text(json.dumps(rows, indent=2))
     print(

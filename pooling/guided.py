@@ -104,6 +104,20 @@ class Agreement:
             return None
         return ((self.both + self.neither) / n - expected) / (1 - expected)
 
+    def interval(self, z: float = 1.96) -> tuple[float, float] | None:
+        """A 95% interval of ``kappa`` (the large-sample standard error of Cohen's kappa,
+        sqrt(po·(1 − po) / (n·(1 − pe)²)), clipped to [-1, 1]); None where kappa is."""
+        kappa = self.kappa()
+        if kappa is None:
+            return None
+        n = self.total
+        model = (self.both + self.model_only) / n
+        people = (self.both + self.people_only) / n
+        expected = model * people + (1 - model) * (1 - people)
+        observed = (self.both + self.neither) / n
+        error = (observed * (1 - observed) / n) ** 0.5 / (1 - expected)
+        return max(-1.0, kappa - z * error), min(1.0, kappa + z * error)
+
 
 def _shrunk(agreement: Agreement, towards: float) -> float:
     kappa = agreement.kappa()
@@ -178,16 +192,31 @@ class GuidedLearner:
 
     def estimate_remaining(self, asked: Sequence[tuple[int, bool]], weight: float) -> float | None:
         """Expected relevant chunks among the candidates not judged yet, from ``asked``
-        (candidate, judged relevant) in the order they were asked for: the plain decay fit
-        and the fit within each of the model's strata, mixed by ``weight``. None before
-        ``MIN_JUDGED`` judgments."""
-        if len(asked) < MIN_JUDGED:
-            return None
-        plain = decay_estimate([y for _, y in asked], len(self))
-        stratified = 0.0
-        for stratum in (True, False):
-            size = int((self.model_relevant == stratum).sum())
-            outcomes = [y for i, y in asked if self.model_relevant[i] == stratum]
-            if size > len(outcomes):
-                stratified += decay_estimate(outcomes, size)
-        return weight * stratified + (1 - weight) * plain
+        (candidate, judged relevant) in the order they were asked for (``guided_estimate``)."""
+        strata = tuple(bool(self.model_relevant[i]) for i, _ in asked)
+        favoured = int(self.model_relevant.sum())
+        outcomes = tuple(y for _, y in asked)
+        return guided_estimate(outcomes, strata, favoured, len(self), weight)
+
+
+def guided_estimate(
+    outcomes: Sequence[bool],
+    strata: Sequence[bool],
+    favoured: int,
+    candidates: int,
+    weight: float,
+) -> float | None:
+    """Expected relevant chunks among the ``candidates`` not judged yet, from ``outcomes``
+    (judged relevant, in the order asked for) and ``strata`` (whether the model called each
+    relevant; ``favoured`` of the candidates it calls so): the plain decay fit and the fit
+    within each of the model's strata summed, mixed by ``weight``. None before
+    ``MIN_JUDGED`` judgments."""
+    if len(outcomes) < MIN_JUDGED:
+        return None
+    plain = decay_estimate(outcomes, candidates)
+    stratified = 0.0
+    for stratum, size in ((True, favoured), (False, candidates - favoured)):
+        within = [y for y, s in zip(outcomes, strata, strict=True) if s == stratum]
+        if size > len(within):
+            stratified += decay_estimate(within, size)
+    return weight * stratified + (1 - weight) * plain

@@ -18,6 +18,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "pool {name}: no model guides it any more",
         "zh": "池 {name}：不再由模型引导",
     },
+    "pool_not_active": {
+        "en": "pool {name} is not an active pool: qrels pool show {name} reports on it",
+        "zh": "池 {name} 不是主动池：请用 qrels pool show {name} 查看",
+    },
     "guide_model_or_none": {
         "en": "give exactly one of --model MODEL and --none",
         "zh": "--model MODEL 与 --none 须且只能指定一个",

@@ -10,6 +10,7 @@ from annotator.cli.context import choice, echo_lines, engine, say, with_versions
 from annotator.cli.formatting import (
     active_lines,
     carry_status_lines,
+    guide_lines,
     number,
     pool_report_lines,
     pool_result_lines,
@@ -180,7 +181,7 @@ def pool_require(ctx: click.Context, name: str, query_id: str, chunk_id: str, ju
 @click.pass_context
 def pool_show(ctx: click.Context, name: str, per_query: bool) -> None:
     """Report size per query, and each system's unique contribution and overlap."""
-    from annotator.labeling.active_pooling import is_active, pool_status
+    from annotator.labeling.active_pooling import is_active
     from annotator.releases.carry import carry_status
     from storage.db import snapshot_scope
     from storage.pool_records import get_pool, pool_report
@@ -190,11 +191,38 @@ def pool_show(ctx: click.Context, name: str, per_query: bool) -> None:
         report = pool_report(get_pool(name, session=session), session=session)
     lines = pool_report_lines(report, per_query)
     if is_active(report.config):
-        lines += active_lines(report.config["active"], pool_status(made, name), per_query)
+        lines += _active_status(made, name, report.config["active"], per_query)
     carried = carry_status(made, name)
     if carried is not None:
         lines += carry_status_lines(carried)
     echo_lines(lines)
+
+
+def _active_status(made, name: str, settings: dict, per_query: bool) -> list[str]:
+    from annotator.labeling.active_pooling import pool_status
+    from annotator.labeling.guidance import guide_summary
+
+    status = pool_status(made, name)
+    lines = active_lines(settings, status, per_query)
+    summary = guide_summary(made, name, status)
+    return lines if summary is None else [*lines, *guide_lines(summary)]
+
+
+@pool.command("status")
+@click.argument("name")
+@click.option("--per-query", is_flag=True, help="Also list where every query stands.")
+@click.pass_context
+def pool_status_command(ctx: click.Context, name: str, per_query: bool) -> None:
+    """Where an active pool's queries stand, and how its guiding model does."""
+    from storage.db import snapshot_scope
+    from storage.pool_records import get_pool
+
+    made = engine(ctx)
+    with snapshot_scope(made) as session:
+        config = get_pool(name, session=session).config
+    if config.get("strategy") != "active":
+        raise click.UsageError(t("pool_not_active", name=name))
+    echo_lines(_active_status(made, name, config["active"], per_query)[1:])  # no blank first
 
 
 @pool.command("export")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm.attributes import flag_modified
@@ -139,4 +140,41 @@ def count_agreement(pool: Pool, model: str, *, session: Session) -> Agreement:
             for pair, grades in people.items()
             if pair in models
         ]
+    )
+
+
+@dataclass(frozen=True)
+class GuideSummary:
+    """How a guided pool is doing: its model, the candidates people judged and found
+    relevant, the model's agreement with people on them, and the stopping rule's estimate
+    of relevant chunks left (summed over the queries that have one)."""
+
+    model: str
+    judged: int
+    relevant: int
+    agreement: Agreement
+    remaining: float | None
+
+    @property
+    def relevant_per_hundred(self) -> float | None:
+        """Relevant chunks found per 100 candidates people judged."""
+        return None if self.judged == 0 else 100 * self.relevant / self.judged
+
+
+def guide_summary(engine: Engine, pool_name: str, status: Sequence) -> GuideSummary | None:
+    """The summary of a guided pool, from its ``status`` (``active_pooling.pool_status``);
+    None when no model guides it."""
+    with session_scope(engine) as session:
+        pool = get_pool(pool_name, session=session)
+        model = guide_of(pool)
+        if model is None:
+            return None
+        agreement = count_agreement(pool, model, session=session)
+    estimates = [s.estimate for s in status if s.estimate is not None]
+    return GuideSummary(
+        model=model,
+        judged=sum(s.judged for s in status),
+        relevant=sum(s.relevant for s in status),
+        agreement=agreement,
+        remaining=sum(estimates) if estimates else None,
     )

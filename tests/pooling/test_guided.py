@@ -99,7 +99,11 @@ def test_agreement_is_cohen_s_kappa():
     agreement = Agreement.of([(True, True)] * 20 + [(False, False)] * 15 + [(True, False)] * 5)
     # observed 35/40; chance: 0.625 x 0.5 + 0.375 x 0.5 = 0.5; kappa 0.75
     assert agreement.kappa() == pytest.approx(0.75)
+    low, high = agreement.interval()  # type: ignore[misc]
+    # po 0.875, pe 0.5: se = sqrt(0.875 x 0.125 / 40) / 0.5 = 0.1046
+    assert (low, high) == pytest.approx((0.75 - 1.96 * 0.1046, 0.75 + 1.96 * 0.1046), abs=1e-3)
     assert Agreement().kappa() is None
+    assert Agreement().interval() is None
     assert Agreement.of([(True, True)] * 3).kappa() is None  # chance agreement certain
 
 

@@ -147,3 +147,17 @@ def test_the_annotator_s_item_carries_no_model_grade(engine, users, model):  # n
     assert item is not None
     shown = json.dumps(vars(item), default=str)
     assert "llm" not in shown and "guided" not in shown and "exploration" not in shown
+
+
+def test_pool_status_shows_how_the_guide_does(db_url, engine, users, model):  # noqa: F811
+    build_pool(engine, "p", systems="run:r", budget=BUDGET, active=True, overlap=1)
+    guide_pool(engine, "p", model)
+    judge_all(engine, users["a1"])
+    shown = CliRunner().invoke(cli, ["--db", db_url, "pool", "status", "p"])
+    assert shown.exit_code == 0, shown.output
+    # 10 judged, the 6 perovskite chunks relevant; the model agrees on every one: kappa 1
+    assert "guided by llm: 60.0 relevant found per 100 judged candidates" in shown.output
+    assert "kappa 1.00 [1.00, 1.00] over 10 candidates; estimated relevant left -" in shown.output
+    build_pool(engine, "f", systems="run:r", depth=3, overlap=1)
+    fixed = CliRunner().invoke(cli, ["--db", db_url, "pool", "status", "f"])
+    assert fixed.exit_code != 0 and "not an active pool" in fixed.output
