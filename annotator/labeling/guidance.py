@@ -13,6 +13,8 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import pandas as pd
+from sqlalchemy import func
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm.attributes import flag_modified
 from sqlmodel import Session, col, select
@@ -110,16 +112,21 @@ def pool_agreement(pool: Pool, *, session: Session) -> Agreement:
     return agreement
 
 
-def count_agreement(pool: Pool, model: str, *, session: Session) -> Agreement:
-    """``pool_agreement`` counted now."""
-    latest = latest_judgments(
-        PoolCandidate.pool_id == pool.id,
-        join=(
-            PoolCandidate,
-            (PoolCandidate.query_id == Judgment.query_id)
-            & (PoolCandidate.chunk_id == Judgment.chunk_id),
-        ),
+def _in_pool(pool: Pool) -> tuple:
+    """The join of judgments to ``pool``'s candidates."""
+    return (
+        PoolCandidate,
+        (PoolCandidate.query_id == Judgment.query_id)
+        & (PoolCandidate.chunk_id == Judgment.chunk_id),
     )
+
+
+def _graded(
+    pool: Pool, model: str, *, session: Session
+) -> dict[tuple[int, int], tuple[bool, bool]]:
+    """(query key, chunk key) -> (the model calls it relevant, people do: mean grade >= 1)
+    for the pool's candidates both graded."""
+    latest = latest_judgments(PoolCandidate.pool_id == pool.id, join=_in_pool(pool))
     rows = session.exec(
         select(Judgment.query_id, Judgment.chunk_id, Judgment.grade, User.name)
         .join(latest, latest.c.id == Judgment.id)
@@ -134,13 +141,54 @@ def count_agreement(pool: Pool, model: str, *, session: Session) -> Agreement:
             models[(query_key, chunk_key)] = grade >= RELEVANT_GRADE
         else:
             people.setdefault((query_key, chunk_key), []).append(grade)
-    return Agreement.of(
-        [
-            (models[pair], sum(grades) / len(grades) >= RELEVANT_GRADE)
-            for pair, grades in people.items()
-            if pair in models
-        ]
-    )
+    return {
+        pair: (models[pair], sum(grades) / len(grades) >= RELEVANT_GRADE)
+        for pair, grades in people.items()
+        if pair in models
+    }
+
+
+def count_agreement(pool: Pool, model: str, *, session: Session) -> Agreement:
+    """``pool_agreement`` counted now."""
+    return Agreement.of(list(_graded(pool, model, session=session).values()))
+
+
+PROGRESS_POINTS = 200  # at most this many points over time: a chart, not a ledger
+
+
+def guide_progress(engine: Engine, pool_name: str) -> pd.DataFrame:
+    """How a guided pool went over time, one row per point: after ``judged`` candidates
+    were first judged by people (the last of them at ``judged_at``), ``relevant_per_100``
+    found among them and the model's kappa with people on them (``model_kappa``) with its
+    interval
+    (``kappa_low``, ``kappa_high``). A candidate counts with its current human grades at
+    the time of its first human judgment. Empty when no model guides the pool."""
+    columns = ["judged_at", "judged", "relevant_per_100", "model_kappa", "kappa_low", "kappa_high"]
+    with session_scope(engine) as session:
+        pool = get_pool(pool_name, session=session)
+        model = guide_of(pool)
+        if model is None:
+            return pd.DataFrame(columns=columns)
+        graded = _graded(pool, model, session=session)
+        first = session.exec(
+            select(Judgment.query_id, Judgment.chunk_id, func.min(Judgment.created_at))
+            .join(*_in_pool(pool))
+            .join(User, col(User.id) == Judgment.user_id)
+            .where(PoolCandidate.pool_id == pool.id, User.kind == "human")
+            .group_by(col(Judgment.query_id), col(Judgment.chunk_id))
+        ).all()
+    timeline = sorted((at, graded[(q, c)]) for q, c, at in first if (q, c) in graded)
+    step = max(1, -(-len(timeline) // PROGRESS_POINTS))
+    rows, agreement, relevant = [], Agreement(), 0
+    for n, (at, pair) in enumerate(timeline, start=1):
+        agreement += Agreement.of([pair])
+        relevant += pair[1]
+        if n % step == 0 or n == len(timeline):
+            kappa, interval = agreement.kappa(), agreement.interval()
+            low, high = interval if interval is not None else (None, None)
+            rows.append([at, n, 100 * relevant / n, kappa, low, high])
+    frame = pd.DataFrame(rows, columns=columns)
+    return frame.astype({c: "Float64" for c in columns[2:]})
 
 
 @dataclass(frozen=True)
