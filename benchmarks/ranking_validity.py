@@ -80,6 +80,7 @@ def main() -> None:
     parser.add_argument("--json", type=Path, help="write the rows to this file as JSON")
     parser.add_argument("--every", type=int, default=1, help="every n-th query only (quicker)")
     parser.add_argument("--judges", default=",".join(JUDGES), help="simulated judges ('': none)")
+    parser.add_argument("--kappas", default=",".join(map(str, KAPPAS)), help="the judges' kappas")
     args = parser.parse_args()
     if not DATASETS.is_dir():
         print(f"skipped: no real collections at {DATASETS}")
@@ -119,7 +120,7 @@ def main() -> None:
         tokenizer = Tokenizer().resolved(corpus.texts)
         tokens = dict(zip(corpus.ids, tokenizer(corpus.texts), strict=True))
         for judge in args.judges.split(",") if args.judges else ():
-            for kappa in KAPPAS:
+            for kappa in [float(k) for k in args.kappas.split(",")]:
                 chances, _ = simulated_chances(
                     prepared, queries, truth, judge, kappa, tokenizer, tokens
                 )
