@@ -38,6 +38,28 @@ MESSAGES: dict[str, dict[str, str]] = {
         "{chosen}，已判 {judged}，相关 {relevant}；进行中查询 {open}，因预算停止 "
         "{budget_spent}，因估计停止 {estimate}，候选已用尽 {exhausted}",
     },
+    "guide_needs_active": {
+        "en": "pool {name} is not an active pool: only active pools can be guided by a model "
+        "(--strategy active --budget B)",
+        "zh": "池 {name} 不是主动池：只有主动池可由模型引导（--strategy active --budget B）",
+    },
+    "guide_unknown": {
+        "en": "no account {name}: name a model account (qrels judge, or import judgments "
+        "--kind model --annotator NAME)",
+        "zh": "没有账户 {name}：请给出模型账户（qrels judge，或 import judgments --kind model "
+        "--annotator NAME）",
+    },
+    "guide_not_model": {
+        "en": "{name} is a person's account: only a model's grades can guide a pool",
+        "zh": "{name} 是人的账户：只有模型的评分可以引导池",
+    },
+    "guide_summary": {
+        "en": "guided by {model}: {per_hundred} relevant found per 100 judged candidates; the "
+        "model's agreement with people kappa {kappa}{interval} over {items} candidates; "
+        "estimated relevant left {left}",
+        "zh": "由 {model} 引导：每判断 100 个候选找到相关 {per_hundred} 个；模型与人的一致性 "
+        "kappa {kappa}{interval}（基于 {items} 个候选）；估计剩余相关 {left}",
+    },
     "active_built": {
         "en": "active pooling: those are what it may reach; at most {budget} per query are "
         "chosen, one at a time, as judgments arrive (qrels pool show NAME --per-query)",

@@ -274,10 +274,31 @@ def calibrated_figures(
 
 def judge(bench: Bench, sigma: float, rng: np.random.Generator) -> np.ndarray:
     """One draw of the noisy ordinal judge's grades of the pool (see the module docstring)."""
-    per_query_shift = rng.normal(0, sigma * math.sqrt(QUERY_SHARE), len(bench.query_ids))
-    error = rng.normal(0, sigma * math.sqrt(1 - QUERY_SHARE), len(bench.truth_pair))
-    noisy = bench.truth_pair + LENIENCY + per_query_shift[bench.pair_query] + error
-    return np.clip(np.floor(noisy + 0.5), 0, bench.top_grade).astype(np.int64)
+    return noisy_grades(
+        bench.truth_pair, bench.pair_query, len(bench.query_ids), bench.top_grade, sigma, rng
+    )
+
+
+def noisy_grades(
+    truth: np.ndarray,
+    pair_query: np.ndarray,
+    queries: int,
+    top_grade: int,
+    sigma: float,
+    rng: np.random.Generator,
+    overlap: np.ndarray | None = None,
+    lean: float = 0.0,
+) -> np.ndarray:
+    """The judge's grades of pairs of true grade ``truth`` and query ``pair_query`` (a
+    position among ``queries``). With ``overlap`` (each pair's word overlap with its query,
+    standardised) the per-candidate error correlates ``lean`` with it: a judge swayed by
+    shared words (``benchmarks/pool_recall.py``'s ``lenient`` judge)."""
+    per_query_shift = rng.normal(0, sigma * math.sqrt(QUERY_SHARE), queries)
+    error = rng.normal(0, sigma * math.sqrt(1 - QUERY_SHARE), len(truth))
+    if overlap is not None:
+        error = math.sqrt(1 - lean**2) * error + lean * sigma * math.sqrt(1 - QUERY_SHARE) * overlap
+    noisy = truth + LENIENCY + per_query_shift[pair_query] + error
+    return np.clip(np.floor(noisy + 0.5), 0, top_grade).astype(np.int64)
 
 
 def quadratic_kappa(truth: np.ndarray, grades: np.ndarray) -> float:
@@ -288,14 +309,16 @@ def quadratic_kappa(truth: np.ndarray, grades: np.ndarray) -> float:
 def calibrate(bench: Bench, target: float, draws: int = 8) -> float:
     """The σ at which the judge's quadratic kappa against the truth, averaged over ``draws``
     fixed draws of the normals (so that kappa falls steadily as σ grows), is ``target``."""
+    return calibrate_sigma(bench.truth_pair, lambda s, rng: judge(bench, s, rng), target, draws)
+
+
+def calibrate_sigma(truth: np.ndarray, draw, target: float, draws: int = 8) -> float:
+    """``calibrate`` for any judge: ``draw(sigma, rng)`` gives its grades of ``truth``'s pairs."""
     low, high = 0.0, 8.0
     for _ in range(30):
         sigma = (low + high) / 2
         kappa = np.mean(
-            [
-                quadratic_kappa(bench.truth_pair, judge(bench, sigma, np.random.default_rng(d)))
-                for d in range(draws)
-            ]
+            [quadratic_kappa(truth, draw(sigma, np.random.default_rng(d))) for d in range(draws)]
         )
         low, high = (sigma, high) if kappa > target else (low, sigma)
     return (low + high) / 2

@@ -19,7 +19,7 @@ each budget B (10, 20, 50 judgments per query) and strategy:
 it prints the share of all known relevant chunks (grade >= 1) that the pool holds (micro),
 the mean per-query recall (macro), and the micro share as a ratio to BM25 alone, the
 baseline. Queries without a relevant chunk are left out; the collections are read from
-``../shared/datasets`` and skipped when absent.
+``$QRELS_DATASETS`` (else ``../shared/datasets``) and skipped when absent.
 
     python benchmarks/pool_recall.py [--budgets 10,20,50] [--reach 600] [--only cranfield]
 
@@ -38,6 +38,7 @@ relevant to them, then the corpus in order up to M; BM25 ranks the same subset).
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import tempfile
@@ -45,21 +46,33 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import numpy as np
+
+# the simulated judge of benchmarks/model_estimates.py (this folder is on sys.path when run)
+from model_estimates import (  # noqa: E402
+    DATASETS,
+    KAPPAS,
+    SEED,
+    calibrate_sigma,
+    noisy_grades,
+    quadratic_kappa,
+)
+
 from annotator.pools.pool_building import ACTIVE_REACH
 from pooling.collection import read_collection
 from pooling.fusion import rrf
+from pooling.guided import Agreement, GuidedLearner, model_weight, relevant_chance
 from pooling.learner import QueryLearner, StoppingRule, estimate_remaining
 from pooling.pool import active_pool
+from pooling.qrels import Qrels
 from pooling.retrievers import BM25Retriever, Corpus, VectorRetriever, encoder_from_spec
 from pooling.run import Run
 from pooling.systems import ACTIVE_PRIOR_DEPTH
 from pooling.tokenize import Tokenizer
 
-# ../shared/datasets beside the project; QRELS_DATASETS names it for a checkout elsewhere
-DATASETS = Path(
-    os.environ.get("QRELS_DATASETS") or Path(__file__).resolve().parents[2] / "shared" / "datasets"
-)
 COLLECTIONS = ("cranfield", "cmrc2018-dev")
+JUDGES = ("independent", "lenient")
+LEAN = 0.6  # the lenient judge's error: its correlation with the word overlap with the query
 
 
 def load(folder: Path) -> tuple[Corpus, dict[str, str], dict[str, set[str]]]:
@@ -101,28 +114,36 @@ def pooling_strategies(bm25: Run, vector: Run) -> dict[str, Callable[[str, int],
     }
 
 
-def active_judging(
-    corpus: Corpus,
-    queries: dict[str, str],
-    relevant: dict[str, set[str]],
-    runs: list[Run],
-    reach: int,
-    rule: StoppingRule,
-    stop_early: bool,
-) -> dict[str, list[str]]:
-    """Per query, the chunks active pooling asks about, in order, the known judgments
-    answering. Without ``stop_early`` it asks until the budget is spent or every known
-    relevant chunk is found (asking more could find nothing more)."""
+def active_candidates(
+    corpus: Corpus, queries: dict[str, str], runs: list[Run], reach: int
+) -> dict[str, tuple[list[str], QueryLearner]]:
+    """Per query reached, its active pool's candidates (best fused rank first) and learner."""
     tokenizer = Tokenizer().resolved(corpus.texts)
     tokens = dict(zip(corpus.ids, tokenizer(corpus.texts), strict=True))
     by_query: dict[str, list[tuple[int, str]]] = {}
     for candidate in active_pool({run.name: run for run in runs}, reach):
         fused_rank = candidate.sources[0].rank
         by_query.setdefault(candidate.query_id, []).append((fused_rank, candidate.chunk_id))
-    asked: dict[str, list[str]] = {q: [] for q in queries}  # some reach no candidate
+    prepared = {}
     for query_id, ranked in by_query.items():
         chunks = [chunk for _, chunk in sorted(ranked)]
         learner = QueryLearner(tokenizer.tokens(queries[query_id]), [tokens[c] for c in chunks])
+        prepared[query_id] = (chunks, learner)
+    return prepared
+
+
+def active_judging(
+    prepared: dict[str, tuple[list[str], QueryLearner]],
+    queries: dict[str, str],
+    relevant: dict[str, set[str]],
+    rule: StoppingRule,
+    stop_early: bool,
+) -> dict[str, list[str]]:
+    """Per query, the chunks active pooling asks about, in order, the known judgments
+    answering. Without ``stop_early`` it asks until the budget is spent or every known
+    relevant chunk is found (asking more could find nothing more)."""
+    asked: dict[str, list[str]] = {q: [] for q in queries}  # some reach no candidate
+    for query_id, (chunks, learner) in prepared.items():
         labels: dict[int, bool] = {}
         order: list[int] = []
         while True:
@@ -197,6 +218,75 @@ def encoder_rows(args) -> None:
             sys.stdout.flush()
 
 
+def simulated_chances(
+    prepared: dict[str, tuple[list[str], QueryLearner]],
+    queries: dict[str, str],
+    truth: Qrels,
+    judge: str,
+    kappa: float,
+    tokenizer: Tokenizer,
+    tokens: dict[str, list[str]],
+) -> tuple[dict[str, list[float]], float]:
+    """Per query, the simulated ``judge``'s chance that each candidate is relevant (1 or 0
+    by its grade: it gives no token probabilities), σ set so that its quadratic kappa
+    against the truth over the active pool's candidates is ``kappa``; and the kappa
+    measured on the draw used."""
+    query_ids = list(prepared)
+    pair_query = np.array([q for q, qid in enumerate(query_ids) for _ in prepared[qid][0]])
+    pairs = [(qid, c) for qid in query_ids for c in prepared[qid][0]]
+    grades = np.array([truth[qid].get(c, 0) if qid in truth.grades else 0 for qid, c in pairs])
+    top = int(grades.max())
+    overlap = None
+    if judge == "lenient":
+        words = {qid: set(tokenizer.tokens(queries[qid])) for qid in query_ids}
+        shared = np.array(
+            [len(words[qid] & set(tokens[c])) / max(len(words[qid]), 1) for qid, c in pairs]
+        )
+        overlap = (shared - shared.mean()) / (shared.std() or 1.0)
+
+    def draw(sigma: float, rng: np.random.Generator) -> np.ndarray:
+        return noisy_grades(grades, pair_query, len(query_ids), top, sigma, rng, overlap, LEAN)
+
+    sigma = calibrate_sigma(grades, draw, kappa)
+    drawn = draw(sigma, np.random.default_rng([SEED, int(kappa * 100), judge == "lenient"]))
+    chances: dict[str, list[float]] = {qid: [] for qid in query_ids}
+    for (qid, _), grade in zip(pairs, drawn.tolist(), strict=True):
+        chances[qid].append(relevant_chance(grade))
+    return chances, quadratic_kappa(grades, drawn)
+
+
+def guided_judging(
+    prepared: dict[str, tuple[list[str], QueryLearner]],
+    relevant: dict[str, set[str]],
+    chances: dict[str, list[float]],
+    budget: int,
+) -> dict[str, list[str]]:
+    """Per query, the chunks guided pooling asks about, in order, the known judgments
+    answering; queries take turns, one judgment each, as people working through a pool
+    do, so that the pool's agreement with the model builds up across queries."""
+    guided = {q: GuidedLearner(learner, chances[q]) for q, (_, learner) in prepared.items()}
+    labels: dict[str, dict[int, bool]] = {q: {} for q in prepared}
+    agreement = {q: Agreement() for q in prepared}
+    pool = Agreement()
+    going = list(prepared)
+    while going:
+        still = []
+        for q in going:
+            chunks, _ = prepared[q]
+            pick = guided[q].choose(labels[q], labels[q], model_weight(agreement[q], pool))
+            if pick is None:
+                continue
+            i = pick[0]
+            labels[q][i] = chunks[i] in relevant[q]
+            judged = Agreement.of([(bool(guided[q].model_relevant[i]), labels[q][i])])
+            agreement[q] += judged
+            pool += judged
+            if len(labels[q]) < budget and sum(labels[q].values()) < len(relevant[q]):
+                still.append(q)
+        going = still
+    return {q: [prepared[q][0][i] for i in labels[q]] for q in prepared}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--budgets", default="10,20,50")
@@ -212,7 +302,17 @@ def main() -> None:
     parser.add_argument("--embeddings-batch", type=int, default=8, help="openai: texts a request")
     parser.add_argument("--max-chunks", type=int, help="encoders on a subset of the corpus")
     parser.add_argument("--max-queries", type=int, help="encoders on the first N queries")
+    parser.add_argument("--json", type=Path, help="write the recall rows to this file as JSON")
+    parser.add_argument(
+        "--judges", default=",".join(JUDGES), help="simulated judges guiding ('': none)"
+    )
+    parser.add_argument("--every", type=int, default=1, help="every n-th query only (quicker)")
+    parser.add_argument("--kappas", default=",".join(map(str, KAPPAS)), help="the judges' kappas")
+    parser.add_argument(
+        "--guided-only", action="store_true", help="only the guided rows (runs in parallel)"
+    )
     args = parser.parse_args()
+    rows: list[dict] = []
     budgets = [int(b) for b in args.budgets.split(",")]
     args.reach = args.reach or ACTIVE_REACH * max(budgets)
     if not DATASETS.is_dir():
@@ -230,25 +330,62 @@ def main() -> None:
     stopping: dict[str, list[list[str]]] = {}
     for name in [args.only] if args.only else COLLECTIONS:
         corpus, queries, relevant = load(DATASETS / name)
+        truth = Qrels.from_file(DATASETS / name / "qrels.tsv")
+        relevant = {q: relevant[q] for q in sorted(relevant)[:: args.every]}
         queries = {q: queries[q] for q in relevant}
         depth = max(*budgets, ACTIVE_PRIOR_DEPTH * args.reach)  # as pooling.systems ranks
         bm25 = BM25Retriever(corpus).search(queries, depth)
         vector = VectorRetriever(corpus).search(queries, depth)
-        strategies = pooling_strategies(bm25, vector)
-        rule = StoppingRule(budget=max(budgets), below=0)
-        asked = active_judging(corpus, queries, relevant, [bm25, vector], args.reach, rule, False)
-        strategies[f"active (reach {args.reach})"] = lambda q, b, a=asked: set(a[q][:b])
+        strategies: dict[tuple[str, str, float | None], Callable[[str, int], set[str]]] = {
+            (label, "none", None): pick for label, pick in pooling_strategies(bm25, vector).items()
+        }
+        prepared = active_candidates(corpus, queries, [bm25, vector], args.reach)
+        asked: dict[str, list[str]] = {}
+        if args.guided_only:
+            strategies.clear()
+        else:
+            rule = StoppingRule(budget=max(budgets), below=0)
+            asked = active_judging(prepared, queries, relevant, rule, False)
+            strategies["active", "none", None] = lambda q, b, a=asked: set(a[q][:b])
+        tokenizer = Tokenizer().resolved(corpus.texts)
+        tokens = dict(zip(corpus.ids, tokenizer(corpus.texts), strict=True))
+        for judge in args.judges.split(",") if args.judges else ():
+            for kappa in [float(k) for k in args.kappas.split(",")]:
+                chances, measured = simulated_chances(
+                    prepared, queries, truth, judge, kappa, tokenizer, tokens
+                )
+                print(
+                    f"{name}: {judge} judge at kappa {kappa}: {measured:.3f} measured", flush=True
+                )
+                guided = guided_judging(prepared, relevant, chances, max(budgets))
+                strategies["guided", judge, kappa] = lambda q, b, a=guided: set(a.get(q, [])[:b])
         for budget in budgets:
             baseline = None
-            for label, strategy in strategies.items():
+            for (label, judge, kappa), strategy in strategies.items():
                 micro, macro = measure(relevant, lambda q, s=strategy, b=budget: s(q, b))
                 baseline = baseline or micro
+                shown = label if kappa is None else f"{label} ({judge} judge, kappa {kappa})"
                 print(
-                    f"| {name} | {budget} | {label} | {micro:.3f} | {macro:.3f} "
+                    f"| {name} | {budget} | {shown} | {micro:.3f} | {macro:.3f} "
                     f"| {micro / baseline:.2f}x |"
                 )
+                rows.append(
+                    {
+                        "collection": name,
+                        "strategy": label,
+                        "judge": judge,
+                        "kappa": kappa,
+                        "budget": budget,
+                        "recall": micro,
+                        "macro_recall": macro,
+                        "queries": len(relevant),
+                    }
+                )
         sys.stdout.flush()
-        stopping[name] = _stopping_rows(corpus, queries, relevant, [bm25, vector], args, asked)
+        if asked:
+            stopping[name] = _stopping_rows(prepared, queries, relevant, args, asked)
+    if args.json:
+        args.json.write_text(json.dumps(rows, indent=2))
     print(
         "\n| collection | stop below | judgments per query (mean) | stopped early "
         "| share of relevant (micro) | mean recall (macro) | same judgments, no rule (micro) |"
@@ -259,14 +396,14 @@ def main() -> None:
             print(f"| {name} | " + " | ".join(row) + " |")
 
 
-def _stopping_rows(corpus, queries, relevant, runs, args, asked_all) -> list[list[str]]:
+def _stopping_rows(prepared, queries, relevant, args, asked_all) -> list[list[str]]:
     """The stopping rule at each level of ``--stop-below``, the budget capping it, beside
     what the same mean number of judgments finds spent evenly (every query cut at it)."""
     rows = []
     budget = max(int(b) for b in args.budgets.split(","))
     for below in (float(b) for b in args.stop_below.split(",") if b):
         rule = StoppingRule(budget=budget, below=below)
-        asked = active_judging(corpus, queries, relevant, runs, args.reach, rule, True)
+        asked = active_judging(prepared, queries, relevant, rule, True)
         micro, macro = measure(relevant, lambda q, a=asked: set(a[q]))
         spent = [len(chunks) for chunks in asked.values()]
         mean = sum(spent) / len(spent)

@@ -106,6 +106,12 @@ class QueryLearner:
     def order(self, labels: Mapping[int, bool]) -> list[int]:
         """Unjudged candidates, most likely relevant first, given ``labels`` (candidate index
         -> judged relevant). With no labels this is the fused order, nudged by the query."""
+        score = self.scores(labels)
+        unjudged = [i for i in range(len(self)) if i not in labels]
+        return sorted(unjudged, key=lambda i: (-score[i], i))
+
+    def scores(self, labels: Mapping[int, bool]) -> np.ndarray:
+        """Every candidate's fused score (higher: more likely relevant) given ``labels``."""
         n = len(self)
         relevant = [i for i, y in labels.items() if y]
         voices = [-np.arange(n, dtype=float)]
@@ -119,9 +125,7 @@ class QueryLearner:
                 voices.append(classifier)
             if self.topics is not None:
                 voices.append(self.topics @ self.topics[relevant].mean(axis=0))
-        score = reduce(np.add, [1.0 / (FUSION_K + _ranks(v)) for v in voices])
-        unjudged = [i for i in range(n) if i not in labels]
-        return sorted(unjudged, key=lambda i: (-score[i], i))
+        return reduce(np.add, [1.0 / (FUSION_K + _ranks(v)) for v in voices])
 
     def _classifier(self, labels: Mapping[int, bool]) -> np.ndarray | None:
         """Scores of a logistic regression; None with nothing to learn non-relevant from
@@ -155,9 +159,15 @@ def estimate_remaining(outcomes: Sequence[bool], candidates: int) -> float | Non
     """Expected relevant chunks among the ``candidates - len(outcomes)`` not judged yet, from
     ``outcomes`` (relevant or not, in the order they were asked for). None before
     ``MIN_JUDGED`` judgments: too few to say."""
-    judged = len(outcomes)
-    if judged < MIN_JUDGED:
+    if len(outcomes) < MIN_JUDGED:
         return None
+    return decay_estimate(outcomes, candidates)
+
+
+def decay_estimate(outcomes: Sequence[bool], candidates: int) -> float:
+    """``estimate_remaining``'s fit, however few the judgments (the pseudo-judgments at
+    either end keep it defined with none)."""
+    judged = len(outcomes)
     left = candidates - judged
     if left <= 0:
         return 0.0

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from sqlalchemy import func, text
+from sqlalchemy import func, text, update
 from sqlmodel import Session, select
 
 from pooling.retrievers import indexed_text
@@ -42,6 +42,7 @@ class QueryCandidate:
 
     candidate_id: int
     chunk_id: str
+    chunk_key: int
     fused_rank: int | None  # None for candidates added later (top-ups, annotators' finds)
     chosen: bool
     first_assignment: int | None  # smaller = asked about earlier
@@ -83,6 +84,7 @@ def query_candidates(pool: Pool, query_key: int, *, session: Session) -> list[Qu
         QueryCandidate(
             candidate_id=candidate_id,
             chunk_id=chunk_id,
+            chunk_key=chunk_key,
             fused_rank=rank,
             chosen=required != NOT_ASKED,
             first_assignment=first_id,
@@ -137,9 +139,10 @@ def lock(pool: Pool, *, session: Session) -> None:
         )
 
 
-def choose(pool: Pool, candidate_id: int, *, session: Session) -> bool:
-    """Ask for the pool's overlap of judgments on a candidate not chosen yet. False when it
-    had been chosen already."""
+def choose(pool: Pool, candidate_id: int, *, session: Session, reason: str | None = None) -> bool:
+    """Ask for the pool's overlap of judgments on a candidate not chosen yet, recording why
+    (``storage.models.ASKED_WHY``; its judgments copy it). False when it had been chosen
+    already."""
     required = session.exec(
         select(PoolCandidate.required)
         .where(PoolCandidate.id == candidate_id)
@@ -149,6 +152,10 @@ def choose(pool: Pool, candidate_id: int, *, session: Session) -> bool:
         return False
     change = SlotChange(candidate_id, required=pool.overlap, set_required=True)
     tallies.apply(pool, [change], session=session)
+    if reason is not None:
+        session.execute(
+            update(PoolCandidate).where(PoolCandidate.id == candidate_id).values(reason=reason)
+        )
     return True
 
 

@@ -42,6 +42,10 @@ from storage.tally_tables import (  # noqa: F401  (in the schema)
 
 ROLES = ("annotator", "lead")
 USER_KINDS = ("human", "model")
+# Why a candidate was put before people: the guiding model pointed at it, it explored
+# outside the model's top, its query is in the sample judged unguided, a gold item, or a
+# person found it by searching.
+ASKED_WHY = ("guided", "exploration", "sample", "gold", "search")
 SYSTEM_KINDS = ("lexical", "vector", "fusion", "external_run", "manual", "model_judge")
 
 
@@ -202,6 +206,8 @@ class PoolCandidate(SQLModel, table=True):
     # Distinct human annotators with a judgment of its (query, chunk), from the app, an
     # import or a carry: it is complete at its pool's overlap (storage.tallies keeps it).
     judges: int = Field(default=0, sa_column=Column(Integer, nullable=False, server_default="0"))
+    # Why people were asked about it (ASKED_WHY; None: a fixed pool's candidate).
+    reason: str | None = None
     added_at: datetime = created_field()
 
 
@@ -307,6 +313,8 @@ class Judgment(SQLModel, table=True):
     # is (1, 2, ... as the annotator changes it); unique, so a double click writes once.
     assignment_id: int | None = Field(default=None, foreign_key="assignment.id")
     revision: int | None = None
+    # Why it was asked (ASKED_WHY), copied from its candidate; None for fixed pools and imports.
+    reason: str | None = None
     created_at: datetime = created_field()
 
 

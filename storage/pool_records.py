@@ -12,8 +12,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sqlalchemy import insert
-from sqlmodel import Session, select
+from sqlalchemy import insert, update
+from sqlmodel import Session, col, select
 
 from pooling.i18n import LocalizedError, NotFound
 from pooling.pool import Candidate, Source, shuffle_key
@@ -317,6 +317,12 @@ def add_manual_candidate(
         raise NotFound("unknown_chunk", value=chunk_id, corpus_version=corpus_version.name)
     candidate = Candidate(query_id, chunk_id, [Source(f"{MANUAL_PREFIX}{user}", None, None)])
     ids, new = ensure_candidates(pool, [candidate], session=session)
+    if new:  # a person found it: its judgments say so
+        session.execute(
+            update(PoolCandidate)
+            .where(col(PoolCandidate.id).in_(list(ids.values())))
+            .values(reason="search")
+        )
     if new and finder is not None and not _has_row(ids, finder, session=session):
         (candidate_id,) = ids.values()
         now = utcnow()

@@ -246,6 +246,7 @@ def release_history(
             Judgment.rubric_version,
             Judgment.seconds,
             made_in,
+            Judgment.reason,
             _iso_text(Judgment.created_at, dialect),
         )
         # In their own order as they are stored, no join: which are of a candidate is
@@ -256,7 +257,9 @@ def release_history(
     # Each field's piece holds the text up to the next field's value, so a line is its
     # pieces joined: {"type":"judgment","annotator":…,"query_id":…,"chunk_id":…,"grade":…,
     # "unsure":…,"note":…,"revision":…,"rubric_version":…,"seconds":…,"source":…,
-    # "created_at":"…"}
+    # ["reason":…,] "created_at":"…"} (``reason`` only where it was recorded: why the
+    # judgment was asked for, ``storage.models.ASKED_WHY``; readers that do not know it
+    # pass it by)
     annotators = {
         user_id: '{"type":"judgment","annotator":' + _json(name) + ',"query_id":'
         for user_id, name in people.items()
@@ -268,7 +271,14 @@ def release_history(
     notes = _Pieces(lambda note: _json(note) + ',"revision":')
     revisions = _Pieces(lambda revision: _json(revision) + ',"rubric_version":')
     rubrics = _Pieces(lambda rubric: _json(rubric) + ',"seconds":')
-    made = _Pieces(lambda key: ',"source":' + _json(sources[key]) + ',"created_at":"')
+    made = _Pieces(
+        lambda key: (
+            ',"source":'
+            + _json(sources[key[0]])
+            + ("" if key[1] is None else ',"reason":' + _json(key[1]))
+            + ',"created_at":"'
+        )
+    )
 
     def batches() -> Iterator[JudgmentLines]:
         # A batch at a time, turned into columns (``zip``) and joined without a Python
@@ -291,7 +301,7 @@ def release_history(
                         continue
                     columns = [tuple(compress(c, kept.tolist())) for c in columns]
                     keys, chunk_keys_ = keys[kept], chunk_keys_[kept]
-                users, _, _, graded, said, revised, rubric, seconds, where, at = columns
+                users, _, _, graded, said, revised, rubric, seconds, where, why, at = columns
                 pieces = (
                     map(annotators.__getitem__, users),
                     map(queries.__getitem__, columns[1]),
@@ -301,7 +311,7 @@ def release_history(
                     map(revisions.__getitem__, revised),
                     map(rubrics.__getitem__, rubric),
                     _numbers(seconds),
-                    map(made.__getitem__, where),
+                    map(made.__getitem__, zip(where, why, strict=True)),
                     _line_ends(at, dialect),
                 )
                 text = "".join(chain.from_iterable(zip(*pieces, strict=True)))

@@ -398,6 +398,7 @@ def record_judgment(
         pool_id=assignment.pool_id,
         assignment_id=assignment_id,
         revision=expected_revision + 1,
+        reason=candidate.reason,  # the row is read above anyway: no statement more
         created_at=now,
     )
     session.add(judgment)

@@ -39,6 +39,7 @@ from annotator.auth import (
     session_account,
 )
 from annotator.judge.judge_report import judge_report
+from annotator.labeling.guidance import guide_progress
 from annotator.pools.pool_building import pool_names
 from annotator.pools.pool_figures import active_queries, pool_figures
 from annotator.quality.gold import team_gold
@@ -93,6 +94,7 @@ FIGURES: dict[str, Callable[..., Any]] = {
     "team": team_figures,
     "pools": pool_figures,
     "active": active_queries,
+    "guide": guide_progress,
     "gold": team_gold,
     "adjudication": pool_queue,
     "judge": judge_report,

@@ -7,6 +7,25 @@ from __future__ import annotations
 from pooling.i18n import register
 
 MESSAGES: dict[str, dict[str, str]] = {
+    # -- qrels pool guide
+    "pool_guided": {
+        "en": "pool {name}: people now judge first what {model} grades relevant or is unsure "
+        "of (one item in 5 explores outside its top; its grades are never shown)",
+        "zh": "池 {name}：今后人们先判断 {model} 评为相关或不确定的条目（每 5 条中有 1 条探索其"
+        "前列之外；其评分从不显示）",
+    },
+    "pool_unguided": {
+        "en": "pool {name}: no model guides it any more",
+        "zh": "池 {name}：不再由模型引导",
+    },
+    "pool_not_active": {
+        "en": "pool {name} is not an active pool: qrels pool show {name} reports on it",
+        "zh": "池 {name} 不是主动池：请用 qrels pool show {name} 查看",
+    },
+    "guide_model_or_none": {
+        "en": "give exactly one of --model MODEL and --none",
+        "zh": "--model MODEL 与 --none 须且只能指定一个",
+    },
     # -- qrels demo's campaign in progress
     "demo_campaign": {
         "en": "a campaign in progress: {judgments} judgments by {annotators} annotators over "

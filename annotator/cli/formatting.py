@@ -198,6 +198,23 @@ def active_lines(settings: dict, status: list, per_query: bool) -> list[str]:
     return lines
 
 
+def guide_lines(summary) -> list[str]:
+    """A guided pool's figures: ``summary`` is ``annotator.labeling.guidance.GuideSummary``."""
+    kappa, interval = summary.agreement.kappa(), summary.agreement.interval()
+    per_hundred = summary.relevant_per_hundred
+    return [
+        t(
+            "guide_summary",
+            model=summary.model,
+            per_hundred="-" if per_hundred is None else f"{per_hundred:.1f}",
+            kappa="-" if kappa is None else f"{kappa:.2f}",
+            interval="" if interval is None else f" [{interval[0]:.2f}, {interval[1]:.2f}]",
+            items=number(summary.agreement.total),
+            left="-" if summary.remaining is None else f"{summary.remaining:.1f}",
+        )
+    ]
+
+
 def agreement_lines(reports: list) -> list[str]:
     """``qrels agreement``: ``reports`` are ``annotator.quality.agreement.AgreementReport``."""
     lines = []

@@ -10,6 +10,7 @@ from annotator.cli.context import choice, echo_lines, engine, say, with_versions
 from annotator.cli.formatting import (
     active_lines,
     carry_status_lines,
+    guide_lines,
     number,
     pool_report_lines,
     pool_result_lines,
@@ -55,6 +56,12 @@ systems_option = click.option(
     default=1.0,
     show_default=True,
     help="Active: stop a query once fewer relevant chunks than this are estimated to remain.",
+)
+@click.option(
+    "--guide",
+    metavar="MODEL",
+    help="Active: a model account (qrels judge, import judgments --kind model) whose grades "
+    "guide what people judge first.",
 )
 @click.option("--fusion", default="rrf", show_default=True, help="Fusion for --budget.")
 @click.option("--overlap", type=int, default=2, show_default=True, help="Judgments per candidate.")
@@ -114,6 +121,8 @@ def pool_build(ctx: click.Context, name: str, **options) -> None:
         embeddings_batch=options["embeddings_batch"],
     )
     active = options["strategy"] == "active"
+    if options["guide"] is not None and not active:
+        raise click.UsageError(t("guide_needs_active", name=name))
     result = build_pool(
         engine(ctx),
         name,
@@ -133,6 +142,30 @@ def pool_build(ctx: click.Context, name: str, **options) -> None:
     echo_lines(pool_result_lines(result, options["overlap"]))
     if active:
         say("active_built", budget=options["budget"])
+    if options["guide"] is not None:
+        _guide(ctx, name, options["guide"])
+
+
+def _guide(ctx: click.Context, name: str, model: str | None) -> None:
+    from annotator.labeling.guidance import guide_pool
+
+    guide_pool(engine(ctx), name, model)
+    if model is None:
+        say("pool_unguided", name=name)
+    else:
+        say("pool_guided", name=name, model=model)
+
+
+@pool.command("guide")
+@click.argument("name")
+@click.option("--model", metavar="MODEL", help="The model account whose grades guide the pool.")
+@click.option("--none", "unguided", is_flag=True, help="No model guides the pool any more.")
+@click.pass_context
+def pool_guide(ctx: click.Context, name: str, model: str | None, unguided: bool) -> None:
+    """Let a model judge's grades guide what people judge first in active pool NAME."""
+    if (model is not None) == unguided:
+        raise click.UsageError(t("guide_model_or_none"))
+    _guide(ctx, name, model)
 
 
 @pool.command("topup")
@@ -173,7 +206,7 @@ def pool_require(ctx: click.Context, name: str, query_id: str, chunk_id: str, ju
 @click.pass_context
 def pool_show(ctx: click.Context, name: str, per_query: bool) -> None:
     """Report size per query, and each system's unique contribution and overlap."""
-    from annotator.labeling.active_pooling import is_active, pool_status
+    from annotator.labeling.active_pooling import is_active
     from annotator.releases.carry import carry_status
     from storage.db import snapshot_scope
     from storage.pool_records import get_pool, pool_report
@@ -183,11 +216,38 @@ def pool_show(ctx: click.Context, name: str, per_query: bool) -> None:
         report = pool_report(get_pool(name, session=session), session=session)
     lines = pool_report_lines(report, per_query)
     if is_active(report.config):
-        lines += active_lines(report.config["active"], pool_status(made, name), per_query)
+        lines += _active_status(made, name, report.config["active"], per_query)
     carried = carry_status(made, name)
     if carried is not None:
         lines += carry_status_lines(carried)
     echo_lines(lines)
+
+
+def _active_status(made, name: str, settings: dict, per_query: bool) -> list[str]:
+    from annotator.labeling.active_pooling import pool_status
+    from annotator.labeling.guidance import guide_summary
+
+    status = pool_status(made, name)
+    lines = active_lines(settings, status, per_query)
+    summary = guide_summary(made, name, status)
+    return lines if summary is None else [*lines, *guide_lines(summary)]
+
+
+@pool.command("status")
+@click.argument("name")
+@click.option("--per-query", is_flag=True, help="Also list where every query stands.")
+@click.pass_context
+def pool_status_command(ctx: click.Context, name: str, per_query: bool) -> None:
+    """Where an active pool's queries stand, and how its guiding model does."""
+    from storage.db import snapshot_scope
+    from storage.pool_records import get_pool
+
+    made = engine(ctx)
+    with snapshot_scope(made) as session:
+        config = get_pool(name, session=session).config
+    if config.get("strategy") != "active":
+        raise click.UsageError(t("pool_not_active", name=name))
+    echo_lines(_active_status(made, name, config["active"], per_query)[1:])  # no blank first
 
 
 @pool.command("export")

@@ -17,6 +17,8 @@ from functools import lru_cache
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
+from annotator.labeling import guidance
+from pooling.guided import Agreement, GuidedLearner, guided_estimate, model_weight
 from pooling.learner import QueryLearner, StoppingRule, estimate_remaining
 from pooling.tokenize import Tokenizer, TokenizerConfig
 from storage import active_records
@@ -24,8 +26,10 @@ from storage.catalog import query_keys
 from storage.db import referenced, snapshot_scope
 from storage.models import Pool, Query, QuerySet
 from storage.pool_records import get_pool
+from storage.sample_records import current_sample
 
 RELEVANT_GRADE = 1
+SAMPLE = "sample"  # why a sampled query's candidate was asked about
 
 
 def is_active(config: Mapping) -> bool:
@@ -63,14 +67,29 @@ class QueryStatus:
 
 
 def _status(
-    pool: Pool, query_id: str, candidates: list[active_records.QueryCandidate]
+    pool: Pool,
+    query_id: str,
+    candidates: list[active_records.QueryCandidate],
+    guide: tuple[list[float], float] | None = None,
 ) -> QueryStatus:
+    """``guide``: the guiding model's chances per candidate and its weight, for the
+    stopping rule to hear it (``pooling.guided``)."""
     asked = sorted(
-        (c for c in candidates if c.chosen and c.grades and c.first_assignment is not None),
-        key=lambda c: c.first_assignment or 0,  # each one asked has its first assignment
-    )
-    outcomes = [_relevant(c.grades) for c in asked]
-    estimate = _estimate(tuple(outcomes), len(candidates))
+        (
+            (c.first_assignment, i)
+            for i, c in enumerate(candidates)
+            if c.chosen and c.grades and c.first_assignment is not None
+        ),
+    )  # each one asked has its first assignment: the order they were asked in
+    outcomes = [_relevant(candidates[i].grades) for _, i in asked]
+    if guide is None:
+        estimate = _estimate(tuple(outcomes), len(candidates))
+    else:
+        chances, weight = guide
+        strata = tuple(chances[i] >= 0.5 for _, i in asked)
+        estimate = _guided_estimate(
+            tuple(outcomes), strata, sum(ch >= 0.5 for ch in chances), len(candidates), weight
+        )
     chosen = sum(c.chosen for c in candidates)
     return QueryStatus(
         query_id=query_id,
@@ -88,6 +107,18 @@ def _estimate(outcomes: tuple[bool, ...], candidates: int) -> float | None:
     """``estimate_remaining``, kept: a query's status is asked for far more often than its
     judgments change."""
     return estimate_remaining(outcomes, candidates)
+
+
+@lru_cache(maxsize=4096)
+def _guided_estimate(
+    outcomes: tuple[bool, ...],
+    strata: tuple[bool, ...],
+    favoured: int,
+    candidates: int,
+    weight: float,
+) -> float | None:
+    """``pooling.guided.guided_estimate``, kept as ``_estimate`` is."""
+    return guided_estimate(outcomes, strata, favoured, candidates, weight)
 
 
 LEARNERS_KEPT = 32
@@ -142,15 +173,50 @@ def choose_next(pool: Pool, query_key: int, *, session: Session) -> int | None:
     hold ``storage.active_records.lock``."""
     query = referenced(Query, query_key, session=session)
     candidates = active_records.query_candidates(pool, query_key, session=session)
-    if _status(pool, query.query_id, candidates).stopped:
+    labels = {i: _relevant(c.grades) for i, c in enumerate(candidates) if c.grades}
+    guided = _guide(pool, query, candidates, labels, session)
+    if _status(pool, query.query_id, candidates, guided).stopped:
         return None
     learner = _learner(pool, query, tuple(c.candidate_id for c in candidates), session)
-    labels = {i: _relevant(c.grades) for i, c in enumerate(candidates) if c.grades}
+    if guided is not None:
+        chances, weight = guided
+        chosen = {i for i, c in enumerate(candidates) if c.chosen}
+        pick = GuidedLearner(learner, chances).choose(labels, chosen, weight)
+        if pick is None:
+            return None
+        i, why = pick
+        active_records.choose(pool, candidates[i].candidate_id, session=session, reason=why)
+        return candidates[i].candidate_id
+    # a sampled query of a guided pool is judged unguided, so that estimates keep their
+    # guarantees (docs/estimates.md)
+    reason = SAMPLE if guidance.guide_of(pool) is not None else None
     for i in learner.order(labels):
         if not candidates[i].chosen:
-            active_records.choose(pool, candidates[i].candidate_id, session=session)
+            active_records.choose(pool, candidates[i].candidate_id, session=session, reason=reason)
             return candidates[i].candidate_id
     return None
+
+
+def _guide(
+    pool: Pool,
+    query: Query,
+    candidates: list[active_records.QueryCandidate],
+    labels: Mapping[int, bool],
+    session: Session,
+) -> tuple[list[float], float] | None:
+    """The guiding model's chances for the query's candidates and its weight; None when no
+    model guides the pool or the query is sampled (judged unguided)."""
+    chances = guidance.model_chances(pool, query.id, candidates, session=session)
+    if chances is None or _sampled(pool, query.query_id, session):
+        return None
+    here = Agreement.of([(chances[i] >= 0.5, y) for i, y in labels.items()])
+    return chances, model_weight(here, guidance.pool_agreement(pool, session=session))
+
+
+def _sampled(pool: Pool, query_id: str, session: Session) -> bool:
+    """Whether the query is in the pool's sample in force (``qrels sample``)."""
+    sample = current_sample(pool, session=session)
+    return sample is not None and any(m.query_id == query_id for m in sample.members)
 
 
 def pool_status(engine: Engine, pool_name: str) -> list[QueryStatus]:
@@ -158,7 +224,11 @@ def pool_status(engine: Engine, pool_name: str) -> list[QueryStatus]:
     with snapshot_scope(engine) as session:
         pool = get_pool(pool_name, session=session)
         keys = query_keys(referenced(QuerySet, pool.query_set_id, session=session), session=session)
-        return [
-            _status(pool, query_id, active_records.query_candidates(pool, key, session=session))
-            for query_id, key in sorted(keys.items())
-        ]
+        status = []
+        for query_id, key in sorted(keys.items()):
+            candidates = active_records.query_candidates(pool, key, session=session)
+            labels = {i: _relevant(c.grades) for i, c in enumerate(candidates) if c.grades}
+            query = referenced(Query, key, session=session)
+            guided = _guide(pool, query, candidates, labels, session)
+            status.append(_status(pool, query_id, candidates, guided))
+        return status

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from annotator.app import charts, ui
+from annotator.app import charts, guide_charts, ui
 from annotator.labeling.active_pooling import is_active
 from annotator.pools import pool_building
 from annotator.releases.carry import CarryStatus, carry_status
@@ -153,4 +153,21 @@ if is_active(report.config):
     # Where each query stands against the stopping rule: the lead decides when to top up.
     _, status = ui.figures("active", pool_name)
     charts.show("active", charts.active, status, ui.t("active_title"))
+    _, progress = ui.figures("guide", pool_name)
+    if not progress.empty:  # a model guides the pool and people judged something
+        last = progress.iloc[-1]
+        ui.plain(
+            ui.t(
+                "guide_summary",
+                model=report.config["active"]["guide"],
+                per_hundred=f"{last['relevant_per_100']:.1f}",
+                kappa="-" if pd.isna(last["model_kappa"]) else f"{last['model_kappa']:.2f}",
+                interval=""
+                if pd.isna(last["kappa_low"])
+                else f" [{last['kappa_low']:.2f}, {last['kappa_high']:.2f}]",
+                items=int(last["judged"]),
+                left="-" if status["estimate"].isna().all() else f"{status['estimate'].sum():.1f}",
+            )
+        )
+        charts.show("guide", guide_charts.guide_progress, progress, ui.t("guide_title"))
 carried_section(pool_name)

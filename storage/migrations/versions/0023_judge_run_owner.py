@@ -1,7 +1,7 @@
 """Which process runs a model-judge run: ``judge_run.owner``.
 
 Revision ID: 0023
-Revises: 0019
+Revises: 0020
 
 A run whose process was killed stayed ``running`` and kept the next run of the same model
 and prompt on the pool waiting for 10 minutes of silence (issue 36). The runner now writes
@@ -17,7 +17,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0023"
-down_revision: str | None = "0019"
+down_revision: str | None = "0020"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

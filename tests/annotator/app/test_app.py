@@ -420,3 +420,57 @@ def test_no_module_of_the_app_shadows_one_its_libraries_import():
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
+
+
+def guided_demo_pool(url: str, tmp_path: Path) -> None:
+    """Active pool ``guided`` of the demo, guided by model account ``llm-guide`` that
+    grades every other candidate 2."""
+    from annotator.labeling.guidance import guide_pool
+    from annotator.pools.pool_building import build_pool
+    from storage.imports import import_judgments
+    from storage.models import PoolCandidate, Query
+    from storage.pool_records import get_pool
+
+    engine = make_engine(url)
+    build_pool(engine, "guided", systems="bm25,vector", budget=5, active=True, overlap=1)
+    with session_scope(engine) as session:
+        pool = get_pool("guided", session=session)
+        pairs = session.exec(
+            select(Query.query_id, Chunk.chunk_id)
+            .join(PoolCandidate, PoolCandidate.query_id == Query.id)
+            .join(Chunk, Chunk.id == PoolCandidate.chunk_id)
+            .where(PoolCandidate.pool_id == pool.id)
+        ).all()
+    lines = [f"{q}\t0\t{c}\t{2 * (i % 2)}\n" for i, (q, c) in enumerate(pairs)]
+    path = tmp_path / "model.qrels"
+    path.write_text("".join(lines))
+    with session_scope(engine) as session:
+        import_judgments(
+            path, session=session, annotator="llm-guide", kind="model", rubric_version="v1"
+        )
+    guide_pool(engine, "guided", "llm-guide")
+
+
+def test_a_guided_pool_shows_the_lead_how_it_goes_and_annotators_nothing_of_it(demo_url, tmp_path):
+    guided_demo_pool(demo_url, tmp_path)
+    engine, annotator = make_engine(demo_url), user_id(demo_url, "annotator1")
+    for _ in range(4):
+        item = assignment.next_item(engine, "guided", annotator)
+        assert item is not None
+        assert assignment.submit(engine, item, annotator, grade=2)
+    at = page("label_page.py", demo_url, as_user="annotator1")
+    [s for s in at.selectbox if s.label == "Pool"][0].select("guided").run()
+    assert not at.exception
+    text = shown_text(at)
+    assert "llm-guide" not in text
+    assert not re.search(r"guided|exploration|model", text, re.IGNORECASE), text
+    at = page("pools_page.py", demo_url, as_user="lead")
+    [s for s in at.selectbox if s.label == "Pool"][0].select("guided").run()
+    assert not at.exception
+    summary = [t.value for t in at.text if "guided by llm-guide" in str(t.value)]
+    assert summary and "per 100 judged candidates" in summary[0]
+    at.toggle(key="table_guide").set_value(True).run()
+    table = at.dataframe[-1].value
+    assert list(table.columns)[:3] == ["judged at", "judged", "relevant per 100 judged"]
+    assert table["judged"].iloc[-1] == 4
+    assert table["relevant per 100 judged"].iloc[-1] == 100.0
