@@ -362,6 +362,12 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "账户：负责人 {leads} 名，标注者 {annotators} 名",
     },
     "status_none": {"en": "(none)", "zh": "（无）"},
+    "port_taken": {
+        "en": "port {port} on {host} is already in use (is the app already running there?): "
+        "choose another with --port, such as --port {free}",
+        "zh": "{host} 的端口 {port} 已被占用（应用是否已在该端口运行？）：请用 --port 另选端口，"
+        "例如 --port {free}",
+    },
     "serving": {
         "en": "starting the app at {url} (Ctrl+C stops it)",
         "zh": "正在启动应用：{url}（按 Ctrl+C 停止）",

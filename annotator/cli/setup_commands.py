@@ -97,6 +97,29 @@ def app_command(port: int, host: str) -> list[str]:
     ]
 
 
+def _taken(host: str, port: int) -> bool:
+    """Whether something already listens on ``host:port`` (another ``qrels serve`` or
+    ``demo``, say): Streamlit would fail there with a bare "address already in use"."""
+    import socket
+
+    try:
+        family, *_, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+        with socket.create_server(address, family=family):  # SO_REUSEADDR, as Streamlit's
+            return False
+    except OSError:
+        return True
+
+
+def check_port(host: str, port: int) -> None:
+    """Refuse a port already in use, naming ``--port`` and the next free one."""
+    from pooling.i18n import LocalizedError
+
+    if not _taken(host, port):
+        return
+    free = next((p for p in range(port + 1, min(port + 100, 65536)) if not _taken(host, p)), None)
+    raise LocalizedError("port_taken", host=host, port=port, free=free or port + 1)
+
+
 def _serve(url: str, port: int, host: str, **settings: str) -> None:
     """Run the app on ``url``; ``settings`` (by name, such as ``release_dir``) are the
     app's besides the ones this process chose."""
@@ -118,6 +141,7 @@ def _serve(url: str, port: int, host: str, **settings: str) -> None:
 @click.pass_context
 def serve(ctx: click.Context, port: int, host: str) -> None:
     """Start the annotation app on the configured database."""
+    check_port(host, port)
     _serve(engine(ctx).url.render_as_string(hide_password=False), port, host)
 
 
@@ -151,6 +175,8 @@ def demo(demo_dir: Path, reset: bool, no_serve: bool, empty: bool, port: int, ho
     from storage.db import database_url, make_engine, session_scope, upgrade
     from storage.pool_records import find_pool
 
+    if not no_serve:  # before the demo loads, not after
+        check_port(host, port)
     if reset and demo_dir.exists():
         shutil.rmtree(demo_dir)
     demo_dir.mkdir(parents=True, exist_ok=True)
