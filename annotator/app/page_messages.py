@@ -21,6 +21,19 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "候选池“{name}”已存在；候选池名称不变：如需增加候选请用“为此候选池补充候选”，"
         "或换一个名称",
     },
+    "app_eval_low_judged_folded": {
+        "en": "warning: low Judged@k for {count} runs and groups (the list is below); "
+        "unjudged items count as non-relevant, so their figures may be too low. To have them "
+        "judged: on the Releases page, upload a run under “Coverage of a new run” and add its "
+        "unjudged chunks to the pool",
+        "zh": "警告：{count} 个运行结果与分组的 Judged@k 偏低（列表见下）；未标注项按不相关计，"
+        "其数值可能偏低。如需补充标注：在“发布”页面的“新运行结果的覆盖情况”中上传运行结果，"
+        "并把未标注的片段加入候选池",
+    },
+    "app_eval_low_judged_list": {
+        "en": "Runs and groups with low Judged@k ({count})",
+        "zh": "Judged@k 偏低的运行结果与分组（{count} 个）",
+    },
     "app_eval_low_judged": {
         "en": "warning: low Judged@k for {run} [{group}]: {judged}; unjudged items count as "
         "non-relevant, so its figures may be too low. To have them judged: on the Releases "

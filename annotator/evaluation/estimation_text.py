@@ -212,11 +212,11 @@ def estimate_table(data: dict, kind: str = "figures", lang: str | None = None) -
                 run,
                 group_name(r["group"], lang),
                 r["metric"],
-                r["value"],
+                num(r["value"]),  # "-" where there is none, and the note says why
                 interval(r["low"], r["high"]),
                 f"{r['human_queries']}/{r['queries']} ({r['human_share']:.0%})",
-                r["model_only"],
-                r["human_only"],
+                num(r["model_only"]),
+                num(r["human_only"]),
                 note,
             ]
         )

@@ -164,6 +164,16 @@ def low_judged_lines(
     ]
 
 
+def low_judged_items(data: dict, lang: str | None = None) -> list[str]:
+    """Each run and group whose Judged@k is low, on a line of its own: ``run [group]:
+    Judged@k …`` (the list behind the app's one warning)."""
+    return [
+        f"{w['run']} [{group_name(w['group'], lang)}]: "
+        + ", ".join(f"Judged@{k} {num(v, 3)}" for k, v in sorted(w["judged"].items()))
+        for w in data["judged_warnings"]
+    ]
+
+
 def verdict(check: dict, gate: dict, lang: str | None = None) -> str:
     """``PASS``, ``FAIL`` or ``not gated (n < 20)``."""
     if not check["gated"]:

@@ -60,14 +60,18 @@ def shown_text(at: AppTest) -> str:
     return "\n".join(str(p) for p in parts)
 
 
+MARKUP = r"[\\`*_\[\]<>!&$|~#]"  # what could start Markdown: ui.as_text escapes each
+ESCAPED = r"\\([!-/:-@\[-`{-~])"  # a backslash before ASCII punctuation: that character
+
+
 def literal(alert) -> str:
-    """The text of an alert that shows a message quoting user input (``ui.plain``): it is
-    held, on one line, in a code span delimited by more backticks than it holds in a row,
-    so that none of it is read as Markdown."""
-    found = re.fullmatch(r"(`+) (.*) \1", alert.value)
-    assert found and "\n" not in alert.value, alert.value
-    assert all(len(run) < len(found.group(1)) for run in re.findall("`+", found.group(2)))
-    return found.group(2)
+    """The text of an alert that shows a message quoting user input (``ui.plain``): on one
+    line, every character that could start Markdown escaped by a backslash, so that none
+    of it is read as Markdown (and none of it is drawn as code)."""
+    value = alert.value
+    assert "\n" not in value and "\r" not in value, value
+    assert re.fullmatch(rf"(?:{ESCAPED}|(?!{MARKUP}).)*", value), value
+    return re.sub(ESCAPED, r"\1", value)
 
 
 def log_in(at: AppTest, name: str, password: str) -> AppTest:

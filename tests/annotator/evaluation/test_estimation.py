@@ -256,6 +256,13 @@ def test_groups_with_too_few_human_queries_say_so_instead_of_an_interval(uniform
     assert min(sizes) < estimates.MIN_HUMAN_QUERIES <= max(sizes)  # this sample: 4 and 12
     lines = estimate_lines(estimate_data(report), "en")
     assert any("no estimate: " in line and "fewer than 10" in line for line in lines)
+    # The Evaluate page's table: a dash where there is no figure, and the note says why;
+    # never None (issue 40).
+    for lang in ("en", "zh"):
+        table = estimate_table(estimate_data(report), "figures", lang)
+        assert not table.isna().any().any() and "None" not in table.to_string()
+        empty = table[table.iloc[:, 3] == "-"]
+        assert len(empty) and (empty.iloc[:, 8] != "").all()
 
 
 def test_paired_differences_estimate_the_mean_per_query_difference(uniform_release):

@@ -656,3 +656,32 @@ def test_recall_equals_hit_with_one_relevant_passage_and_not_with_several(
     # Hit@20 is 1 once one of the relevant documents is found; Recall@20 counts them all.
     assert sum(r["recall@20"] != r["hit@20"] for r in several) > len(several) / 2
     assert all(r["recall@20"] == r["hit@20"] for r in cranfield if r["relevant"] == "1")
+
+
+def test_the_evaluate_page_folds_low_judged_warnings_into_one(demo_url, tmp_path, monkeypatch):
+    """Issue 40: a warning per run and group whose Judged@k is low stacked up (about 18
+    on the demo). One warning says how many, the list is behind an expander, as text."""
+    from streamlit.testing.v1 import AppTest
+
+    from annotator.evaluation.evaluation_text import low_judged_items
+    from tests.annotator.app.test_app import PAGES, user_id
+
+    monkeypatch.setenv("QRELS_RELEASE_DIR", str(tmp_path / "releases"))
+    folder = record(demo_url, make_release(tmp_path / "releases" / "v1"))
+    release = evaluation.load_release(folder)
+    result = scored(release, BASE, BETTER, metrics=DEFAULT_METRICS, by="slice")  # the page's
+    listed = low_judged_items(report(result), "en")
+    assert len(listed) > 1  # else the test would prove nothing
+    at = AppTest.from_file(str(PAGES / "evaluate_page.py"), default_timeout=60)
+    at.session_state["user_id"] = user_id(demo_url, "lead")
+    at.run()
+    named = ((BASE, "base"), (BETTER, "better"))
+    runs = [(f"{n}.trec", _trec(r, n), "text/plain") for r, n in named]
+    at.file_uploader(key="eval_runs").set_value(runs).run()
+    assert not at.exception, at.exception
+    low = [w.value for w in at.warning if "Judged@k" in w.value]
+    assert len(low) == 1, low
+    assert low[0].startswith(f"warning: low Judged@k for {len(listed)} runs and groups")
+    (expander,) = [e for e in at.expander if "low Judged@k" in e.label]
+    assert expander.label == f"Runs and groups with low Judged@k ({len(listed)})"
+    assert expander.text[0].value.splitlines() == listed
