@@ -345,7 +345,12 @@ MESSAGES: dict[str, dict[str, str]] = {
         "新的评分会取代原评分，原评分保留在历史中。",
     },
     "progress_query": {"en": "This query: {done} / {total}", "zh": "本查询：{done} / {total}"},
-    "progress_pool": {"en": "This pool: {done} / {total}", "zh": "本候选池：{done} / {total}"},
+    # Of what this annotator can still judge (the others' full candidates are not theirs):
+    # not the pool's size, which Team progress and qrels status give.
+    "progress_pool": {
+        "en": "Your share of this pool: {done} / {total}",
+        "zh": "本候选池中你的部分：{done} / {total}",
+    },
     "keys_help": {
         "en": "Keys: 0–3 grade · u unsure · s skip · n note · b back · f forward · Esc leaves "
         "the note",
@@ -477,6 +482,12 @@ MESSAGES: dict[str, dict[str, str]] = {
     "col_pool": {"en": "pool", "zh": "候选池"},
     "col_created": {"en": "created", "zh": "创建时间"},
     "col_graded": {"en": "graded", "zh": "已定级"},
+    "pool_set_apart": {
+        "en": "{pooled} candidates built, {apart} of them set apart: gold items, and an active "
+        "pool's candidates not yet chosen, are not asked about",
+        "zh": "共构建 {pooled} 个候选，其中 {apart} 个另行处理：金标准条目及主动候选池中尚未选中的"
+        "候选不分配标注",
+    },
     "pool_complete": {
         "en": "{complete} of {candidates} candidates have their {overlap} judgments",
         "zh": "{candidates} 个候选中已有 {complete} 个获得 {overlap} 份标注",

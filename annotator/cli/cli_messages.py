@@ -357,6 +357,12 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "{name}（{query_set} × {corpus_version}；检索系统 {systems}）：{candidates} "
         "个候选，{complete} 个已有 {overlap} 份标注（{percent}）",
     },
+    "status_pool_set_apart": {
+        "en": "; {pooled} built, {apart} of them set apart (gold items, and an active pool's "
+        "candidates not yet chosen, are not asked about)",
+        "zh": "；共构建 {pooled} 个，其中 {apart} 个另行处理"
+        "（金标准条目及主动候选池中尚未选中的候选不分配标注）",
+    },
     "status_users": {
         "en": "accounts: {leads} leads, {annotators} annotators",
         "zh": "账户：负责人 {leads} 名，标注者 {annotators} 名",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -126,6 +127,13 @@ def test_demo_loads_the_bundled_collection(tmp_path, monkeypatch, db_url):
         result.output
     )
     assert (tmp_path / "demo" / "qrels.db").is_file()
+    # Its pool's size reads the same wherever it is given (issue 40: 83, 82 and 78): the
+    # candidates built, then those asked about, the gold item set apart and said so.
+    built = int(re.search(r"pool 'demo-pool': (\d+) candidates", result.output).group(1))
+    line = re.search(r"demo-pool \(.*\): (\d+) candidates.*; (\d+) built, (\d+) of them set "
+                     r"apart", result.output)  # fmt: skip
+    asked, pooled, apart = map(int, line.groups())
+    assert pooled == built and asked + apart == built and apart == 1  # the demo's gold item
     again = runner.invoke(cli, ["demo", "--dir", "demo", "--no-serve"], catch_exceptions=False)
     assert again.exit_code == 0 and "identical content: nothing to do" in again.output
 
