@@ -278,6 +278,12 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "运行结果“{run}”：其 {count} 条查询都不在本发布中（例如“{example}”）："
         "它是否基于另一个查询集？",
     },
+    "run_queries_unknown_strict": {
+        "en": "run '{run}' ranks {count} queries that are not in this release (e.g. "
+        "'{example}'), refused by --strict (without it they are ignored, with a warning)",
+        "zh": "运行结果“{run}”含有 {count} 条不在本发布中的查询（例如“{example}”），"
+        "--strict 下拒绝评测（不加此选项时忽略这些查询并给出警告）",
+    },
     "evaluate_no_runs": {"en": "give at least one run", "zh": "请至少提供一个运行结果"},
     "run_name_repeated": {
         "en": "two runs are named '{name}' ({first} and {second}): name each apart with "

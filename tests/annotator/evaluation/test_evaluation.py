@@ -404,6 +404,10 @@ def test_bad_input_is_refused_with_where_and_what(tmp_path, runs):
     stray = write(tmp_path, "stray.trec", "q1 Q0 a#0 1 2.0 r\nx2 Q0 a#1 1 1.0 r\n")
     shown = evaluate_cli("--release", folder, "--run", stray).output
     assert "r ranks 1 queries that are not in the release (ignored): x2" in shown  # its tag
+    strict = evaluate_cli("--release", folder, "--run", stray, "--strict", expect=2)
+    assert "run 'r' ranks 1 queries that are not in this release (e.g. 'x2')" in strict.stderr
+    assert "--strict" in strict.stderr and not strict.stdout
+    assert evaluate_cli("--release", folder, "--run", runs[0], "--strict").exit_code == 0
     missing = evaluate_cli("--release", tmp_path / "nowhere", "--run", runs[0], expect=2)
     assert "does not match its manifest: manifest.json: cannot be read" in missing.stderr
     unknown = evaluate_cli("--release", folder, "--run", runs[0], "--metrics", "f1@3", expect=2)
