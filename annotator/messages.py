@@ -392,6 +392,22 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "范围内查询：{scope}；计入：{counted}；无答案（单独评估）：{unanswerable}；"
         "排除：{excluded}（可回答，但没有等级 {threshold} 及以上的标注）",
     },
+    "eval_population": {
+        "en": "each figure: the mean over the {counted} counted queries (with a relevant "
+        "chunk); the {without} answerable queries without one are left out. An estimate "
+        "is the mean over all {answerable} answerable queries, those {without} counting 0: "
+        "not the same figure",
+        "zh": "各项数值：{counted} 条计入查询（有相关片段）上的均值；{without} 条没有相关片段的"
+        "可回答查询不计入。估计是全部 {answerable} 条可回答查询上的均值，"
+        "那 {without} 条计 0：两者不是同一个数",
+    },
+    "estimate_population": {
+        "en": "  population: the {population} answerable queries in scope, {without} of them "
+        "with nothing relevant in the release (each counts 0); the plain figures above "
+        "average only the {counted} with a relevant chunk: not the same figure",
+        "zh": "  总体：范围内 {population} 条可回答查询，其中 {without} 条在发布中没有相关项"
+        "（各计 0）；上方的普通数值只对有相关片段的 {counted} 条求均值：两者不是同一个数",
+    },
     "eval_left_out": {"en": "left out: {ids}", "zh": "已排除：{ids}"},
     "eval_more": {
         "en": "(+{count} more in report.json)",

@@ -84,7 +84,12 @@ def estimate_part(
     gate = None
     if checks:
         gate = estimate_gate(report, list(checks), split, allow_dev, min_queries, gate_small)
-    return estimate_data(report, gate)
+    data = estimate_data(report, gate)
+    # Not the plain figures' population: say by how many queries the two differ.
+    statuses = evaluation.scope["status"]
+    data["without_relevant"] = int((statuses == "no_relevant").sum())
+    data["plain_counted"] = int((statuses == "counted").sum())
+    return data
 
 
 def _why(row: dict, lang: str | None) -> str:
@@ -130,6 +135,16 @@ def estimate_head_lines(data: dict, lang: str | None = None) -> list[str]:
     ]
     predictor = data.get("predictor", PREDICTORS[0])
     lines.append(t(f"estimate_predictor_{predictor}", lang, folds=FOLDS, draws=DRAWS))
+    if "without_relevant" in data:
+        lines.append(
+            t(
+                "estimate_population",
+                lang,
+                population=data["population"],
+                without=data["without_relevant"],
+                counted=data["plain_counted"],
+            )
+        )
     if data["sample_judged"] is not None:
         lines.append(t("estimate_judged", lang, share=data["sample_judged"]))
     return lines

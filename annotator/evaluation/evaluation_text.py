@@ -73,6 +73,16 @@ def head_lines(data: dict, lang: str | None = None) -> list[str]:
     if queries["excluded"]:
         excluded = [q["query_id"] for q in queries["excluded"]]
         lines.append("  " + t("eval_left_out", lang, ids=id_list(excluded, lang)))
+    lines.append(
+        "  "
+        + t(
+            "eval_population",
+            lang,
+            counted=queries["counted"],
+            without=len(queries["excluded"]),
+            answerable=queries["counted"] + len(queries["excluded"]),
+        )
+    )
     if queries["unanswerable_with_relevant"]:
         marked = id_list(queries["unanswerable_with_relevant"], lang)
         lines.append("  " + t("eval_marked_unanswerable", lang, ids=marked))

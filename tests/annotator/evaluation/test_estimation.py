@@ -7,6 +7,7 @@ languages; releases without what it needs are refused clearly."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -389,6 +390,20 @@ def test_the_command_prints_estimates_and_gates_on_them(uniform_release, tmp_pat
     )
     assert "all: 40 queries, 16 judged by people (40%)" in shown.output
     assert "model only" in shown.output and "people only" in shown.output
+    # Two populations, each named with its counts (issue 40): the plain figures average the
+    # queries with a relevant chunk, the estimates every answerable one, the others at 0.
+    plain = re.search(
+        r"each figure: the mean over the (\d+) counted queries \(with a relevant chunk\); "
+        r"the (\d+) answerable queries without one are left out",
+        shown.output,
+    )
+    counted, without = map(int, plain.groups())
+    assert counted + without == 40 and without > 0
+    assert (
+        f"population: the 40 answerable queries in scope, {without} of them with nothing "
+        f"relevant in the release (each counts 0); the plain figures above average only the "
+        f"{counted} with a relevant chunk"
+    ) in shown.output
     data = json.loads(
         evaluate_cli(
             "--release", folder, "--run", base, "--run", better, "--estimate", "judge-m", "--json"
@@ -397,6 +412,10 @@ def test_the_command_prints_estimates_and_gates_on_them(uniform_release, tmp_pat
     assert {f["run"] for f in data["estimates"]["figures"]} == {"base", "better"}
     assert data["estimates"]["sample"]["design"] == "uniform"
     assert data["estimates"]["predictor"] == "calibrated"
+    assert (data["estimates"]["without_relevant"], data["estimates"]["plain_counted"]) == (
+        without,
+        counted,
+    )
     raw = evaluate_cli(
         "--release",
         folder,
