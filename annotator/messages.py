@@ -103,6 +103,25 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "前 {k} 名中有 {count} 个未标注片段",
     },
     # -- grades, judgments, adjudication
+    "rubric_dir_missing": {
+        "en": "QRELS_RUBRIC_DIR names {path}, which is not a folder of rubrics "
+        "(qrels rubric new writes one)",
+        "zh": "QRELS_RUBRIC_DIR 指向的 {path} 不是评分标准文件夹（可用 qrels rubric new 生成）",
+    },
+    "rubric_grades_missing": {
+        "en": "{file}: no heading for grade {grades}; each grade needs a line '## N — label' "
+        "(the grade buttons and the model judge read them)",
+        "zh": "{file}：缺少等级 {grades} 的标题；每个等级都需要一行“## N — 标签”"
+        "（评分按钮和模型评审读取这些标签）",
+    },
+    "rubric_version_name": {
+        "en": "rubric version '{version}' is not a plain name (letters, digits, '.', '_', '-')",
+        "zh": "评分标准版本“{version}”不是简单名称（只能用字母、数字、“.”、“_”、“-”）",
+    },
+    "rubric_version_exists": {
+        "en": "{path} exists already: a rubric version is never rewritten (choose --version)",
+        "zh": "{path} 已存在：评分标准版本一经写出不再改写（请用 --version 另选版本）",
+    },
     "rubrics_missing": {
         "en": "rubrics/ not found beside the packages or in share/qrels-studio",
         "zh": "在程序包旁或 share/qrels-studio 中找不到 rubrics/",

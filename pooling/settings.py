@@ -25,6 +25,7 @@ VARIABLES = {
     "upload_limit_mb": "QRELS_UPLOAD_LIMIT_MB",
     "cache_dir": "QRELS_CACHE_DIR",
     "release_dir": "QRELS_RELEASE_DIR",
+    "rubric_dir": "QRELS_RUBRIC_DIR",
 }
 UPLOAD_LIMIT_MB = 200  # also Streamlit's, at serve
 
@@ -39,6 +40,7 @@ class Settings:
     upload_limit_mb: int
     cache_dir: Path
     release_dir: Path
+    rubric_dir: Path | None = None  # a team's own rubrics (``qrels rubric new``); else rubrics/
 
 
 _CHOSEN: ContextVar[Mapping[str, object] | None] = ContextVar("qrels_chosen", default=None)
@@ -61,6 +63,7 @@ def current(environ: Mapping[str, str] | None = None) -> Settings:
         upload_limit_mb=_megabytes(read("upload_limit_mb")),
         cache_dir=Path(read("cache_dir") or Path.home() / ".cache" / "qrels-studio"),
         release_dir=Path(read("release_dir") or "releases"),
+        rubric_dir=Path(read("rubric_dir")) if read("rubric_dir") else None,
     )
 
 

@@ -321,4 +321,34 @@ def user_password(ctx: click.Context, name: str, password_file: Path | None) -> 
     say("user_password_set", name=name)
 
 
-COMMANDS = [init, status, demo, serve, user]
+# -- a rubric of one's own ------------------------------------------------------------------
+
+
+@click.group()
+def rubric() -> None:
+    """Write a rubric of your own (grades' words, examples from your collection)."""
+
+
+@rubric.command("new")
+@click.argument("folder", type=folder)
+@click.option(
+    "--version",
+    "version",
+    help="The rubric's version, recorded with every judgment made under it "
+    "(default: today's date, YYYY-MM-DD).",
+)
+def rubric_new(folder: Path, version: str | None) -> None:
+    """Write FOLDER/VERSION/en.md and zh.md from the template: the four grades' headings
+    (keep their form), their words and examples to replace with your collection's. Serve
+    and judge with QRELS_RUBRIC_DIR=FOLDER; the newest version there is in force."""
+    from datetime import date
+
+    from annotator.rubric import new_rubric
+
+    version = version or date.today().isoformat()
+    written = new_rubric(folder, version)
+    say("rubric_written", files=", ".join(map(str, written)), version=version)
+    click.echo(f"  export QRELS_RUBRIC_DIR={folder.resolve()}")
+
+
+COMMANDS = [init, status, demo, serve, user, rubric]
