@@ -50,13 +50,15 @@ def item_button(at: AppTest, name: str):
 
 
 def shown_text(at: AppTest) -> str:
-    parts = [
-        e.value
-        for kind in ("markdown", "text", "caption", "info", "success", "warning", "error")
+    """What the page shows, as a person reads it: Markdown's escapes (``ui.as_text``) undone
+    in the elements that render Markdown."""
+    rendered = [
+        e.value for kind in ("markdown", "caption", "info", "success", "warning", "error")
         for e in getattr(at, kind)
-    ]
-    parts += [b.label for b in at.button]
-    parts += [p.proto.text for p in at.get("progress")]
+    ]  # fmt: skip
+    rendered += [b.label for b in at.button]
+    rendered += [p.proto.text for p in at.get("progress")]
+    parts = [e.value for e in at.text] + [re.sub(ESCAPED, r"\1", str(p)) for p in rendered]
     return "\n".join(str(p) for p in parts)
 
 
