@@ -103,6 +103,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "前 {k} 名中有 {count} 个未标注片段",
     },
     # -- grades, judgments, adjudication
+    "account_not_yourself": {
+        "en": "you cannot disable your own account ({name}): another lead can",
+        "zh": "不能停用你自己的账号（{name}）：可由其他组长操作",
+    },
     "rubric_dir_missing": {
         "en": "QRELS_RUBRIC_DIR names {path}, which is not a folder of rubrics "
         "(qrels rubric new writes one)",

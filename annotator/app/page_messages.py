@@ -494,6 +494,28 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     # -- the model judge (annotator.judge)
     "page_judge": {"en": "Judge", "zh": "模型评判"},
+    "page_accounts": {"en": "Accounts", "zh": "账号"},
+    "accounts_add_title": {"en": "Add an account", "zh": "添加账号"},
+    "accounts_name": {"en": "Name", "zh": "名称"},
+    "accounts_role": {"en": "Role", "zh": "角色"},
+    "accounts_state": {"en": "State", "zh": "状态"},
+    "accounts_add_button": {"en": "Add account", "zh": "添加账号"},
+    "accounts_added": {
+        "en": "Added {name}. Password (shown this once; hand it over, it is not kept): {password}",
+        "zh": "已添加 {name}。密码（仅此一次显示，请转交，系统不保存明文）：{password}",
+    },
+    "accounts_title": {"en": "Accounts", "zh": "账号列表"},
+    "accounts_state_active": {"en": "can log in", "zh": "可登录"},
+    "accounts_state_disabled": {"en": "disabled", "zh": "已停用"},
+    "accounts_state_no_login": {"en": "no login (a model judge)", "zh": "不可登录（模型评审）"},
+    "accounts_choose": {"en": "Account", "zh": "账号"},
+    "accounts_disable": {"en": "Disable (their sessions end)", "zh": "停用（其会话随即结束）"},
+    "accounts_enable": {"en": "Enable again", "zh": "重新启用"},
+    "accounts_reset": {"en": "New password", "zh": "重设密码"},
+    "accounts_password_set": {
+        "en": "New password for {name} (shown this once; their sessions ended): {password}",
+        "zh": "{name} 的新密码（仅此一次显示；其会话已结束）：{password}",
+    },
     "judge_run_title": {"en": "Run the judge on this pool", "zh": "在此候选池上运行评判"},
     "judge_model": {"en": "Model (as the server names it)", "zh": "模型（按服务器的命名）"},
     "judge_base_url_label": {

@@ -22,6 +22,7 @@ PAGES = [
     ("releases_page.py", "page_releases", "releases", True),
     ("evaluate_page.py", "page_evaluate", "evaluate", True),
     ("judge_page.py", "page_judge", "judge", True),
+    ("accounts_page.py", "page_accounts", "accounts", True),
 ]
 st.set_page_config(page_title="qrels-studio", layout="wide")
 ui.freeze_libraries()

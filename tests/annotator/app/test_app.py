@@ -27,6 +27,7 @@ LEAD_PAGES = [
     "releases_page.py",
     "evaluate_page.py",
     "judge_page.py",
+    "accounts_page.py",
 ]
 ALL_PAGES = ["label_page.py", "my_progress_page.py", *LEAD_PAGES]
 
