@@ -125,6 +125,29 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "前 {k} 名中有 {count} 个未标注片段",
     },
     # -- grades, judgments, adjudication
+    "account_not_yourself": {
+        "en": "you cannot disable your own account ({name}): another lead can",
+        "zh": "不能停用你自己的账号（{name}）：可由其他组长操作",
+    },
+    "rubric_dir_missing": {
+        "en": "QRELS_RUBRIC_DIR names {path}, which is not a folder of rubrics "
+        "(qrels rubric new writes one)",
+        "zh": "QRELS_RUBRIC_DIR 指向的 {path} 不是评分标准文件夹（可用 qrels rubric new 生成）",
+    },
+    "rubric_grades_missing": {
+        "en": "{file}: no heading for grade {grades}; each grade needs a line '## N — label' "
+        "(the grade buttons and the model judge read them)",
+        "zh": "{file}：缺少等级 {grades} 的标题；每个等级都需要一行“## N — 标签”"
+        "（评分按钮和模型评审读取这些标签）",
+    },
+    "rubric_version_name": {
+        "en": "rubric version '{version}' is not a plain name (letters, digits, '.', '_', '-')",
+        "zh": "评分标准版本“{version}”不是简单名称（只能用字母、数字、“.”、“_”、“-”）",
+    },
+    "rubric_version_exists": {
+        "en": "{path} exists already: a rubric version is never rewritten (choose --version)",
+        "zh": "{path} 已存在：评分标准版本一经写出不再改写（请用 --version 另选版本）",
+    },
     "rubrics_missing": {
         "en": "rubrics/ not found beside the packages or in share/qrels-studio",
         "zh": "在程序包旁或 share/qrels-studio 中找不到 rubrics/",
@@ -294,6 +317,12 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "运行结果“{run}”：其 {count} 条查询都不在本发布中（例如“{example}”）："
         "它是否基于另一个查询集？",
     },
+    "run_queries_unknown_strict": {
+        "en": "run '{run}' ranks {count} queries that are not in this release (e.g. "
+        "'{example}'), refused by --strict (without it they are ignored, with a warning)",
+        "zh": "运行结果“{run}”含有 {count} 条不在本发布中的查询（例如“{example}”），"
+        "--strict 下拒绝评测（不加此选项时忽略这些查询并给出警告）",
+    },
     "evaluate_no_runs": {"en": "give at least one run", "zh": "请至少提供一个运行结果"},
     "run_name_repeated": {
         "en": "two runs are named '{name}' ({first} and {second}): name each apart with "
@@ -401,6 +430,22 @@ MESSAGES: dict[str, dict[str, str]] = {
         "or more)",
         "zh": "范围内查询：{scope}；计入：{counted}；无答案（单独评估）：{unanswerable}；"
         "排除：{excluded}（可回答，但没有等级 {threshold} 及以上的标注）",
+    },
+    "eval_population": {
+        "en": "each figure: the mean over the {counted} counted queries (with a relevant "
+        "chunk); the {without} answerable queries without one are left out. An estimate "
+        "is the mean over all {answerable} answerable queries, those {without} counting 0: "
+        "not the same figure",
+        "zh": "各项数值：{counted} 条计入查询（有相关片段）上的均值；{without} 条没有相关片段的"
+        "可回答查询不计入。估计是全部 {answerable} 条可回答查询上的均值，"
+        "那 {without} 条计 0：两者不是同一个数",
+    },
+    "estimate_population": {
+        "en": "  population: the {population} answerable queries in scope, {without} of them "
+        "with nothing relevant in the release (each counts 0); the plain figures above "
+        "average only the {counted} with a relevant chunk: not the same figure",
+        "zh": "  总体：范围内 {population} 条可回答查询，其中 {without} 条在发布中没有相关项"
+        "（各计 0）；上方的普通数值只对有相关片段的 {counted} 条求均值：两者不是同一个数",
     },
     "eval_left_out": {"en": "left out: {ids}", "zh": "已排除：{ids}"},
     "eval_more": {

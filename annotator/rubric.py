@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from pooling.i18n import t
+from pooling.i18n import LocalizedError, t
+from pooling.settings import current
 
 _HEADING = re.compile(r"^## ([0-3]) — (.+)$", re.MULTILINE)
 _FIRST_SENTENCE = re.compile(r".+?(?:[.!?](?=\s|$)|[。！？])")
@@ -47,7 +48,14 @@ class Rubric:
 
 
 def rubric_dir() -> Path:
-    """``rubrics/`` beside the packages (a checkout), else where the wheel installed it."""
+    """The team's own rubrics (``$QRELS_RUBRIC_DIR``, made with ``qrels rubric new``), else
+    ``rubrics/`` beside the packages (a checkout), else where the wheel installed it.
+    Raises ``FileNotFoundError`` when the folder named is not one."""
+    own = current().rubric_dir
+    if own is not None:
+        if not own.is_dir():
+            raise FileNotFoundError(t("rubric_dir_missing", path=own))
+        return own
     for candidate in (
         Path(__file__).resolve().parent.parent / "rubrics",
         Path(sys.prefix) / "share" / "qrels-studio" / "rubrics",
@@ -76,6 +84,32 @@ def load_rubric(lang: str = "en", version: str | None = None) -> Rubric:
     """The rubric ``version`` (default: current) in ``lang`` (``en`` or ``zh``).
     Raises ``FileNotFoundError`` when that version or language does not exist."""
     version = version or current_version()
-    text = (rubric_dir() / version / f"{lang}.md").read_text(encoding="utf-8")
+    path = rubric_dir() / version / f"{lang}.md"
+    text = path.read_text(encoding="utf-8")
     labels = {int(grade): label.strip() for grade, label in _HEADING.findall(text)}
+    missing = [str(grade) for grade in range(4) if grade not in labels]
+    if missing:  # the grade buttons and the model judge read the four labels
+        raise LocalizedError("rubric_grades_missing", file=path, grades=", ".join(missing))
     return Rubric(version=version, lang=lang, text=text, labels=labels)
+
+
+TEMPLATE = Path(__file__).parent / "rubric_template"
+
+
+def new_rubric(folder: Path, version: str) -> list[Path]:
+    """Write a rubric of one's own, ``folder/version/en.md`` and ``zh.md``, from the
+    template (the shipped rubric's grades, examples to replace with one's collection's);
+    returns the files. Raises ``LocalizedError`` when the version exists there already or
+    its name is not a plain name."""
+    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}", version):
+        raise LocalizedError("rubric_version_name", version=version)
+    target = folder / version
+    if target.exists():
+        raise LocalizedError("rubric_version_exists", path=target)
+    target.mkdir(parents=True)
+    written = []
+    for lang in ("en", "zh"):
+        text = (TEMPLATE / f"{lang}.md").read_text(encoding="utf-8")
+        (target / f"{lang}.md").write_text(text.replace("{version}", version), encoding="utf-8")
+        written.append(target / f"{lang}.md")
+    return written

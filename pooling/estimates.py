@@ -294,6 +294,7 @@ def estimate(
     probabilities=None,
     confidence: float = CONFIDENCE,
     population: bool = True,
+    bounds: tuple[float, float] | None = None,
 ) -> Estimate:
     """The estimate for one group: ``model``, ``human`` and ``sampled`` are sequences over
     the group's N queries (``human`` read only where sampled); ``strata`` (a label per
@@ -301,7 +302,10 @@ def estimate(
     uniform. ``population=False`` estimates the mean over exactly these queries (no
     s²/N term). Below ``MIN_HUMAN_QUERIES`` sampled queries, or ``MIN_PER_STRATUM`` in a
     stratum, ``value``/``low``/``high`` are None and ``reason`` says why. Raises
-    ``LocalizedError`` when the inputs differ in length or a probability is off (0, 1]."""
+    ``LocalizedError`` when the inputs differ in length or a probability is off (0, 1].
+    ``bounds``: the values a figure can take (``(0, 1)`` for a proportion such as Recall
+    or Hit): the estimates and both intervals are kept inside them. The figure itself lies
+    inside, so an interval clipped to them covers it whenever the whole interval did."""
     model = np.asarray(model, dtype=float)
     human = np.asarray(human, dtype=float)
     sampled = np.asarray(sampled, dtype=bool)
@@ -348,16 +352,17 @@ def estimate(
         return replace(blank, human_only=_scalar(human_only.value), reason=NO_VARIATION)
     low, high = tuned.interval(confidence)
     human_low, human_high = human_only.interval(confidence)
+    inside = (lambda v: v) if bounds is None else (lambda v: np.clip(v, *bounds))
     return Estimate(
-        value=_scalar(tuned.value),
-        low=_scalar(low),
-        high=_scalar(high),
+        value=_scalar(inside(tuned.value)),
+        low=_scalar(inside(low)),
+        high=_scalar(inside(high)),
         human_queries=n,
         queries=total,
         weight=_scalar(tuned.weight),
         model_only=model_only,
-        human_only=_scalar(human_only.value),
-        human_low=_scalar(human_low),
-        human_high=_scalar(human_high),
+        human_only=_scalar(inside(human_only.value)),
+        human_low=_scalar(inside(human_low)),
+        human_high=_scalar(inside(human_high)),
         design=design,
     )

@@ -30,6 +30,7 @@ VARIABLES = {
     "file_limit_mb": "QRELS_FILE_LIMIT_MB",
     "cache_dir": "QRELS_CACHE_DIR",
     "release_dir": "QRELS_RELEASE_DIR",
+    "rubric_dir": "QRELS_RUBRIC_DIR",
 }
 UPLOAD_LIMIT_MB = 200  # also Streamlit's, at serve
 # The largest file read (an imported corpus, query set, run or judgments file, each document
@@ -49,6 +50,7 @@ class Settings:
     file_limit_mb: int
     cache_dir: Path
     release_dir: Path
+    rubric_dir: Path | None = None  # a team's own rubrics (``qrels rubric new``); else rubrics/
 
 
 def current(environ: Mapping[str, str] | None = None) -> Settings:
@@ -69,6 +71,7 @@ def current(environ: Mapping[str, str] | None = None) -> Settings:
         file_limit_mb=_megabytes(read("file_limit_mb"), "file_limit_mb", FILE_LIMIT_MB),
         cache_dir=Path(read("cache_dir") or Path.home() / ".cache" / "qrels-studio"),
         release_dir=Path(read("release_dir") or "releases"),
+        rubric_dir=Path(read("rubric_dir")) if read("rubric_dir") else None,
     )
 
 

@@ -90,6 +90,14 @@ def disable_user(name: str, *, session: Session, now: datetime | None = None) ->
     return user
 
 
+def enable_user(name: str, *, session: Session) -> User:
+    """Let a disabled ``name`` log in again (with the password they had)."""
+    user = get_user(name, session=session)
+    user.disabled = False
+    session.add(user)
+    return user
+
+
 def set_password_hash(name: str, password_hash: str, *, session: Session, now: datetime) -> User:
     """Give ``name`` a new password (its hash) and end their sessions: whoever had logged in
     with the old one is logged out."""

@@ -49,6 +49,9 @@ class PoolSummary:
     overlap: int
     complete: int  # candidates with `overlap` judgments from distinct human annotators
     systems: str = ""  # the systems it was built from, as given (bm25,vector,rrf,run:NAME)
+    # Every candidate of the pool: ``candidates`` (those asked about) and those set apart,
+    # gold items and an active pool's not yet chosen. None where not counted.
+    pooled: int | None = None
 
 
 @dataclass
@@ -187,10 +190,10 @@ def pool_counts(
     # From the kept tallies (storage.tallies), not from every candidate (a third of a second
     # at half a million): per query the candidates asked about (an active pool's chosen
     # ones) and those complete, with ``overlap`` distinct human judges.
-    asked, kept = _rows(
+    pooled, asked, kept = _rows(
         connection,
-        "SELECT coalesce(sum(asked), 0), coalesce(sum(complete), 0) FROM query_tally"
-        " WHERE pool_id = ?",
+        "SELECT coalesce(sum(candidates), 0), coalesce(sum(asked), 0),"
+        " coalesce(sum(complete), 0) FROM query_tally WHERE pool_id = ?",
         pool_id,
     )[0]
     return PoolSummary(
@@ -200,4 +203,5 @@ def pool_counts(
         candidates=asked,
         overlap=overlap,
         complete=kept if complete is None else complete,
+        pooled=pooled,
     )

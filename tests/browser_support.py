@@ -158,9 +158,10 @@ def log_in(page, address: str, name: str) -> None:
     page.get_by_label("User name").fill(name)
     page.get_by_role("textbox", name="Password").fill("secret-password")
     page.get_by_role("button", name="Log in").click()
-    page.locator(".st-key-passage").or_(page.get_by_text("Nothing left for you")).wait_for(
-        timeout=30_000
-    )
+    # An annotator lands on the labeling page, a lead on Team progress.
+    page.locator(".st-key-passage").or_(page.get_by_text("Nothing left for you")).or_(
+        page.locator(".st-key-team_per")
+    ).wait_for(timeout=30_000)
     if page.locator(".st-key-passage").count():
         settle(page)
     page.mouse.click(900, 20)  # focus on the page, not in a field

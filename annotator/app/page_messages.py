@@ -21,6 +21,19 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "候选池“{name}”已存在；候选池名称不变：如需增加候选请用“为此候选池补充候选”，"
         "或换一个名称",
     },
+    "app_eval_low_judged_folded": {
+        "en": "warning: low Judged@k for {count} runs and groups (the list is below); "
+        "unjudged items count as non-relevant, so their figures may be too low. To have them "
+        "judged: on the Releases page, upload a run under “Coverage of a new run” and add its "
+        "unjudged chunks to the pool",
+        "zh": "警告：{count} 个运行结果与分组的 Judged@k 偏低（列表见下）；未标注项按不相关计，"
+        "其数值可能偏低。如需补充标注：在“发布”页面的“新运行结果的覆盖情况”中上传运行结果，"
+        "并把未标注的片段加入候选池",
+    },
+    "app_eval_low_judged_list": {
+        "en": "Runs and groups with low Judged@k ({count})",
+        "zh": "Judged@k 偏低的运行结果与分组（{count} 个）",
+    },
     "app_eval_low_judged": {
         "en": "warning: low Judged@k for {run} [{group}]: {judged}; unjudged items count as "
         "non-relevant, so its figures may be too low. To have them judged: on the Releases "
@@ -332,7 +345,12 @@ MESSAGES: dict[str, dict[str, str]] = {
         "新的评分会取代原评分，原评分保留在历史中。",
     },
     "progress_query": {"en": "This query: {done} / {total}", "zh": "本查询：{done} / {total}"},
-    "progress_pool": {"en": "This pool: {done} / {total}", "zh": "本候选池：{done} / {total}"},
+    # Of what this annotator can still judge (the others' full candidates are not theirs):
+    # not the pool's size, which Team progress and qrels status give.
+    "progress_pool": {
+        "en": "Your share of this pool: {done} / {total}",
+        "zh": "本候选池中你的部分：{done} / {total}",
+    },
     "keys_help": {
         "en": "Keys: 0–3 grade · u unsure · s skip · n note · b back · f forward · Esc leaves "
         "the note",
@@ -476,12 +494,40 @@ MESSAGES: dict[str, dict[str, str]] = {
     "col_pool": {"en": "pool", "zh": "候选池"},
     "col_created": {"en": "created", "zh": "创建时间"},
     "col_graded": {"en": "graded", "zh": "已定级"},
+    "pool_set_apart": {
+        "en": "{pooled} candidates built, {apart} of them set apart: gold items, and an active "
+        "pool's candidates not yet chosen, are not asked about",
+        "zh": "共构建 {pooled} 个候选，其中 {apart} 个另行处理：金标准条目及主动候选池中尚未选中的"
+        "候选不分配标注",
+    },
     "pool_complete": {
         "en": "{complete} of {candidates} candidates have their {overlap} judgments",
         "zh": "{candidates} 个候选中已有 {complete} 个获得 {overlap} 份标注",
     },
     # -- the model judge (annotator.judge)
     "page_judge": {"en": "Judge", "zh": "模型评判"},
+    "page_accounts": {"en": "Accounts", "zh": "账号"},
+    "accounts_add_title": {"en": "Add an account", "zh": "添加账号"},
+    "accounts_name": {"en": "Name", "zh": "名称"},
+    "accounts_role": {"en": "Role", "zh": "角色"},
+    "accounts_state": {"en": "State", "zh": "状态"},
+    "accounts_add_button": {"en": "Add account", "zh": "添加账号"},
+    "accounts_added": {
+        "en": "Added {name}. Password (shown this once; hand it over, it is not kept): {password}",
+        "zh": "已添加 {name}。密码（仅此一次显示，请转交，系统不保存明文）：{password}",
+    },
+    "accounts_title": {"en": "Accounts", "zh": "账号列表"},
+    "accounts_state_active": {"en": "can log in", "zh": "可登录"},
+    "accounts_state_disabled": {"en": "disabled", "zh": "已停用"},
+    "accounts_state_no_login": {"en": "no login (a model judge)", "zh": "不可登录（模型评审）"},
+    "accounts_choose": {"en": "Account", "zh": "账号"},
+    "accounts_disable": {"en": "Disable (their sessions end)", "zh": "停用（其会话随即结束）"},
+    "accounts_enable": {"en": "Enable again", "zh": "重新启用"},
+    "accounts_reset": {"en": "New password", "zh": "重设密码"},
+    "accounts_password_set": {
+        "en": "New password for {name} (shown this once; their sessions ended): {password}",
+        "zh": "{name} 的新密码（仅此一次显示；其会话已结束）：{password}",
+    },
     "judge_run_title": {"en": "Run the judge on this pool", "zh": "在此候选池上运行评判"},
     "judge_model": {"en": "Model (as the server names it)", "zh": "模型（按服务器的命名）"},
     "judge_base_url_label": {

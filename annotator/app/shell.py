@@ -22,6 +22,7 @@ PAGES = [
     ("releases_page.py", "page_releases", "releases", True),
     ("evaluate_page.py", "page_evaluate", "evaluate", True),
     ("judge_page.py", "page_judge", "judge", True),
+    ("accounts_page.py", "page_accounts", "accounts", True),
 ]
 st.set_page_config(page_title="qrels-studio", layout="wide")
 ui.freeze_libraries()
@@ -43,13 +44,21 @@ def login_form() -> None:
             st.rerun()
 
 
+# Where each role lands: an annotator to grade, a lead to see how the team stands.
+LANDING = {"annotator": "label", "lead": "team"}
+
 user = ui.current_user()
 if user is None:
     pages = [st.Page(login_form, title=ui.t("login_title"), url_path="login")]
 else:
     pages = [
-        st.Page(FOLDER / file, title=ui.t(title), url_path=address, default=i == 0)
-        for i, (file, title, address, leads_only) in enumerate(PAGES)
+        st.Page(
+            FOLDER / file,
+            title=ui.t(title),
+            url_path=address,
+            default=address == LANDING.get(user.role, "label"),
+        )
+        for file, title, address, leads_only in PAGES
         if user.role == "lead" or not leads_only
     ]
 ui.guarded(st.navigation(pages).run)()

@@ -175,16 +175,26 @@ def message_of(message: object) -> str:
     return message.message(lang())
 
 
+# CommonMark lets a backslash escape any ASCII punctuation, and an escaped character is
+# only itself. These are the ones that start something: code, emphasis, strikethrough, a
+# link or an image, HTML or an autolink, an entity, LaTeX (remark-math), a table, a heading,
+# a quote; a colour (remark-directive) needs a "[" straight after its name. Other
+# punctuation (a quote mark, a colon, a full stop) is left as it is, to read as written.
+_MARKUP = re.compile(r"([\\`*_\[\]<>!&$|~#])")
+# At a line's start a list item ("- ", "1. ") or a rule ("---", "===") needs its mark escaped.
+_LINE_START = re.compile(r"^(\d*)([-+=.)])")
+
+
 def as_text(message: object) -> str:
-    """Markdown that shows ``message`` (or an error's message) verbatim, for the elements
-    that render Markdown: alerts, headers, widget labels, a progress bar's text. It is one
-    code span, the Markdown construct that shows its content as it is (no link, image,
-    colour, LaTeX or HTML takes effect), delimited by more backticks than the text holds in
-    a row, on one line (a blank line would end the span early)."""
-    line = " ".join(message_of(message).splitlines())
-    longest = max((len(run) for run in re.findall(r"`+", line)), default=0)
-    ticks = "`" * (longest + 1)
-    return f"{ticks} {line} {ticks}"  # one space each side is not shown
+    """Markdown that shows ``message`` (or an error's message) as the text it is, in the
+    element's own type, for the elements that render Markdown: alerts, headers, widget
+    labels, a progress bar's text. On one line (a line's start could make a heading, a
+    list or a block of code), every character that could start markup escaped with a
+    backslash. A bare web address in it stays a link to itself (GFM's literal links),
+    which fetches nothing until clicked."""
+    line = " ".join(message_of(message).splitlines()).strip()
+    escaped = _MARKUP.sub(r"\\\1", line)
+    return _LINE_START.sub(r"\1\\\2", escaped)
 
 
 def plain(message: object, kind: str = "text") -> None:

@@ -27,7 +27,7 @@ from pooling.settings import chosen
 # Each command module and the commands in its ``COMMANDS``, by name (a test checks them):
 # ``qrels status`` imports ``setup_commands`` alone, not the imports of the other nine.
 COMMAND_MODULES = {
-    "setup_commands": ("init", "status", "demo", "serve", "user"),
+    "setup_commands": ("init", "status", "demo", "serve", "user", "rubric"),
     "import_commands": ("import",),
     "pool_commands": ("pool",),
     "release_commands": ("release", "coverage"),

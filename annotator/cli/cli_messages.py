@@ -389,11 +389,31 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "{name}（{query_set} × {corpus_version}；检索系统 {systems}）：{candidates} "
         "个候选，{complete} 个已有 {overlap} 份标注（{percent}）",
     },
+    "status_pool_set_apart": {
+        "en": "; {pooled} built, {apart} of them set apart (gold items, and an active pool's "
+        "candidates not yet chosen, are not asked about)",
+        "zh": "；共构建 {pooled} 个，其中 {apart} 个另行处理"
+        "（金标准条目及主动候选池中尚未选中的候选不分配标注）",
+    },
     "status_users": {
         "en": "accounts: {leads} leads, {annotators} annotators",
         "zh": "账户：负责人 {leads} 名，标注者 {annotators} 名",
     },
     "status_none": {"en": "(none)", "zh": "（无）"},
+    "port_taken": {
+        "en": "port {port} on {host} is already in use (is the app already running there?): "
+        "choose another with --port, such as --port {free}",
+        "zh": "{host} 的端口 {port} 已被占用（应用是否已在该端口运行？）：请用 --port 另选端口，"
+        "例如 --port {free}",
+    },
+    "rubric_written": {
+        "en": "wrote rubric {version}: {files}. Replace each EDIT line with an example from "
+        "your collection and adjust the grades' words (keep the '## N — label' headings); "
+        "then serve and judge with this setting, and every judgment records rubric {version}:",
+        "zh": "已写出评分标准 {version}：{files}。把每处 EDIT 换成你的文档集中的例子，并按需修改"
+        "各等级的说明（保留“## N — 标签”标题）；然后在此设置下启动应用和模型评审，每条标注都会"
+        "记录评分标准版本 {version}：",
+    },
     "serving": {
         "en": "starting the app at {url} (Ctrl+C stops it)",
         "zh": "正在启动应用：{url}（按 Ctrl+C 停止）",

@@ -99,6 +99,12 @@ run_file = click.Path(dir_okay=False, path_type=Path)
     help="With --estimate: predict from the model's grades as they are, not calibrated on "
     "people's grades of the sample (the default).",
 )
+@click.option(
+    "--strict",
+    is_flag=True,
+    help="Refuse a run that ranks queries the release does not hold (exit 2); without it "
+    "they are ignored and named in a warning.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.option("--out", type=folder, help="Write report.json, per_query.csv and report.md here.")
 def evaluate(
@@ -119,6 +125,7 @@ def evaluate(
     rounds: int,
     estimate_model: str | None,
     raw_grades: bool,
+    strict: bool,
     as_json: bool,
     out: Path | None,
 ) -> None:
@@ -147,6 +154,8 @@ def evaluate(
     given = names or (None,) * len(run_paths)
     runs = [read_run_file(path, name) for path, name in zip(run_paths, given, strict=True)]
     result = evaluation.evaluate(release, runs, settings)
+    if strict:
+        _refuse_unknown_queries(result)
     gate_here = [] if estimate_model else checks  # with --estimate the gate is on estimates
     data = evaluation_report.report(result, gate_here, gate_on_dev, min_queries, gate_small)
     if estimate_model:
@@ -177,6 +186,19 @@ def evaluate(
         click.get_current_context().exit(EXIT_GATE_FAILED)  # the lines above name each check
     if (data.get("estimates") or {}).get("gate") and not data["estimates"]["gate"]["passed"]:
         click.get_current_context().exit(EXIT_GATE_FAILED)
+
+
+def _refuse_unknown_queries(result) -> None:
+    """``--strict``: raise ``LocalizedError`` naming the first run that ranks queries the
+    release does not hold; without it they are ignored, and a warning names them."""
+    for info in result.runs:
+        if info.unknown_queries:
+            raise LocalizedError(
+                "run_queries_unknown_strict",
+                run=info.name,
+                count=len(info.unknown_queries),
+                example=info.unknown_queries[0],
+            )
 
 
 COMMANDS = [evaluate]

@@ -29,6 +29,16 @@ def _section(title_key: str, lines: list[str]) -> list[str]:
     return ["", t(title_key), *(f"  {line}" for line in lines or [t("status_none")])]
 
 
+def _set_apart(pool) -> str:
+    """How many of a pool's candidates nobody is asked about (gold items, an active
+    pool's not yet chosen), when some are: the figure that the pool's build reported
+    counts them, the status and the Team progress page do not."""
+    if pool.pooled is None or pool.pooled <= pool.candidates:
+        return ""
+    apart = pool.pooled - pool.candidates
+    return t("status_pool_set_apart", pooled=number(pool.pooled), apart=number(apart))
+
+
 def status_lines(summary, url: str, schema: str | None) -> list[str]:
     """``qrels status``: ``summary`` is ``storage.status.Status``."""
     lines = [t("status_database", url=url, schema=schema)]
@@ -80,6 +90,7 @@ def status_lines(summary, url: str, schema: str | None) -> list[str]:
             systems=pool.systems or "-",
             percent=part_of(pool.complete, pool.candidates),
         )
+        + _set_apart(pool)
         for pool in summary.pools
     ]
     users = t(

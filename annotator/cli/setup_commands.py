@@ -97,6 +97,29 @@ def app_command(port: int, host: str) -> list[str]:
     ]
 
 
+def _taken(host: str, port: int) -> bool:
+    """Whether something already listens on ``host:port`` (another ``qrels serve`` or
+    ``demo``, say): Streamlit would fail there with a bare "address already in use"."""
+    import socket
+
+    try:
+        family, *_, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+        with socket.create_server(address, family=family):  # SO_REUSEADDR, as Streamlit's
+            return False
+    except OSError:
+        return True
+
+
+def check_port(host: str, port: int) -> None:
+    """Refuse a port already in use, naming ``--port`` and the next free one."""
+    from pooling.i18n import LocalizedError
+
+    if not _taken(host, port):
+        return
+    free = next((p for p in range(port + 1, min(port + 100, 65536)) if not _taken(host, p)), None)
+    raise LocalizedError("port_taken", host=host, port=port, free=free or port + 1)
+
+
 def _serve(url: str, port: int, host: str, **settings: str) -> None:
     """Run the app on ``url``; ``settings`` (by name, such as ``release_dir``) are the
     app's besides the ones this process chose."""
@@ -118,6 +141,7 @@ def _serve(url: str, port: int, host: str, **settings: str) -> None:
 @click.pass_context
 def serve(ctx: click.Context, port: int, host: str) -> None:
     """Start the annotation app on the configured database."""
+    check_port(host, port)
     _serve(engine(ctx).url.render_as_string(hide_password=False), port, host)
 
 
@@ -151,6 +175,8 @@ def demo(demo_dir: Path, reset: bool, no_serve: bool, empty: bool, port: int, ho
     from storage.db import database_url, make_engine, session_scope, upgrade
     from storage.pool_records import find_pool
 
+    if not no_serve:  # before the demo loads, not after
+        check_port(host, port)
     if reset and demo_dir.exists():
         shutil.rmtree(demo_dir)
     demo_dir.mkdir(parents=True, exist_ok=True)
@@ -295,4 +321,34 @@ def user_password(ctx: click.Context, name: str, password_file: Path | None) -> 
     say("user_password_set", name=name)
 
 
-COMMANDS = [init, status, demo, serve, user]
+# -- a rubric of one's own ------------------------------------------------------------------
+
+
+@click.group()
+def rubric() -> None:
+    """Write a rubric of your own (grades' words, examples from your collection)."""
+
+
+@rubric.command("new")
+@click.argument("folder", type=folder)
+@click.option(
+    "--version",
+    "version",
+    help="The rubric's version, recorded with every judgment made under it "
+    "(default: today's date, YYYY-MM-DD).",
+)
+def rubric_new(folder: Path, version: str | None) -> None:
+    """Write FOLDER/VERSION/en.md and zh.md from the template: the four grades' headings
+    (keep their form), their words and examples to replace with your collection's. Serve
+    and judge with QRELS_RUBRIC_DIR=FOLDER; the newest version there is in force."""
+    from datetime import date
+
+    from annotator.rubric import new_rubric
+
+    version = version or date.today().isoformat()
+    written = new_rubric(folder, version)
+    say("rubric_written", files=", ".join(map(str, written)), version=version)
+    click.echo(f"  export QRELS_RUBRIC_DIR={folder.resolve()}")
+
+
+COMMANDS = [init, status, demo, serve, user, rubric]

@@ -100,11 +100,12 @@ class EstimateReport:
         return len(self.scope)
 
     def estimate(
-        self, predicted, human, sampled, members: list[str], model=None
+        self, predicted, human, sampled, members: list[str], model=None, *, difference=False
     ) -> estimates.Estimate:
         """``pooling.estimates.estimate`` over ``members`` under the sample's design, from
         the ``predicted`` values; its model-only figure the mean of ``model`` (the raw
-        grades' values) when given."""
+        grades' values) when given. Every metric lies in [0, 1], a ``difference`` of two in
+        [-1, 1]: estimates and intervals are kept there."""
         design, extra = self.sample["design"], dict[str, list]()
         if design == "stratified":
             slices = dict(zip(self.scope["query_id"], self.scope["slices"], strict=True))
@@ -114,7 +115,12 @@ class EstimateReport:
             extra["probabilities"] = [drawn.get(q, 1.0) for q in members]  # unsampled: unused
         strata, probabilities = extra.get("strata"), extra.get("probabilities")
         found = estimates.estimate(
-            predicted, human, sampled, strata=strata, probabilities=probabilities
+            predicted,
+            human,
+            sampled,
+            strata=strata,
+            probabilities=probabilities,
+            bounds=(-1.0, 1.0) if difference else (0.0, 1.0),
         )
         if model is None or not len(model):
             return found
@@ -290,7 +296,7 @@ def differences(report: EstimateReport, metrics, query_sets: dict[str, set[str]]
                     )
                 )
                 sampled = part.loc[ids, "sampled"].to_numpy()
-                found = report.estimate(predicted, human, sampled, ids, model)
+                found = report.estimate(predicted, human, sampled, ids, model, difference=True)
                 row = {"run": run, "group": group, "metric": metric.name, **_row(found)}
                 rows.append({"baseline": report.baseline, **row})
     return pd.DataFrame(rows, columns=["baseline", *FIGURE_COLUMNS])

@@ -85,7 +85,12 @@ def estimate_part(
     gate = None
     if checks:
         gate = estimate_gate(report, list(checks), split, allow_dev, min_queries, gate_small)
-    return estimate_data(report, gate)
+    data = estimate_data(report, gate)
+    # Not the plain figures' population: say by how many queries the two differ.
+    statuses = evaluation.scope["status"]
+    data["without_relevant"] = int((statuses == "no_relevant").sum())
+    data["plain_counted"] = int((statuses == "counted").sum())
+    return data
 
 
 def _why(row: dict, lang: str | None) -> str:
@@ -132,6 +137,16 @@ def estimate_head_lines(data: dict, lang: str | None = None) -> list[str]:
     lines.append(f"  {draw_line(sample.get('draws'), lang)}")
     predictor = data.get("predictor", PREDICTORS[0])
     lines.append(t(f"estimate_predictor_{predictor}", lang, folds=FOLDS, draws=DRAWS))
+    if "without_relevant" in data:
+        lines.append(
+            t(
+                "estimate_population",
+                lang,
+                population=data["population"],
+                without=data["without_relevant"],
+                counted=data["plain_counted"],
+            )
+        )
     if data["sample_judged"] is not None:
         lines.append(t("estimate_judged", lang, share=data["sample_judged"]))
     return lines
@@ -234,11 +249,11 @@ def estimate_table(data: dict, kind: str = "figures", lang: str | None = None) -
                 run,
                 group_name(r["group"], lang),
                 r["metric"],
-                r["value"],
+                num(r["value"]),  # "-" where there is none, and the note says why
                 interval(r["low"], r["high"]),
                 f"{r['human_queries']}/{r['queries']} ({r['human_share']:.0%})",
-                r["model_only"],
-                r["human_only"],
+                num(r["model_only"]),
+                num(r["human_only"]),
                 note,
             ]
         )

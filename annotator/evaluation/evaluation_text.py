@@ -73,6 +73,16 @@ def head_lines(data: dict, lang: str | None = None) -> list[str]:
     if queries["excluded"]:
         excluded = [q["query_id"] for q in queries["excluded"]]
         lines.append("  " + t("eval_left_out", lang, ids=id_list(excluded, lang)))
+    lines.append(
+        "  "
+        + t(
+            "eval_population",
+            lang,
+            counted=queries["counted"],
+            without=len(queries["excluded"]),
+            answerable=queries["counted"] + len(queries["excluded"]),
+        )
+    )
     if queries["unanswerable_with_relevant"]:
         marked = id_list(queries["unanswerable_with_relevant"], lang)
         lines.append("  " + t("eval_marked_unanswerable", lang, ids=marked))
@@ -160,6 +170,16 @@ def low_judged_lines(
             judged=", ".join(f"Judged@{k} {num(v, 3)}" for k, v in sorted(w["judged"].items())),
             command=w["command"],
         )
+        for w in data["judged_warnings"]
+    ]
+
+
+def low_judged_items(data: dict, lang: str | None = None) -> list[str]:
+    """Each run and group whose Judged@k is low, on a line of its own: ``run [group]:
+    Judged@k …`` (the list behind the app's one warning)."""
+    return [
+        f"{w['run']} [{group_name(w['group'], lang)}]: "
+        + ", ".join(f"Judged@{k} {num(v, 3)}" for k, v in sorted(w["judged"].items()))
         for w in data["judged_warnings"]
     ]
 

@@ -96,6 +96,7 @@ def team_figures(
             candidates=int(asked.sum()),
             overlap=pool.overlap,
             complete=sum(n for _, n in completions),
+            pooled=int(asked.size),  # every candidate kept, asked about or not
         )
     return _team(rows, seconds, completions, summary, active, per, now)
 

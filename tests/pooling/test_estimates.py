@@ -53,6 +53,23 @@ def test_the_weight_is_clipped_to_between_zero_and_one():
     assert flat.weight == 0.0  # a constant model says nothing
 
 
+def test_the_interval_of_a_proportion_stays_inside_zero_and_one():
+    """Issue 40: Recall and Hit near 1 on a small sample had intervals above 1. Within
+    ``bounds`` the estimate and both intervals are clipped; the figure lies there, so the
+    clipped interval covers it whenever the whole one did."""
+    rng = np.random.default_rng(0)
+    human = np.where(rng.random(40) < 0.9, 1.0, 0.0)  # Hit@5: nearly always 1
+    model = np.clip(human + rng.normal(0, 0.3, 40), 0, 1)
+    sampled = np.arange(40) < 12
+    loose = estimates.estimate(model, human, sampled)
+    assert loose.high > 1 and loose.human_high > 1  # what the clipping is for
+    kept = estimates.estimate(model, human, sampled, bounds=(0.0, 1.0))
+    for low, high in ((kept.low, kept.high), (kept.human_low, kept.human_high)):
+        assert 0.0 <= low <= high <= 1.0
+    assert kept.high == min(loose.high, 1.0) and kept.low == max(loose.low, 0.0)
+    assert 0.0 <= kept.value <= 1.0
+
+
 def test_inverse_probability_weights_by_hand():
     model = [0.5, 0.5, 0.2, 0.8]
     human = [1.0, np.nan, 0.4, np.nan]

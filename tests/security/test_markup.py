@@ -27,7 +27,7 @@ from tests.storage.test_imports import jsonl
 PAGES = Path(__file__).resolve().parents[2] / "annotator" / "app" / "pages"
 MARK = "pixel.png"
 PAYLOAD = f"![p](http://127.0.0.1:9/{MARK}):red[x]$\\frac{{a}}{{b}}$"  # no spaces: an id
-# Elements that show a string as it is; alerts may hold it only in a fenced code block.
+# Elements that show a string as it is; alerts may hold it only escaped (ui.as_text).
 # Vega-Lite draws strings as SVG text and its tooltips escape HTML (vega-tooltip's sanitize).
 AS_TEXT = {"text", "code", "dataframe", "selectbox", "text_input", "text_area", "vega_lite_chart"}
 ALERTS = {"error", "warning", "info", "success"}
@@ -36,8 +36,10 @@ ALERTS = {"error", "warning", "info", "success"}
 def markup_shown(at: AppTest) -> list[str]:
     """Where the payload reaches an element that would render it as Markdown."""
     found, seen = [], False
+    # The mark as it is, or escaped for Markdown (ui.as_text), as the proto's text shows it.
+    marks = (MARK, MARK.replace(".", "\\."), MARK.replace(".", "\\\\."))
     for node in at._tree:
-        if MARK not in str(getattr(node, "proto", "")):
+        if not any(mark in str(getattr(node, "proto", "")) for mark in marks):
             continue
         seen = True
         if node.type in ALERTS:

@@ -19,6 +19,7 @@ from annotator.evaluation.estimation_text import (
 )
 from annotator.evaluation.evaluation_text import (
     head_lines,
+    low_judged_items,
     low_judged_lines,
     table,
     unanswerable_lines,
@@ -231,8 +232,14 @@ if models:
 st.subheader(ui.t("eval_md_unanswerable"))
 for line in unanswerable_lines(data, ui.lang(), brief=True):
     st.text(line)
-for line in low_judged_lines(data, ui.lang(), key="app_eval_low_judged"):
-    ui.plain(line, "warning")  # names runs and queries
+# One warning however many runs and groups it concerns; each one a click away.
+low_judged = low_judged_items(data, ui.lang())
+if len(low_judged) == 1:
+    ui.plain(low_judged_lines(data, ui.lang(), key="app_eval_low_judged")[0], "warning")
+elif low_judged:
+    st.warning(ui.t("app_eval_low_judged_folded", count=len(low_judged)))
+    with st.expander(ui.t("app_eval_low_judged_list", count=len(low_judged))):
+        st.text("\n".join(low_judged))  # names runs and groups
 files = evaluation_report.report_files(result, data, ui.lang())
 st.download_button(
     ui.t("eval_download"),

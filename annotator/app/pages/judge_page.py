@@ -54,11 +54,19 @@ if not runs:
     st.stop()
 
 
-@st.fragment(run_every=2 if any(r.status == "running" for r in runs) else None)
+running = {r.run for r in runs if r.status == "running"}
+
+
+@st.fragment(run_every=2 if running else None)
 def follow() -> None:
     """The runs still going, with their progress and a stop button; read afresh every two
-    seconds while one is going."""
-    for run in reports.pool_runs(ui.engine(), pool_name):
+    seconds while one is going. When one ends (or another starts), the whole page is drawn
+    again: the runs' table and the report then say what it did, without a Refresh."""
+    now = reports.pool_runs(ui.engine(), pool_name)
+    if {r.run for r in now if r.status == "running"} != running:
+        ui.count_afresh("judge")
+        st.rerun()
+    for run in now:
         if run.status != "running":
             continue
         done = run.done / run.todo if run.todo else 1.0

@@ -32,6 +32,9 @@ st.progress(
         overlap=int(summary.overlap),
     ),
 )
+if summary.pooled is not None and summary.pooled > summary.candidates:  # as qrels status says
+    apart = summary.pooled - summary.candidates
+    st.caption(ui.t("pool_set_apart", pooled=int(summary.pooled), apart=int(apart)))
 if summary.candidates and summary.complete >= summary.candidates:
     st.text(ui.t("projection_done"))
 elif figures.finish is None:

@@ -28,6 +28,7 @@ LEAD_PAGES = [
     "releases_page.py",
     "evaluate_page.py",
     "judge_page.py",
+    "accounts_page.py",
 ]
 ALL_PAGES = ["label_page.py", "my_progress_page.py", *LEAD_PAGES]
 
@@ -51,24 +52,30 @@ def item_button(at: AppTest, name: str):
 
 
 def shown_text(at: AppTest) -> str:
-    parts = [
-        e.value
-        for kind in ("markdown", "text", "caption", "info", "success", "warning", "error")
+    """What the page shows, as a person reads it: Markdown's escapes (``ui.as_text``) undone
+    in the elements that render Markdown."""
+    rendered = [
+        e.value for kind in ("markdown", "caption", "info", "success", "warning", "error")
         for e in getattr(at, kind)
-    ]
-    parts += [b.label for b in at.button]
-    parts += [p.proto.text for p in at.get("progress")]
+    ]  # fmt: skip
+    rendered += [b.label for b in at.button]
+    rendered += [p.proto.text for p in at.get("progress")]
+    parts = [e.value for e in at.text] + [re.sub(ESCAPED, r"\1", str(p)) for p in rendered]
     return "\n".join(str(p) for p in parts)
 
 
+MARKUP = r"[\\`*_\[\]<>!&$|~#]"  # what could start Markdown: ui.as_text escapes each
+ESCAPED = r"\\([!-/:-@\[-`{-~])"  # a backslash before ASCII punctuation: that character
+
+
 def literal(alert) -> str:
-    """The text of an alert that shows a message quoting user input (``ui.plain``): it is
-    held, on one line, in a code span delimited by more backticks than it holds in a row,
-    so that none of it is read as Markdown."""
-    found = re.fullmatch(r"(`+) (.*) \1", alert.value)
-    assert found and "\n" not in alert.value, alert.value
-    assert all(len(run) < len(found.group(1)) for run in re.findall("`+", found.group(2)))
-    return found.group(2)
+    """The text of an alert that shows a message quoting user input (``ui.plain``): on one
+    line, every character that could start Markdown escaped by a backslash, so that none
+    of it is read as Markdown (and none of it is drawn as code)."""
+    value = alert.value
+    assert "\n" not in value and "\r" not in value, value
+    assert re.fullmatch(rf"(?:{ESCAPED}|(?!{MARKUP}).)*", value), value
+    return re.sub(ESCAPED, r"\1", value)
 
 
 def log_in(at: AppTest, name: str, password: str) -> AppTest:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -126,6 +127,13 @@ def test_demo_loads_the_bundled_collection(tmp_path, monkeypatch, db_url):
         result.output
     )
     assert (tmp_path / "demo" / "qrels.db").is_file()
+    # Its pool's size reads the same wherever it is given (issue 40: 83, 82 and 78): the
+    # candidates built, then those asked about, the gold item set apart and said so.
+    built = int(re.search(r"pool 'demo-pool': (\d+) candidates", result.output).group(1))
+    line = re.search(r"demo-pool \(.*\): (\d+) candidates.*; (\d+) built, (\d+) of them set "
+                     r"apart", result.output)  # fmt: skip
+    asked, pooled, apart = map(int, line.groups())
+    assert pooled == built and asked + apart == built and apart == 1  # the demo's gold item
     again = runner.invoke(cli, ["demo", "--dir", "demo", "--no-serve"], catch_exceptions=False)
     assert again.exit_code == 0 and "identical content: nothing to do" in again.output
 
@@ -190,6 +198,7 @@ def test_serve_runs_streamlit_without_its_full_collection_after_every_page_run(
     and the other annotators' keys waited (benchmarks/served_keys.py). ``qrels serve``
     turns it off, by an option this Streamlit still knows."""
     import os
+    import socket
 
     from streamlit import config
 
@@ -197,9 +206,41 @@ def test_serve_runs_streamlit_without_its_full_collection_after_every_page_run(
     monkeypatch.setattr(os, "execve", lambda path, args, env: started.append(args))
     result = CliRunner().invoke(cli, ["--db", f"sqlite:///{tmp_path / 'q.db'}", "init"])
     assert result.exit_code == 0, result.output
-    result = CliRunner().invoke(cli, ["--db", f"sqlite:///{tmp_path / 'q.db'}", "serve"])
+    with socket.socket() as spare:  # a port free now, as a user's 8501 may not be
+        spare.bind(("127.0.0.1", 0))
+        port = str(spare.getsockname()[1])
+    db = f"sqlite:///{tmp_path / 'q.db'}"
+    result = CliRunner().invoke(cli, ["--db", db, "serve", "--port", port])
     assert result.exit_code == 0, result.output
     arguments = started[0]
     at = arguments.index("--runner.postScriptGC")
     assert arguments[at + 1] == "false"
     assert "runner.postScriptGC" in config.get_config_options()
+
+
+@pytest.mark.parametrize("command", ["serve", "demo"])
+def test_serve_and_demo_on_a_taken_port_say_so_and_name_port(tmp_path, monkeypatch, command):
+    """A second app on the port of a running one: the command says the port is taken and
+    names ``--port`` with a free one, exit 2, and starts nothing (the demo loads nothing)."""
+    import os
+    import socket
+
+    started = []
+    monkeypatch.setattr(os, "execve", lambda path, args, env: started.append(args))
+    monkeypatch.chdir(tmp_path)
+    db = f"sqlite:///{tmp_path / 'q.db'}"
+    assert CliRunner().invoke(cli, ["--db", db, "init"]).exit_code == 0
+    with socket.create_server(("127.0.0.1", 0)) as running:  # listening, as an app would
+        port = running.getsockname()[1]
+        arguments = ["serve"] if command == "serve" else ["demo", "--dir", "d"]
+        for lang, words in (("en", "is already in use"), ("zh", "已被占用")):
+            result = CliRunner().invoke(
+                cli, ["--lang", lang, "--db", db, *arguments, "--port", str(port)]
+            )
+            assert result.exit_code == 2, result.output
+            assert words in result.stderr and f"{port}" in result.stderr
+            assert "--port " in result.stderr
+            suggested = int(result.stderr.rsplit("--port ", 1)[1].split()[0])
+            assert suggested != port
+    assert not started
+    assert not (tmp_path / "d").exists()

@@ -7,6 +7,7 @@ languages; releases without what it needs are refused clearly."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -256,6 +257,13 @@ def test_groups_with_too_few_human_queries_say_so_instead_of_an_interval(uniform
     assert min(sizes) < estimates.MIN_HUMAN_QUERIES <= max(sizes)  # this sample: 4 and 12
     lines = estimate_lines(estimate_data(report), "en")
     assert any("no estimate: " in line and "fewer than 10" in line for line in lines)
+    # The Evaluate page's table: a dash where there is no figure, and the note says why;
+    # never None (issue 40).
+    for lang in ("en", "zh"):
+        table = estimate_table(estimate_data(report), "figures", lang)
+        assert not table.isna().any().any() and "None" not in table.to_string()
+        empty = table[table.iloc[:, 3] == "-"]
+        assert len(empty) and (empty.iloc[:, 8] != "").all()
 
 
 def test_paired_differences_estimate_the_mean_per_query_difference(uniform_release):
@@ -382,6 +390,20 @@ def test_the_command_prints_estimates_and_gates_on_them(uniform_release, tmp_pat
     )
     assert "all: 40 queries, 16 judged by people (40%)" in shown.output
     assert "model only" in shown.output and "people only" in shown.output
+    # Two populations, each named with its counts (issue 40): the plain figures average the
+    # queries with a relevant chunk, the estimates every answerable one, the others at 0.
+    plain = re.search(
+        r"each figure: the mean over the (\d+) counted queries \(with a relevant chunk\); "
+        r"the (\d+) answerable queries without one are left out",
+        shown.output,
+    )
+    counted, without = map(int, plain.groups())
+    assert counted + without == 40 and without > 0
+    assert (
+        f"population: the 40 answerable queries in scope, {without} of them with nothing "
+        f"relevant in the release (each counts 0); the plain figures above average only the "
+        f"{counted} with a relevant chunk"
+    ) in shown.output
     data = json.loads(
         evaluate_cli(
             "--release", folder, "--run", base, "--run", better, "--estimate", "judge-m", "--json"
@@ -390,6 +412,10 @@ def test_the_command_prints_estimates_and_gates_on_them(uniform_release, tmp_pat
     assert {f["run"] for f in data["estimates"]["figures"]} == {"base", "better"}
     assert data["estimates"]["sample"]["design"] == "uniform"
     assert data["estimates"]["predictor"] == "calibrated"
+    assert (data["estimates"]["without_relevant"], data["estimates"]["plain_counted"]) == (
+        without,
+        counted,
+    )
     raw = evaluate_cli(
         "--release",
         folder,

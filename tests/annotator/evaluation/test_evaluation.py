@@ -404,6 +404,10 @@ def test_bad_input_is_refused_with_where_and_what(tmp_path, runs):
     stray = write(tmp_path, "stray.trec", "q1 Q0 a#0 1 2.0 r\nx2 Q0 a#1 1 1.0 r\n")
     shown = evaluate_cli("--release", folder, "--run", stray).output
     assert "r ranks 1 queries that are not in the release (ignored): x2" in shown  # its tag
+    strict = evaluate_cli("--release", folder, "--run", stray, "--strict", expect=2)
+    assert "run 'r' ranks 1 queries that are not in this release (e.g. 'x2')" in strict.stderr
+    assert "--strict" in strict.stderr and not strict.stdout
+    assert evaluate_cli("--release", folder, "--run", runs[0], "--strict").exit_code == 0
     missing = evaluate_cli("--release", tmp_path / "nowhere", "--run", runs[0], expect=2)
     assert "does not match its manifest: manifest.json: cannot be read" in missing.stderr
     unknown = evaluate_cli("--release", folder, "--run", runs[0], "--metrics", "f1@3", expect=2)
@@ -656,3 +660,32 @@ def test_recall_equals_hit_with_one_relevant_passage_and_not_with_several(
     # Hit@20 is 1 once one of the relevant documents is found; Recall@20 counts them all.
     assert sum(r["recall@20"] != r["hit@20"] for r in several) > len(several) / 2
     assert all(r["recall@20"] == r["hit@20"] for r in cranfield if r["relevant"] == "1")
+
+
+def test_the_evaluate_page_folds_low_judged_warnings_into_one(demo_url, tmp_path, monkeypatch):
+    """Issue 40: a warning per run and group whose Judged@k is low stacked up (about 18
+    on the demo). One warning says how many, the list is behind an expander, as text."""
+    from streamlit.testing.v1 import AppTest
+
+    from annotator.evaluation.evaluation_text import low_judged_items
+    from tests.annotator.app.test_app import PAGES, user_id
+
+    monkeypatch.setenv("QRELS_RELEASE_DIR", str(tmp_path / "releases"))
+    folder = record(demo_url, make_release(tmp_path / "releases" / "v1"))
+    release = evaluation.load_release(folder)
+    result = scored(release, BASE, BETTER, metrics=DEFAULT_METRICS, by="slice")  # the page's
+    listed = low_judged_items(report(result), "en")
+    assert len(listed) > 1  # else the test would prove nothing
+    at = AppTest.from_file(str(PAGES / "evaluate_page.py"), default_timeout=60)
+    at.session_state["user_id"] = user_id(demo_url, "lead")
+    at.run()
+    named = ((BASE, "base"), (BETTER, "better"))
+    runs = [(f"{n}.trec", _trec(r, n), "text/plain") for r, n in named]
+    at.file_uploader(key="eval_runs").set_value(runs).run()
+    assert not at.exception, at.exception
+    low = [w.value for w in at.warning if "Judged@k" in w.value]
+    assert len(low) == 1, low
+    assert low[0].startswith(f"warning: low Judged@k for {len(listed)} runs and groups")
+    (expander,) = [e for e in at.expander if "low Judged@k" in e.label]
+    assert expander.label == f"Runs and groups with low Judged@k ({len(listed)})"
+    assert expander.text[0].value.splitlines() == listed

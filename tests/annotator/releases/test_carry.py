@@ -381,7 +381,7 @@ def test_an_annotator_sees_nothing_carried_on_the_labeling_page(carried_app):
     at = app_page("label_page.py", carried_app, "ann1", "p30")
     assert not at.exception
     text = shown_text(at) + "\n".join(str(t.value) for t in at.text)
-    assert "This pool: 0 / 11" in text  # the carried pool, to be graded blind
+    assert "Your share of this pool: 0 / 11" in text  # the carried pool, to be graded blind
     for hidden in ("carried", "same text", "split", "mapping", "released", "whole"):
         assert hidden not in text.lower(), hidden
 
