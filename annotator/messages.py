@@ -8,6 +8,27 @@ from __future__ import annotations
 from pooling.i18n import register
 
 MESSAGES: dict[str, dict[str, str]] = {
+    # -- imports (the CLI's and the app's)
+    "imported_corpus": {
+        "en": "imported corpus version '{name}': {documents} documents, {chunks} chunks "
+        "({empty} empty; chunking: {chunking})",
+        "zh": "已导入语料版本“{name}”：{documents} 篇文档，{chunks} 个片段"
+        "（空文本 {empty} 个；切分：{chunking}）",
+    },
+    "imported_queries": {
+        "en": "imported query set '{name}': {queries} queries ({dev} dev, {test} test, "
+        "{unanswerable} unanswerable)",
+        "zh": "已导入查询集“{name}”：{queries} 条查询（dev {dev} 条，test {test} 条，"
+        "无答案 {unanswerable} 条）",
+    },
+    "imported_run": {
+        "en": "imported run of system '{name}': {entries} results for {queries} queries",
+        "zh": "已导入系统“{name}”的运行结果：{queries} 条查询共 {entries} 条结果",
+    },
+    "unchanged": {
+        "en": "{kind} '{name}' is already in the database with identical content: nothing to do",
+        "zh": "{kind}“{name}”已存在且内容相同：无需导入",
+    },
     # -- pools and systems
     "depth_or_budget": {
         "en": "give exactly one of --depth and --budget (--strategy active takes --budget)",

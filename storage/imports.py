@@ -1,11 +1,10 @@
 """Imports: corpus versions, query sets, runs and judgments, each as one transaction.
 
-Each function reads and checks the whole file first (``pooling.readers``), then checks it
-against what the database holds, and only then writes; it never commits, so the caller's
-``session_scope`` makes the import all or nothing. A version that already exists with the
-same content is a no-op (``ImportResult.created`` is False); with other content it is
-refused, because a version never changes meaning.
-"""
+Each function checks the whole file (``pooling.readers``), then against the database, and
+only then writes; it never commits, so the caller's ``session_scope`` makes the import all
+or nothing. A version that exists with the same content is a no-op (``created`` False); with
+other content it is refused: a version never changes meaning. A file's recorded source is
+``str(path)``'s name: an upload's (``annotator.app.uploads.Upload``) the user's name for it."""
 
 from __future__ import annotations
 
@@ -13,6 +12,7 @@ import hashlib
 import logging
 from collections import Counter
 from dataclasses import dataclass, field
+from os import PathLike
 from pathlib import Path
 
 from sqlalchemy import insert
@@ -55,7 +55,7 @@ logger = logging.getLogger(__name__)
 
 @dataclass
 class ImportResult:
-    """What an import did: ``created`` is False when identical content was already there."""
+    """What an import did: ``created`` False when identical content was already there."""
 
     name: str
     created: bool
@@ -68,7 +68,7 @@ def _sha256(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def _refuse_changed(path: Path | str, kind: str, name: str) -> InputError:
+def _refuse_changed(path: PathLike | str, kind: str, name: str) -> InputError:
     return InputError(str(path), "version_changed", kind=f"@{kind}", name=name)
 
 
@@ -92,11 +92,11 @@ class _Corpus:
 
 
 def _build_corpus(
-    path: Path | str,
+    path: PathLike | str,
     size: int | None,
     overlap: int,
     allow_empty: bool,
-    documents: Path | str | None = None,
+    documents: PathLike | str | None = None,
 ) -> _Corpus:
     """Documents and chunks from the file's records; whole documents are split when a
     chunk ``size`` is given, chunks that name their parent are kept as they are and located
@@ -142,7 +142,7 @@ def _build_corpus(
 
 def _locate(
     corpus: _Corpus,
-    path: Path | str,
+    path: PathLike | str,
     lines: dict[str, int],
     parents: dict[str, int],
     documents: dict[str, str],
@@ -170,14 +170,14 @@ def _locate(
 
 
 def import_corpus(
-    path: Path | str,
+    path: PathLike | str,
     *,
     session: Session,
     version: str,
     chunk_size: int | None = None,
     chunk_overlap: int = 0,
     allow_empty: bool = False,
-    documents: Path | str | None = None,
+    documents: PathLike | str | None = None,
 ) -> ImportResult:
     """Import BEIR ``corpus.jsonl``, or a folder of ``.md``, ``.txt`` and ``.html`` files
     (``pooling.document_folder``: one whole document per file, its path as id, chunked at
@@ -228,7 +228,7 @@ def import_corpus(
         name=typed_name(version, "what_corpus_version_name"),
         chunking=chunking,
         content_hash=digest,
-        source=Path(path).name,
+        source=Path(str(path)).name,
         documents=len(corpus.documents),
         chunks=len(corpus.chunks),
     )
@@ -277,10 +277,8 @@ def import_corpus(
 
 
 # -- queries ----------------------------------------------------------------------------
-
-
 def import_queries(
-    path: Path | str, *, session: Session, name: str, default_split: str = "test"
+    path: PathLike | str, *, session: Session, name: str, default_split: str = "test"
 ) -> ImportResult:
     """Import BEIR ``queries.jsonl`` (with optional ``slices``, ``split``, ``answerable``,
     ``notes``), a ``.txt`` file of questions (one a line) or a ``.csv`` file with a ``text``
@@ -301,8 +299,9 @@ def import_queries(
             raise _refuse_changed(path, "kind_query_set", name)
         return ImportResult(name, created=False, counts=counts)
 
+    source = Path(str(path)).name
     query_set = QuerySet(
-        name=typed_name(name, "what_query_set_name"), content_hash=digest, source=Path(path).name
+        name=typed_name(name, "what_query_set_name"), content_hash=digest, source=source
     )
     session.add(query_set)
     session.flush()
@@ -336,7 +335,7 @@ def _key(keys: dict[str, int], value: str, where: Where, field_name: str, error:
 
 
 def import_run(
-    path: Path | str,
+    path: PathLike | str,
     *,
     session: Session,
     system: str,
@@ -395,8 +394,8 @@ def import_run(
 
 
 def annotator_account(name: str, kind: str, *, session: Session) -> tuple[User, bool]:
-    """The user called ``name``, created without a password (it cannot log in) when missing.
-    Returns ``(user, created)``; raises ``ValueError`` if it exists as another kind."""
+    """The user ``name`` (created without a password, so no login, when missing) and
+    whether it was created; ``ValueError`` if it exists as another kind."""
     if kind not in USER_KINDS:
         raise LocalizedError("bad_choice", value=kind, choices=", ".join(USER_KINDS))
     user = session.exec(select(User).where(User.name == name)).first()
@@ -414,7 +413,7 @@ BATCH = 10_000  # judgments inserted per statement
 
 
 def import_judgments(
-    path: Path | str,
+    path: PathLike | str,
     *,
     session: Session,
     annotator: str,
@@ -473,7 +472,7 @@ def import_judgments(
         session=session,
         # append_judgments fills in the batch's ids
         batch=JudgmentBatch(  # type: ignore[call-arg]
-            source=Path(path).name, format=file_format, content_hash=content_hash
+            source=Path(str(path)).name, format=file_format, content_hash=content_hash
         ),
         rubric_version=rubric_version,
     )

@@ -528,6 +528,69 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "New password for {name} (shown this once; their sessions ended): {password}",
         "zh": "{name} 的新密码（仅此一次显示；其会话已结束）：{password}",
     },
+    # -- the lead's imports (annotator.app.data_imports)
+    "page_data": {"en": "Data", "zh": "数据导入"},
+    "data_documents_title": {"en": "Documents: a new corpus version", "zh": "文档：新的语料版本"},
+    "data_documents_files": {
+        "en": "A zip of a folder, or files (.md, .txt, .html, .pdf, .docx)",
+        "zh": "文件夹的 zip 压缩包，或多个文件（.md、.txt、.html、.pdf、.docx）",
+    },
+    "data_corpus_version": {"en": "Corpus version name", "zh": "语料版本名称"},
+    "data_chunk_size": {"en": "Chunk size (characters)", "zh": "片段长度（字符）"},
+    "data_chunk_overlap": {"en": "Chunk overlap (characters)", "zh": "片段重叠（字符）"},
+    "data_documents_button": {"en": "Import documents", "zh": "导入文档"},
+    "data_queries_title": {"en": "Questions: a new query set", "zh": "问题：新的查询集"},
+    "data_queries_file": {
+        "en": "A question file (.txt one a line, .csv with a text column, .jsonl)",
+        "zh": "问题文件（.txt 每行一条，.csv 含 text 列，.jsonl）",
+    },
+    "data_query_set": {"en": "Query set name", "zh": "查询集名称"},
+    "data_queries_button": {"en": "Import questions", "zh": "导入问题"},
+    "data_run_title": {"en": "A run: a system's rankings", "zh": "运行结果：一个系统的排序"},
+    "data_run_file": {
+        "en": "A run file (TREC, JSONL or CSV)",
+        "zh": "运行结果文件（TREC、JSONL 或 CSV）",
+    },
+    "data_system": {"en": "System name", "zh": "系统名称"},
+    "data_run_button": {"en": "Import run", "zh": "导入运行结果"},
+    "data_versions": {
+        "en": "In the database: corpus versions {corpora}; query sets {query_sets}.",
+        "zh": "数据库中现有：语料版本 {corpora}；查询集 {query_sets}。",
+    },
+    "data_none": {"en": "none yet", "zh": "暂无"},
+    "data_no_file": {"en": "Choose a file first.", "zh": "请先选择文件。"},
+    "data_needs_versions": {
+        "en": "Import documents and questions first: a run ranks a query set's questions "
+        "over a corpus version.",
+        "zh": "请先导入文档和问题：运行结果是某查询集的问题在某语料版本上的排序。",
+    },
+    "upload_member_unsafe": {
+        "en": "'{member}' is not a plain path inside the upload (absolute, '..', a drive or "
+        "a backslash); nothing was imported",
+        "zh": "“{member}”不是上传内容中的普通相对路径（绝对路径、“..”、盘符或反斜杠）；"
+        "未导入任何内容",
+    },
+    "upload_member_link": {
+        "en": "'{member}' is a link; a zip of documents may hold only files and folders",
+        "zh": "“{member}”是链接；文档压缩包只能包含文件和文件夹",
+    },
+    "upload_member_twice": {
+        "en": "'{member}' is given twice; nothing was imported",
+        "zh": "“{member}”出现了两次；未导入任何内容",
+    },
+    "upload_member_unreadable": {
+        "en": "'{member}' cannot be unpacked (damaged, encrypted or an unknown compression)",
+        "zh": "“{member}”无法解压（已损坏、已加密或压缩方式未知）",
+    },
+    "upload_not_a_zip": {"en": "not a zip file, or a damaged one", "zh": "不是 zip 文件或已损坏"},
+    "upload_too_many_members": {
+        "en": "holds more than {limit} files; split it",
+        "zh": "包含的文件超过 {limit} 个；请拆分",
+    },
+    "upload_unpacked_too_large": {
+        "en": "unpacks to more than {limit} MB; nothing was imported",
+        "zh": "解压后超过 {limit} MB；未导入任何内容",
+    },
     "judge_run_title": {"en": "Run the judge on this pool", "zh": "在此候选池上运行评判"},
     "judge_model": {"en": "Model (as the server names it)", "zh": "模型（按服务器的命名）"},
     "judge_base_url_label": {

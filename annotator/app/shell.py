@@ -16,6 +16,7 @@ PAGES = [
     ("label_page.py", "page_label", "label", False),
     ("my_progress_page.py", "page_my_progress", "mine", False),
     ("team_progress_page.py", "page_team_progress", "team", True),
+    ("data_page.py", "page_data", "data", True),
     ("pools_page.py", "page_pools", "pools", True),
     ("adjudication_page.py", "page_adjudication", "adjudication", True),
     ("agreement_page.py", "page_agreement", "agreement", True),

@@ -315,31 +315,11 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "database ready at {url} (schema {head})",
         "zh": "数据库已就绪：{url}（表结构 {head}）",
     },
-    "imported_corpus": {
-        "en": "imported corpus version '{name}': {documents} documents, {chunks} chunks "
-        "({empty} empty; chunking: {chunking})",
-        "zh": "已导入语料版本“{name}”：{documents} 篇文档，{chunks} 个片段"
-        "（空文本 {empty} 个；切分：{chunking}）",
-    },
-    "imported_queries": {
-        "en": "imported query set '{name}': {queries} queries ({dev} dev, {test} test, "
-        "{unanswerable} unanswerable)",
-        "zh": "已导入查询集“{name}”：{queries} 条查询（dev {dev} 条，test {test} 条，"
-        "无答案 {unanswerable} 条）",
-    },
-    "imported_run": {
-        "en": "imported run of system '{name}': {entries} results for {queries} queries",
-        "zh": "已导入系统“{name}”的运行结果：{queries} 条查询共 {entries} 条结果",
-    },
     "imported_judgments": {
         "en": "imported {judgments} judgments by '{name}' ({format}) "
         "for query set '{query_set}' and corpus version '{corpus_version}'",
         "zh": "已导入“{name}”的 {judgments} 条标注（{format}），"
         "查询集“{query_set}”，语料版本“{corpus_version}”",
-    },
-    "unchanged": {
-        "en": "{kind} '{name}' is already in the database with identical content: nothing to do",
-        "zh": "{kind}“{name}”已存在且内容相同：无需导入",
     },
     "judgments_unchanged": {
         "en": "these judgments by '{name}' were already imported: nothing to do",

@@ -29,6 +29,7 @@ LEAD_PAGES = [
     "evaluate_page.py",
     "judge_page.py",
     "accounts_page.py",
+    "data_page.py",
 ]
 ALL_PAGES = ["label_page.py", "my_progress_page.py", *LEAD_PAGES]
 
