@@ -19,18 +19,21 @@ from pooling.readers import MAX_NAME
 def build_form(lead_id: int) -> None:
     query_sets, corpora = pool_building.version_names(ui.engine())
     with st.expander(ui.t("build_pool_title")), st.form("build_pool"):
-        name = st.text_input(ui.t("field_pool_name"), max_chars=MAX_NAME)
+        name = st.text_input(ui.t("field_pool_name"), max_chars=MAX_NAME, key="build_pool_name")
         query_set = st.selectbox(ui.t("kind_query_set"), query_sets)
         corpus_version = st.selectbox(ui.t("kind_corpus_version"), corpora)
-        systems = st.text_input(ui.t("field_systems"), value="bm25,vector")
-        depth = st.number_input(ui.t("field_depth"), min_value=1, value=10)
+        systems = st.text_input(
+            ui.t("field_systems"), value="bm25,vector", key="build_pool_systems"
+        )
+        depth = st.number_input(ui.t("field_depth"), min_value=1, value=10, key="build_depth")
         overlap = st.number_input(ui.t("field_overlap"), min_value=1, value=2)
         active = st.checkbox(ui.t("field_active"))
         budget = st.number_input(ui.t("field_budget"), min_value=1, value=50)
         stop_below = st.number_input(ui.t("field_stop_below"), min_value=0.0, value=1.0)
-        if st.form_submit_button(ui.t("build_button")):
+        if st.form_submit_button(ui.t("build_button"), key="build_pool_submit"):
             try:
-                result = pool_building.build_pool(
+                result = ui.as_user(
+                    pool_building.build_pool,
                     ui.engine(),
                     name.strip(),
                     systems=systems,
@@ -46,21 +49,30 @@ def build_form(lead_id: int) -> None:
             except LocalizedError as error:
                 ui.plain(error, "error")
             else:
+                if result is ui.REFUSED:  # the lead's own account changed meanwhile
+                    st.rerun()
                 ui.pool_changed(result, overlap=int(overlap))
 
 
 def topup_form(pool_name: str, lead_id: int) -> None:
     with st.expander(ui.t("topup_title")), st.form("topup_pool"):
-        systems = st.text_input(ui.t("field_systems"))
-        depth = st.number_input(ui.t("field_depth"), min_value=1, value=10)
-        if st.form_submit_button(ui.t("topup_button")):
+        systems = st.text_input(ui.t("field_systems"), key="topup_pool_systems")
+        depth = st.number_input(ui.t("field_depth"), min_value=1, value=10, key="topup_depth")
+        if st.form_submit_button(ui.t("topup_button"), key="topup_pool_submit"):
             try:
-                result = pool_building.topup_pool(
-                    ui.engine(), pool_name, systems=systems, depth=int(depth), by=lead_id
+                result = ui.as_user(
+                    pool_building.topup_pool,
+                    ui.engine(),
+                    pool_name,
+                    systems=systems,
+                    depth=int(depth),
+                    by=lead_id,
                 )
             except LocalizedError as error:
                 ui.plain(error, "error")
             else:
+                if result is ui.REFUSED:
+                    st.rerun()
                 ui.pool_changed(result)
 
 
