@@ -787,6 +787,12 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "model judge '{name}' has graded no candidate of pool '{pool}'",
         "zh": "模型评审“{name}”尚未给池“{pool}”的任何候选评分",
     },
+    "sample_drawn": {
+        "en": "pool {pool}: {size} of {population} queries drawn ({design}, seed {seed}); "
+        "people judge them completely, and the app hands them out first",
+        "zh": "池 {pool}：从 {population} 条查询中抽取 {size} 条（{design}，种子 {seed}）；"
+        "由人工完整标注，应用会优先分派这些查询",
+    },
     "sample_redraw_refused": {
         "en": "pool '{pool}' has a sample of which people have judged {judged} queries: a new "
         "draw would set their work aside, and drawing until an estimate favours a run would go "
@@ -819,6 +825,18 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "sample: the release does not say how often it was drawn (made before draws were "
         "kept)",
         "zh": "样本：该发布未记录抽样次数（生成于记录抽样历史之前）",
+    },
+    "app_sample_redraw_refused": {
+        "en": "people have judged {judged} queries of pool '{pool}''s sample: a new draw sets "
+        "their work aside, so say why in the 'Why draw again' field (kept with the draw and "
+        "shown with every estimate)",
+        "zh": "候选池“{pool}”的样本中已有 {judged} 条查询被人工标注：重新抽样会搁置这些工作，"
+        "请在“为何重新抽样”一栏写明原因（随本次抽样保存，并与每个估计一同显示）",
+    },
+    "app_sample_redraw_needs_why": {
+        "en": "say why the sample is drawn again in the 'Why draw again' field (kept with the "
+        "draw and shown with every estimate)",
+        "zh": "请在“为何重新抽样”一栏写明重新抽样的原因（随本次抽样保存，并与每个估计一同显示）",
     },
     "sample_design_uniform": {"en": "uniform", "zh": "等概率"},
     "sample_design_stratified": {"en": "stratified by slice", "zh": "按切片分层"},

@@ -564,6 +564,25 @@ MESSAGES: dict[str, dict[str, str]] = {
         "over a corpus version.",
         "zh": "请先导入文档和问题：运行结果是某查询集的问题在某语料版本上的排序。",
     },
+    "sample_title": {"en": "Draw a sample of queries", "zh": "抽取查询样本"},
+    "sample_size_label": {
+        "en": "How many queries people judge completely: a number (50) or a share (20%)",
+        "zh": "人工完整标注的查询数：数目（50）或比例（20%）",
+    },
+    "sample_by_label": {"en": "Design", "zh": "抽样设计"},
+    "sample_model_label": {
+        "en": "Model judge (for the uncertainty design)",
+        "zh": "模型评判账号（用于按不确定性抽样）",
+    },
+    "sample_why_label": {"en": "Why draw again", "zh": "为何重新抽样"},
+    "sample_judged_note": {
+        "en": "People have judged {judged} queries of this pool's sample: a new draw needs a "
+        "reason, kept with it and shown with every estimate.",
+        "zh": "此候选池的样本中已有 {judged} 条查询被人工标注：重新抽样须写明原因，"
+        "原因随抽样保存并与每个估计一同显示。",
+    },
+    "sample_button": {"en": "Draw", "zh": "抽样"},
+    "sample_members": {"en": "Queries drawn: {ids}", "zh": "抽中的查询：{ids}"},
     "upload_member_unsafe": {
         "en": "'{member}' is not a plain path inside the upload (absolute, '..', a drive or "
         "a backslash); nothing was imported",

@@ -239,12 +239,6 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "rank_at": {"en": "rank {rank}", "zh": "第 {rank} 名"},
     # -- metric estimates from a model judge and a human sample
-    "sample_drawn": {
-        "en": "pool {pool}: {size} of {population} queries drawn ({design}, seed {seed}); "
-        "people judge them completely, and the app hands them out first",
-        "zh": "池 {pool}：从 {population} 条查询中抽取 {size} 条（{design}，种子 {seed}）；"
-        "由人工完整标注，应用会优先分派这些查询",
-    },
     "sample_stratum": {
         "en": "  stratum {stratum}: {drawn} of {queries}",
         "zh": "  分层 {stratum}：{queries} 条中抽取 {drawn} 条",

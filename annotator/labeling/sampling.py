@@ -129,6 +129,14 @@ def draw_sample(
         return recorded
 
 
+def judged_in_sample(engine: Engine, pool_name: str) -> int:
+    """How many queries of the pool's sample in force people have judged: when more than
+    none, a new draw needs ``redraw`` and a reason (``draw_sample``)."""
+    with snapshot_scope(engine) as session:
+        pool = get_pool(pool_name, session=session)
+        return sample_records.judged_sampled_queries(pool, session=session)
+
+
 def current(engine: Engine, pool_name: str) -> sample_records.SampleRecord | None:
     """The pool's sample in force, or None."""
     with snapshot_scope(engine) as session:

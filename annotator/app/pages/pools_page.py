@@ -8,6 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from annotator.app import charts, guide_charts, ui
+from annotator.labeling import sampling
 from annotator.labeling.active_pooling import is_active
 from annotator.pools import pool_building
 from annotator.releases.carry import CarryStatus, carry_status
@@ -74,6 +75,64 @@ def topup_form(pool_name: str, lead_id: int) -> None:
                 if result is ui.REFUSED:
                     st.rerun()
                 ui.pool_changed(result)
+
+
+# The sample designs as ``draw_sample`` takes them (None: uniform) and as records name them.
+DESIGNS: dict[str, tuple[str | None, str]] = {
+    "uniform": (None, "uniform"),
+    "slice": ("slice", "stratified"),
+    "uncertainty": ("uncertainty", "uncertainty"),
+}
+
+
+def sample_form(pool_name: str, lead_id: int) -> None:
+    """Draw the queries people judge completely, as ``qrels sample`` does; once people have
+    judged some of the sample in force, a new draw needs a reason ("why")."""
+    judged = sampling.judged_in_sample(ui.engine(), pool_name)
+    with st.expander(ui.t("sample_title")), st.form("draw_sample"):
+        size = st.text_input(ui.t("sample_size_label"), value="20%", key="sample_size")
+        labels = {d: ui.t(f"sample_design_{named}") for d, (_, named) in DESIGNS.items()}
+        design = st.selectbox(
+            ui.t("sample_by_label"),
+            list(DESIGNS),
+            format_func=lambda d: labels[d],  # in the page's language, bound now
+            key="sample_design",
+        )
+        model = st.text_input(ui.t("sample_model_label"), key="sample_model")
+        if judged:
+            st.warning(ui.t("sample_judged_note", judged=int(judged)))
+        why = st.text_area(ui.t("sample_why_label"), key="sample_why")
+        if st.form_submit_button(ui.t("sample_button"), key="sample_submit"):
+            try:
+                record = ui.as_user(
+                    sampling.draw_sample,
+                    ui.engine(),
+                    pool_name,
+                    size,
+                    by=DESIGNS[str(design)][0],
+                    model=model.strip() or None,
+                    lead=lead_id,
+                    redraw=judged > 0,
+                    why=why.strip() or None,
+                )
+            except LocalizedError as error:
+                ui.plain(error, "error")
+                return
+            if record is ui.REFUSED:
+                st.rerun()
+            design_name = ui.t(f"sample_design_{record.design}")
+            ui.plain(
+                ui.t(
+                    "sample_drawn",
+                    pool=record.pool,
+                    size=record.size,
+                    population=record.population,
+                    design=design_name,
+                    seed=record.seed,
+                ),
+                "success",
+            )
+            ui.plain(ui.t("sample_members", ids=", ".join(m.query_id for m in record.members)))
 
 
 def carried_section(pool_name: str) -> None:
@@ -144,6 +203,7 @@ ui.sidebar(user)
 build_form(user.id)
 pool_name = ui.choose_pool()
 topup_form(pool_name, user.id)
+sample_form(pool_name, user.id)
 moment, figures = ui.figures("pools", pool_name)
 report = figures.report
 ui.plain(
