@@ -33,17 +33,6 @@ def act(what: str, action, *args, **kwargs) -> None:
         ui.plain(note, "warning")
 
 
-query_sets, corpora = pool_building.version_names(ui.engine())
-none = ui.t("data_none")
-ui.plain(
-    ui.t(
-        "data_versions",
-        corpora=", ".join(corpora) or none,
-        query_sets=", ".join(query_sets) or none,
-    ),
-    "info",
-)
-
 with st.form("data_documents", clear_on_submit=True):
     st.subheader(ui.t("data_documents_title"))
     files = st.file_uploader(
@@ -83,7 +72,7 @@ with st.form("data_queries", clear_on_submit=True):
             name = query_set.strip() or data_imports.upload_name(file.name)
             act("queries", data_imports.import_queries, file.name, file.getvalue(), query_set=name)
 
-query_sets, corpora = pool_building.version_names(ui.engine())  # with today's imports
+query_sets, corpora = pool_building.version_names(ui.engine())  # this run's imports too
 with st.form("data_run", clear_on_submit=True):
     st.subheader(ui.t("data_run_title"))
     file = st.file_uploader(ui.t("data_run_file"), key="data_run_file")
@@ -105,3 +94,14 @@ with st.form("data_run", clear_on_submit=True):
                 query_set=chosen_set,
                 corpus_version=chosen_corpus,
             )
+
+# What is there now, today's imports included, to name in a pool or a run.
+none = ui.t("data_none")
+ui.plain(
+    ui.t(
+        "data_versions",
+        corpora=", ".join(corpora) or none,
+        query_sets=", ".join(query_sets) or none,
+    ),
+    "info",
+)
