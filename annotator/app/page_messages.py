@@ -242,9 +242,10 @@ MESSAGES: dict[str, dict[str, str]] = {
     "page_pools": {"en": "Pools", "zh": "候选池"},
     "pool_select": {"en": "Pool", "zh": "候选池"},
     "no_pools": {
-        "en": "There is no pool to judge yet. A lead builds one on the Pools page (“Build a "
-        "pool”).",
-        "zh": "还没有可标注的候选池。负责人可在“候选池”页面（“建立候选池”）建立。",
+        "en": "There is no pool to judge yet. A lead brings documents and questions in on the "
+        "Data page, then builds one on the Pools page (“Build a pool”).",
+        "zh": "还没有可标注的候选池。负责人先在“数据导入”页面导入文档和问题，"
+        "再在“候选池”页面（“建立候选池”）建立。",
     },
     "all_done": {
         "en": "Nothing left for you in this pool. Thank you!",
