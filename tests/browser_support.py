@@ -167,6 +167,16 @@ def log_in(page, address: str, name: str) -> None:
     page.mouse.click(900, 20)  # focus on the page, not in a field
 
 
+def lead_on(page, address: str, lang: str, path: str) -> None:
+    """Log in as the lead ``boss``, switch to ``lang`` (``en`` or ``zh``) and open the lead
+    page at ``path`` (``accounts``, ``data``, ``pools``) from the sidebar."""
+    log_in(page, address, "boss")
+    if lang == "zh":
+        page.get_by_text("中文", exact=True).click()
+        page.get_by_text("当前用户", exact=False).first.wait_for(timeout=30_000)
+    page.locator(f'[data-testid="stSidebarNav"] a[href$="/{path}"]').click()
+
+
 def choose(page, label: str, option: str) -> None:
     """Choose ``option`` in the select box labelled ``label``; a box that a rerun of the
     page redraws while it opens is opened again."""

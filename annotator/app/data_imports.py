@@ -69,11 +69,8 @@ def import_queries(
     """Question file ``data`` (named ``label``: ``.txt``, ``.csv`` or ``.jsonl``) as query
     set ``query_set``, as ``qrels import queries``. Raises ``Refused`` unless ``by`` is a
     lead who may act, ``InputError`` at the first bad line (naming ``label``)."""
-    with session_scope(engine) as session, saved(data, label) as upload:
-        acting(by, "lead", session=session)
-        return imports.import_queries(
-            upload, session=session, name=query_set.strip(), default_split=default_split
-        )
+    arguments = {"name": query_set.strip(), "default_split": default_split}
+    return _import_upload(engine, label, data, imports.import_queries, arguments, by)
 
 
 def import_run(
@@ -90,15 +87,18 @@ def import_run(
     ``system`` over a query set and corpus version, as ``qrels import run``; pools built
     from then on can name it ``run:SYSTEM``. Raises ``Refused`` unless ``by`` is a lead who
     may act, ``InputError`` at the first bad line or unknown id (naming ``label``)."""
+    arguments = {"system": system.strip(), "query_set": query_set, "corpus_version": corpus_version}
+    return _import_upload(engine, label, data, imports.import_run, arguments, by)
+
+
+def _import_upload(
+    engine: Engine, label: str, data: bytes, function, arguments: dict, by: int
+) -> ImportResult:
+    """``function(upload, session=…, **arguments)`` on ``data`` saved for the purpose, in
+    one transaction that first checks the acting account ``by``."""
     with session_scope(engine) as session, saved(data, label) as upload:
         acting(by, "lead", session=session)
-        return imports.import_run(
-            upload,
-            session=session,
-            system=system.strip(),
-            query_set=query_set,
-            corpus_version=corpus_version,
-        )
+        return function(upload, session=session, **arguments)
 
 
 def import_summary(result: ImportResult, what: str, lang: str | None = None) -> list[str]:

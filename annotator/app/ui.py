@@ -289,6 +289,20 @@ def as_user(action, *args, **kwargs):
         return REFUSED
 
 
+def act(action, *args, **kwargs) -> tuple[bool, Any]:
+    """``action(*args, **kwargs)`` on behalf of the logged-in user (``as_user``): whether it
+    was done and its result. An error the user can act on is shown as plain text; when the
+    server refused (the account changed meanwhile) the page is drawn again, logged out."""
+    try:
+        done = as_user(action, *args, **kwargs)
+    except LocalizedError as error:
+        plain(error, "error")
+        return False, None
+    if done is REFUSED:
+        st.rerun()
+    return True, done
+
+
 def require(role: str | None = None) -> Account:
     """The logged-in user, if allowed here (``role="lead"`` for lead pages); otherwise the
     page shows a refusal and stops before rendering any content."""

@@ -9,23 +9,14 @@ import streamlit as st
 
 from annotator import account_admin
 from annotator.app import ui
-from pooling.i18n import LocalizedError
 
 user = ui.require("lead")
 ui.sidebar(user)
 
 
 def act(action, *args) -> tuple[bool, object]:
-    """``action(engine, *args, by=the lead)``: whether it was done and its result, or the
-    error shown; a refusal (the lead's own account changed meanwhile) logs out."""
-    try:
-        done = ui.as_user(action, ui.engine(), *args, by=user.id)
-    except LocalizedError as error:
-        ui.plain(error, "error")
-        return False, None
-    if done is ui.REFUSED:
-        st.rerun()
-    return True, done
+    """``action(engine, *args, by=the lead)`` (``ui.act``)."""
+    return ui.act(action, ui.engine(), *args, by=user.id)
 
 
 with st.form("account_add", clear_on_submit=True):

@@ -9,7 +9,6 @@ import streamlit as st
 
 from annotator.app import data_imports, ui
 from annotator.pools import pool_building
-from pooling.i18n import LocalizedError
 from pooling.readers import MAX_NAME
 
 user = ui.require("lead")
@@ -17,15 +16,11 @@ ui.sidebar(user)
 
 
 def act(what: str, action, *args, **kwargs) -> None:
-    """``action(engine, *args, by=the lead, **kwargs)``, then what it did or its error as
-    plain text; a refusal (the lead's own account changed meanwhile) logs out."""
-    try:
-        result = ui.as_user(action, ui.engine(), *args, by=user.id, **kwargs)
-    except LocalizedError as error:
-        ui.plain(error, "error")
+    """``action(engine, *args, by=the lead, **kwargs)`` (``ui.act``), then what it did as
+    plain text: its counts, then its notes (files passed over and the like)."""
+    done, result = ui.act(action, ui.engine(), *args, by=user.id, **kwargs)
+    if not done:
         return
-    if result is ui.REFUSED:
-        st.rerun()
     ui.count_afresh()
     first, *notes = data_imports.import_summary(result, what, ui.lang())
     ui.plain(first, "success")

@@ -13,7 +13,6 @@ from annotator.labeling.active_pooling import is_active
 from annotator.pools import pool_building
 from annotator.releases.carry import CarryStatus, carry_status
 from pooling.chunking import describe
-from pooling.i18n import LocalizedError
 from pooling.readers import MAX_NAME
 
 
@@ -32,26 +31,21 @@ def build_form(lead_id: int) -> None:
         budget = st.number_input(ui.t("field_budget"), min_value=1, value=50)
         stop_below = st.number_input(ui.t("field_stop_below"), min_value=0.0, value=1.0)
         if st.form_submit_button(ui.t("build_button"), key="build_pool_submit"):
-            try:
-                result = ui.as_user(
-                    pool_building.build_pool,
-                    ui.engine(),
-                    name.strip(),
-                    systems=systems,
-                    depth=None if active else int(depth),
-                    budget=int(budget) if active else None,
-                    active=active,
-                    stop_below=float(stop_below),
-                    overlap=int(overlap),
-                    query_set=query_set,
-                    corpus_version=corpus_version,
-                    by=lead_id,
-                )
-            except LocalizedError as error:
-                ui.plain(error, "error")
-            else:
-                if result is ui.REFUSED:  # the lead's own account changed meanwhile
-                    st.rerun()
+            done, result = ui.act(
+                pool_building.build_pool,
+                ui.engine(),
+                name.strip(),
+                systems=systems,
+                depth=None if active else int(depth),
+                budget=int(budget) if active else None,
+                active=active,
+                stop_below=float(stop_below),
+                overlap=int(overlap),
+                query_set=query_set,
+                corpus_version=corpus_version,
+                by=lead_id,
+            )
+            if done:
                 ui.pool_changed(result, overlap=int(overlap))
 
 
@@ -60,20 +54,15 @@ def topup_form(pool_name: str, lead_id: int) -> None:
         systems = st.text_input(ui.t("field_systems"), key="topup_pool_systems")
         depth = st.number_input(ui.t("field_depth"), min_value=1, value=10, key="topup_depth")
         if st.form_submit_button(ui.t("topup_button"), key="topup_pool_submit"):
-            try:
-                result = ui.as_user(
-                    pool_building.topup_pool,
-                    ui.engine(),
-                    pool_name,
-                    systems=systems,
-                    depth=int(depth),
-                    by=lead_id,
-                )
-            except LocalizedError as error:
-                ui.plain(error, "error")
-            else:
-                if result is ui.REFUSED:
-                    st.rerun()
+            done, result = ui.act(
+                pool_building.topup_pool,
+                ui.engine(),
+                pool_name,
+                systems=systems,
+                depth=int(depth),
+                by=lead_id,
+            )
+            if done:
                 ui.pool_changed(result)
 
 
@@ -103,23 +92,19 @@ def sample_form(pool_name: str, lead_id: int) -> None:
             st.warning(ui.t("sample_judged_note", judged=int(judged)))
         why = st.text_area(ui.t("sample_why_label"), key="sample_why")
         if st.form_submit_button(ui.t("sample_button"), key="sample_submit"):
-            try:
-                record = ui.as_user(
-                    sampling.draw_sample,
-                    ui.engine(),
-                    pool_name,
-                    size,
-                    by=DESIGNS[str(design)][0],
-                    model=model.strip() or None,
-                    lead=lead_id,
-                    redraw=judged > 0,
-                    why=why.strip() or None,
-                )
-            except LocalizedError as error:
-                ui.plain(error, "error")
+            done, record = ui.act(
+                sampling.draw_sample,
+                ui.engine(),
+                pool_name,
+                size,
+                by=DESIGNS[str(design)][0],
+                model=model.strip() or None,
+                lead=lead_id,
+                redraw=judged > 0,
+                why=why.strip() or None,
+            )
+            if not done:
                 return
-            if record is ui.REFUSED:
-                st.rerun()
             design_name = ui.t(f"sample_design_{record.design}")
             ui.plain(
                 ui.t(

@@ -46,6 +46,14 @@ def page(name: str, url: str, as_user: str | None = None) -> AppTest:
     return at.run()
 
 
+def lead_page(name: str, url: str, lang: str = "en") -> AppTest:
+    """Page ``name`` run for the demo's lead, in ``lang``."""
+    at = AppTest.from_file(str(PAGES / name), default_timeout=60)
+    at.session_state["user_id"] = user_id(url, "lead")
+    at.session_state["lang"] = lang
+    return at.run()
+
+
 def item_button(at: AppTest, name: str):
     """The labeling page's button ``name`` (``grade_3``, ``unsure``, ``skip``) of the item
     on the page: its key carries the item's identity (``label_page.item_key``)."""

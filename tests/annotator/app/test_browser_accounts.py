@@ -12,7 +12,7 @@ import pytest
 from annotator.auth import verify_password
 from storage.accounts import find_user
 from storage.db import make_engine, session_scope
-from tests.browser_support import browser, choose, log_in, server  # noqa: F401 (fixtures)
+from tests.browser_support import browser, choose, lead_on, server  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.browser
 
@@ -53,11 +53,7 @@ def test_a_lead_manages_accounts_from_the_app(
     address, url = server
     words = WORDS[lang]
     page = browser.new_page(viewport=LAPTOP)
-    log_in(page, address, "boss")
-    if lang == "zh":
-        page.get_by_text("中文", exact=True).click()
-        page.get_by_text("当前用户", exact=False).first.wait_for(timeout=30_000)
-    page.locator('[data-testid="stSidebarNav"] a[href$="/accounts"]').click()
+    lead_on(page, address, lang, "accounts")
     page.locator(".st-key-account_name input").fill("carol")
     page.locator('[data-testid="stFormSubmitButton"] button').click()
     first = password_in(page, words["added"])

@@ -12,7 +12,7 @@ from storage.models import Chunk, CorpusVersion, Query, QuerySet, RunEntry, Syst
 from tests.annotator.app.test_browser_accounts import LAPTOP, until
 from tests.annotator.app.test_data_imports import PAGES as HANDBOOK
 from tests.annotator.app.test_data_imports import zipped
-from tests.browser_support import browser, choose, log_in, server  # noqa: F401 (fixtures)
+from tests.browser_support import browser, choose, lead_on, server  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.browser
 
@@ -62,11 +62,7 @@ def test_a_lead_imports_documents_questions_and_a_run_from_the_app(
     address, url = server
     words = WORDS[lang]
     page = browser.new_page(viewport=LAPTOP)
-    log_in(page, address, "boss")
-    if lang == "zh":
-        page.get_by_text("中文", exact=True).click()
-        page.get_by_text("当前用户", exact=False).first.wait_for(timeout=30_000)
-    page.locator('[data-testid="stSidebarNav"] a[href$="/data"]').click()
+    lead_on(page, address, lang, "data")
     # An unsafe zip first: refused, on the page, and nothing written.
     send(page, "documents", "evil.zip", zipped({"../x.md": "# x"}), "application/zip")
     page.locator(".st-key-data_version input").fill("hb")

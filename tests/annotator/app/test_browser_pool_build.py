@@ -10,7 +10,7 @@ from storage.accounts import get_user
 from storage.db import make_engine, session_scope
 from storage.pool_records import find_pool, pool_report
 from tests.annotator.app.test_browser_accounts import LAPTOP, until
-from tests.browser_support import browser, choose, log_in, server  # noqa: F401 (fixtures)
+from tests.browser_support import browser, choose, lead_on, server  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.browser
 
@@ -37,11 +37,7 @@ def test_a_lead_builds_and_tops_up_a_pool_from_the_app(
     address, url = server
     words = WORDS[lang]
     page = browser.new_page(viewport=LAPTOP)
-    log_in(page, address, "boss")
-    if lang == "zh":
-        page.get_by_text("中文", exact=True).click()
-        page.get_by_text("当前用户", exact=False).first.wait_for(timeout=30_000)
-    page.locator('[data-testid="stSidebarNav"] a[href$="/pools"]').click()
+    lead_on(page, address, lang, "pools")
     page.get_by_text(words["build"], exact=True).click()
     page.locator(".st-key-build_pool_name input").fill("fresh")
     page.locator(".st-key-build_pool_systems input").fill("run:r")

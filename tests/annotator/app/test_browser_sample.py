@@ -8,7 +8,7 @@ import pytest
 from annotator.labeling import sampling
 from storage.db import make_engine
 from tests.annotator.app.test_browser_accounts import LAPTOP, until
-from tests.browser_support import browser, log_in, server  # noqa: F401 (fixtures)
+from tests.browser_support import browser, lead_on, server  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.browser
 
@@ -27,11 +27,7 @@ def test_a_lead_draws_a_sample_from_the_app(
     address, url = server
     words = WORDS[lang]
     page = browser.new_page(viewport=LAPTOP)
-    log_in(page, address, "boss")
-    if lang == "zh":
-        page.get_by_text("中文", exact=True).click()
-        page.get_by_text("当前用户", exact=False).first.wait_for(timeout=30_000)
-    page.locator('[data-testid="stSidebarNav"] a[href$="/pools"]').click()
+    lead_on(page, address, lang, "pools")
     page.get_by_text(words["title"], exact=True).click()
     page.locator(".st-key-sample_size input").fill("1")
     page.locator(".st-key-sample_submit button").click()

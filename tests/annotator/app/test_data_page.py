@@ -9,16 +9,13 @@ from streamlit.testing.v1 import AppTest
 
 from storage.db import make_engine, session_scope
 from storage.models import CorpusVersion, QuerySet, System
-from tests.annotator.app.test_app import PAGES, literal, user_id
+from tests.annotator.app.test_app import lead_page, literal
 from tests.annotator.app.test_data_imports import PAGES as HANDBOOK
 from tests.annotator.app.test_data_imports import zipped
 
 
 def data_page(url: str, lang: str = "en") -> AppTest:
-    at = AppTest.from_file(str(PAGES / "data_page.py"), default_timeout=60)
-    at.session_state["user_id"] = user_id(url, "lead")
-    at.session_state["lang"] = lang
-    return at.run()
+    return lead_page("data_page.py", url, lang)
 
 
 def names(url: str) -> tuple[list[str], list[str], list[str]]:

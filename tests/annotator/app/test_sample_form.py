@@ -9,14 +9,11 @@ from streamlit.testing.v1 import AppTest
 
 from annotator.labeling import assignment, sampling
 from storage.db import make_engine
-from tests.annotator.app.test_app import PAGES, literal, user_id
+from tests.annotator.app.test_app import lead_page, literal, user_id
 
 
 def pools_page(url: str, lang: str = "en") -> AppTest:
-    at = AppTest.from_file(str(PAGES / "pools_page.py"), default_timeout=60)
-    at.session_state["user_id"] = user_id(url, "lead")
-    at.session_state["lang"] = lang
-    return at.run()
+    return lead_page("pools_page.py", url, lang)
 
 
 def draw(at: AppTest, size: str, why: str = "") -> AppTest:
