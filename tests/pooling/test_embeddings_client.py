@@ -127,22 +127,6 @@ def test_a_redirect_is_not_followed_and_the_key_goes_nowhere_else(corpus, monkey
     assert KEY not in message and KEY not in caught.value.message("zh")
 
 
-def test_requests_are_paced_at_the_rate(monkeypatch):
-    clock = {"now": 100.0}
-    slept: list[float] = []
-
-    def sleep(seconds: float) -> None:
-        slept.append(seconds)
-        clock["now"] += seconds
-
-    monkeypatch.setattr(embeddings_client.time, "monotonic", lambda: clock["now"])
-    monkeypatch.setattr(embeddings_client.time, "sleep", sleep)
-    pace = embeddings_client._Pace(rate=4)
-    for _ in range(3):
-        pace.wait()
-    assert slept == [0.0, 0.25, 0.25]
-
-
 @pytest.mark.parametrize(
     ("settings", "english"),
     [
