@@ -433,6 +433,10 @@ MESSAGES: dict[str, dict[str, str]] = {
     # -- accounts
     "user_exists": {"en": "user '{name}' already exists", "zh": "用户“{name}”已存在"},
     "user_unknown": {"en": "user '{name}' does not exist", "zh": "用户“{name}”不存在"},
+    "password_for_model": {
+        "en": "'{name}' is a model judge's account: it has no password and cannot log in",
+        "zh": "“{name}”是模型评审的账号：它没有密码，不能登录",
+    },
     "account_cannot_act": {
         "en": "this account is disabled or cannot log in: nothing was saved",
         "zh": "该账户已停用或不能登录：没有保存任何内容",
