@@ -94,7 +94,11 @@ def embed(
             retries=endpoint.retries,
             sleep=sleep,
         )
-        rows.extend(_vectors(reply.json() if reply.body else None, len(batch), model))
+        try:
+            answer = reply.json() if reply.body else None
+        except ValueError:  # not JSON (a proxy's page), or a number Python will not read
+            raise LocalizedError("embeddings_bad_answer", model=model, what="not JSON") from None
+        rows.extend(_vectors(answer, len(batch), model))
     if not rows:
         return np.zeros((0, 0), dtype=np.float32)
     if len({len(row) for row in rows}) != 1:

@@ -105,6 +105,11 @@ def test_a_failed_request_is_tried_again(corpus):
             "a list of finite numbers",
             "嵌入服务器对模型“m”的回答不符合请求：item 0 is not a list of finite numbers",
         ),
+        (  # a proxy's login page, say, with 200
+            lambda request: Scripted(body="<html>sign in</html>"),
+            "the embeddings server's answer for model 'm' is not what was asked: not JSON",
+            "嵌入服务器对模型“m”的回答不符合请求：not JSON",
+        ),
     ],
 )
 def test_an_answer_that_is_not_one_vector_per_text_is_refused(answer, english, chinese):
