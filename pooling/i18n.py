@@ -734,10 +734,20 @@ def current_language() -> str:
 
 def t(key: str, lang: str | None = None, **params: object) -> str:
     """The message ``key`` in ``lang`` (default: the current language), filled with params;
-    a parameter ``"@other_key"`` is replaced by that message first."""
+    a parameter ``"@other_key"`` is replaced by that message first. A path's control or
+    bidi characters (a ``Path``, or a ``file``/``folder``/``path`` parameter) are shown
+    escaped (``printable``), never sent to a terminal or a page as they are."""
     lang = lang or current_language()
-    filled = {k: t(v[1:], lang) if _is_key(v) else v for k, v in params.items()}
+    filled = {k: _filled(k, v, lang) for k, v in params.items()}
     return MESSAGES[key][lang].format(**filled)
+
+
+def _filled(name: str, value: object, lang: str) -> object:
+    if _is_key(value):
+        return t(value[1:], lang)
+    if isinstance(value, PurePath) or name in PATH_PARAMS:
+        return printable(str(value))
+    return value
 
 
 def _is_key(value: object) -> TypeGuard[str]:
@@ -766,14 +776,7 @@ class LocalizedError(ValueError):
         super().__init__(key)
 
     def message(self, lang: str | None = None) -> str:
-        # A path's control or bidi characters are shown escaped, never sent to a terminal.
-        shown = {
-            name: printable(str(value))
-            if isinstance(value, PurePath) or name in PATH_PARAMS
-            else value
-            for name, value in self.params.items()
-        }
-        return t(self.key, lang, **shown)
+        return t(self.key, lang, **self.params)
 
     def __str__(self) -> str:
         return self.message()
