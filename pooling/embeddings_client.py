@@ -19,7 +19,6 @@ message or a log.
 from __future__ import annotations
 
 import math
-import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +29,7 @@ from pooling.http_client import (
     KEY_VARIABLE,
     HttpFailure,
     Limits,
+    RateLimit,
     api_key,
     check_base_url,
     post_json_retrying,
@@ -69,36 +69,18 @@ class EmbeddingsEndpoint:
         return api_key(self.key_variable)
 
 
-class _Pace:
-    """At most ``rate`` requests a second, shared by every request of one encoder."""
-
-    def __init__(self, rate: float | None) -> None:
-        self.gap = 1.0 / rate if rate else 0.0
-        self.next = 0.0
-        self._lock = threading.Lock()
-
-    def wait(self) -> None:
-        if not self.gap:
-            return
-        with self._lock:
-            now = time.monotonic()
-            start = max(now, self.next)
-            self.next = start + self.gap
-        time.sleep(max(0.0, start - now))
-
-
 def embed(
     endpoint: EmbeddingsEndpoint,
     texts: list[str],
     model: str,
-    pace: _Pace | None = None,
+    pace: RateLimit | None = None,
     sleep=time.sleep,
 ) -> np.ndarray:
     """The vectors of ``texts`` from ``model`` at ``endpoint``, one row each, in order.
     Raises ``HttpFailure`` for a request that failed after its tries, and
     ``LocalizedError`` for an answer that is not a list of one vector per text of one
     length with finite numbers."""
-    pace = pace or _Pace(endpoint.rate)
+    pace = pace or RateLimit(endpoint.rate)
     key = endpoint.api_key()
     rows: list[list[float]] = []
     for start in range(0, len(texts), endpoint.batch_size):
@@ -112,7 +94,11 @@ def embed(
             retries=endpoint.retries,
             sleep=sleep,
         )
-        rows.extend(_vectors(reply.json() if reply.body else None, len(batch), model))
+        try:
+            answer = reply.json() if reply.body else None
+        except ValueError:  # not JSON (a proxy's page), or a number Python will not read
+            raise LocalizedError("embeddings_bad_answer", model=model, what="not JSON") from None
+        rows.extend(_vectors(answer, len(batch), model))
     if not rows:
         return np.zeros((0, 0), dtype=np.float32)
     if len({len(row) for row in rows}) != 1:
@@ -151,7 +137,7 @@ class OpenAIEncoder:
 
     def __init__(self, endpoint: EmbeddingsEndpoint) -> None:
         self.endpoint = endpoint
-        self._pace = _Pace(endpoint.rate)
+        self._pace = RateLimit(endpoint.rate)
         # What the cached vectors depend on: never the key (only its variable's name is
         # known here, and it is not part of the vectors either).
         self.config = {

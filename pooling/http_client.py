@@ -239,6 +239,26 @@ def backoff(attempt: int, base: float, cap: float, retry_after: float | None = N
     return delay + random.uniform(0, delay / 4)
 
 
+class RateLimit:
+    """At most ``per_second`` requests a second across the threads sharing it (None: no
+    limit): each ``wait`` takes the next free moment, spaced evenly. The judge's workers
+    share one, and so do an encoder's batches."""
+
+    def __init__(self, per_second: float | None) -> None:
+        self.gap = 1.0 / per_second if per_second else 0.0
+        self._next = 0.0
+        self._lock = threading.Lock()
+
+    def wait(self) -> None:
+        if not self.gap:
+            return
+        with self._lock:
+            now = time.monotonic()
+            moment = max(now, self._next)
+            self._next = moment + self.gap
+        time.sleep(max(0.0, moment - now))
+
+
 def _read(response: httpx.Response, limits: Limits, started: float, api_key: str | None) -> bytes:
     """The body of ``response``, read in chunks up to ``limits.largest``; ``HttpFailure``
     for a redirect, a compressed body or a body over the size."""

@@ -433,6 +433,10 @@ MESSAGES: dict[str, dict[str, str]] = {
     # -- accounts
     "user_exists": {"en": "user '{name}' already exists", "zh": "用户“{name}”已存在"},
     "user_unknown": {"en": "user '{name}' does not exist", "zh": "用户“{name}”不存在"},
+    "password_for_model": {
+        "en": "'{name}' is a model judge's account: it has no password and cannot log in",
+        "zh": "“{name}”是模型评审的账号：它没有密码，不能登录",
+    },
     "account_cannot_act": {
         "en": "this account is disabled or cannot log in: nothing was saved",
         "zh": "该账户已停用或不能登录：没有保存任何内容",
@@ -730,10 +734,20 @@ def current_language() -> str:
 
 def t(key: str, lang: str | None = None, **params: object) -> str:
     """The message ``key`` in ``lang`` (default: the current language), filled with params;
-    a parameter ``"@other_key"`` is replaced by that message first."""
+    a parameter ``"@other_key"`` is replaced by that message first. A path's control or
+    bidi characters (a ``Path``, or a ``file``/``folder``/``path`` parameter) are shown
+    escaped (``printable``), never sent to a terminal or a page as they are."""
     lang = lang or current_language()
-    filled = {k: t(v[1:], lang) if _is_key(v) else v for k, v in params.items()}
+    filled = {k: _filled(k, v, lang) for k, v in params.items()}
     return MESSAGES[key][lang].format(**filled)
+
+
+def _filled(name: str, value: object, lang: str) -> object:
+    if _is_key(value):
+        return t(value[1:], lang)
+    if isinstance(value, PurePath) or name in PATH_PARAMS:
+        return printable(str(value))
+    return value
 
 
 def _is_key(value: object) -> TypeGuard[str]:
@@ -762,14 +776,7 @@ class LocalizedError(ValueError):
         super().__init__(key)
 
     def message(self, lang: str | None = None) -> str:
-        # A path's control or bidi characters are shown escaped, never sent to a terminal.
-        shown = {
-            name: printable(str(value))
-            if isinstance(value, PurePath) or name in PATH_PARAMS
-            else value
-            for name, value in self.params.items()
-        }
-        return t(self.key, lang, **shown)
+        return t(self.key, lang, **self.params)
 
     def __str__(self) -> str:
         return self.message()

@@ -12,7 +12,6 @@ its name, before anything is written.
 from __future__ import annotations
 
 import logging
-import zipfile
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -126,14 +125,13 @@ def read_docx(path: Path) -> ExtractedDocument:
     the file's properties, else its first heading, else its first line. Raises
     ``InputError`` for a file python-docx cannot read."""
     import docx
-    from docx.opc.exceptions import PackageNotFoundError
 
     name = str(path)
     try:
         document = docx.Document(name)
         blocks = list(_blocks(document))
         title = document.core_properties.title or ""
-    except (PackageNotFoundError, zipfile.BadZipFile, KeyError, ValueError, OSError) as exc:
+    except Exception as exc:  # python-docx, zipfile and lxml each raise their own kinds
         raise InputError(name, "document_unreadable", detail=_detail(exc)) from None
     found = ExtractedDocument("", "")
     parts: list[str] = []

@@ -75,21 +75,15 @@ def read_question_csv(path: Path | str, default_split: str = "test") -> list[Que
         raise InputError(name, "csv_no_text_column", line=header_line, found=", ".join(columns))
     id_column = next((column for column in ID_COLUMNS if column in columns), None)
     records, ids, texts = [], FirstSeen(), FirstSeen()
-    for line, row in rows:
-        where = Where(name, line)
-        if len(row) > len(columns):
-            raise where.error("csv_extra_cells", expected=len(columns), found=len(row))
-        cells = {column: value.strip() for column, value in zip(columns, row, strict=False)}
-        if not any(cells.values()):
-            continue
-        query_id = require_id(cells, id_column, where) if id_column else f"q{line}"
+    for where, cells in csv_cells(name, rows, columns):
+        query_id = require_id(cells, id_column, where) if id_column else f"q{where.line}"
         ids.check(query_id, where, id_column or TEXT_COLUMN, value=query_id)
         text = query_text(cells, TEXT_COLUMN, where)
         texts.check(text, where, TEXT_COLUMN, "duplicate_question")
         split = cells.get("split") or None
         records.append(
             QueryRecord(
-                line=line,
+                line=where.line,
                 query_id=query_id,
                 text=text,
                 slices=[tag.strip() for tag in cells.get("slices", "").split(";") if tag.strip()],
@@ -117,6 +111,21 @@ def csv_rows(name: str, text: str, delimiter: str = ",") -> Iterator[tuple[int, 
         except csv.Error as exc:
             raise InputError(name, "bad_csv", line=reader.line_num, detail=str(exc)) from None
         yield begins, row
+
+
+def csv_cells(
+    name: str, rows: Iterator[tuple[int, list[str]]], columns: list[str]
+) -> Iterator[tuple[Where, dict[str, str]]]:
+    """Each row of ``rows`` after the header, as its place and its cells by ``columns``
+    (stripped); blank rows are passed over, a row with more cells than ``columns`` is an
+    ``InputError`` naming its line."""
+    for line, row in rows:
+        where = Where(name, line)
+        if len(row) > len(columns):
+            raise where.error("csv_extra_cells", expected=len(columns), found=len(row))
+        cells = {column: value.strip() for column, value in zip(columns, row, strict=False)}
+        if any(cells.values()):
+            yield where, cells
 
 
 def _yes_no(value: str, where: Where) -> bool:

@@ -160,6 +160,8 @@ def read_jsonl(path: os.PathLike | str) -> Iterator[tuple[int, dict]]:
             record = json.loads(text)
         except json.JSONDecodeError as exc:
             raise InputError(str(path), "bad_json", line=number, detail=exc.msg) from None
+        except ValueError as exc:  # an integer longer than Python reads (4,300 digits)
+            raise InputError(str(path), "bad_json", line=number, detail=str(exc)) from None
         except RecursionError:  # nested far deeper than MAX_JSON_DEPTH
             limit = MAX_JSON_DEPTH
             raise InputError(str(path), "json_too_deep", line=number, limit=limit) from None

@@ -205,10 +205,12 @@ def verify_release(folder: Path | str) -> list[str]:
     folder = Path(folder)
     try:
         manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
+    except (OSError, ValueError) as exc:  # ValueError: not UTF-8, not JSON, a huge number
         return [t("verify_manifest_unreadable", detail=exc)]
+    listed = manifest.get("files", {}) if isinstance(manifest, dict) else None
+    if not isinstance(listed, dict):
+        return [t("verify_manifest_unreadable", detail="not an object with an object of files")]
     problems = []
-    listed = manifest.get("files", {})
     for name in FILES:
         if name in ADDED_LATER and name not in listed:
             continue
@@ -350,7 +352,7 @@ def read_sample(folder: Path | str) -> dict | None:
         return None
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+    except ValueError as error:  # not UTF-8, not JSON, or a number Python will not read
         raise InputError(str(path), "bad_json", detail=error) from None
     if not isinstance(data, dict) or not isinstance(data.get("queries", []), list):
         raise InputError(str(path), "not_object", found=type(data).__name__)

@@ -21,7 +21,7 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from pooling.question_files import csv_rows
+from pooling.question_files import csv_cells, csv_rows
 from pooling.readers import (
     MAX_RANK,
     FirstSeen,
@@ -188,13 +188,7 @@ def _csv_lines(path: os.PathLike | str) -> RunLines:
             name, "run_csv_no_column", line=header_line, column="score", found=", ".join(columns)
         )
     found = []
-    for line, row in rows:
-        where = Where(name, line)
-        if len(row) > len(columns):
-            raise where.error("csv_extra_cells", expected=len(columns), found=len(row))
-        cells = {column: value.strip() for column, value in zip(columns, row, strict=False)}
-        if not any(cells.values()):
-            continue
+    for where, cells in csv_cells(name, rows, columns):
         for column in (QUERY_FIELD, id_field, "score"):
             if not cells.get(column):
                 raise where.error("empty_value", column)

@@ -100,8 +100,11 @@ def enable_user(name: str, *, session: Session) -> User:
 
 def set_password_hash(name: str, password_hash: str, *, session: Session, now: datetime) -> User:
     """Give ``name`` a new password (its hash) and end their sessions: whoever had logged in
-    with the old one is logged out."""
+    with the old one is logged out. A model judge's account is refused: it has no password,
+    so that no one logs in as it and grades in its name."""
     user = get_user(name, session=session)
+    if user.kind != "human":
+        raise LocalizedError("password_for_model", name=name)
     user.password_hash = password_hash
     session.add(user)
     revoke_sessions(user.id, session=session, now=now)

@@ -1,7 +1,7 @@
 """The layers hold in one direction: ``pooling`` (pure retrieval and pooling, files in,
 typed results out) <- ``storage`` (tables and their reads and writes) <- ``annotator``
 (domain services, the CLI, the app). Within ``annotator``, only the app's shell
-(``app/shell.py``, ``app/ui.py``, ``app/charts.py``, ``app/page_keys.py``, ``app/pages/``)
+(``app/shell.py``, ``app/ui.py``, the modules of ``SHELL_MODULES``, ``app/pages/``)
 knows Streamlit, and pages reach the database only through domain functions.
 
 ``annotator`` is a few shared modules (at most ``MAX_SHARED``, importing no room) and rooms,

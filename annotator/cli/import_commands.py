@@ -46,7 +46,7 @@ def _import(ctx: click.Context, function: str, message: str, kind: str | None, a
 @click.pass_context
 def import_corpus(ctx: click.Context, file: Path, corpus_version: str, **options) -> None:
     """Import a BEIR corpus.jsonl (_id, title, text, optional doc_id/parent_id, metadata), or
-    a folder of .md, .txt and .html files: one document per file, its path as id."""
+    a folder of .md, .txt, .html, .pdf and .docx files: one document per file, its path as id."""
     _import(
         ctx,
         "import_corpus",

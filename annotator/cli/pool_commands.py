@@ -7,11 +7,10 @@ from pathlib import Path
 import click
 
 from annotator.cli.context import choice, echo_lines, engine, say, with_versions
-from annotator.cli.formatting import (
+from annotator.cli.formatting import carry_status_lines, number
+from annotator.cli.pool_formatting import (
     active_lines,
-    carry_status_lines,
     guide_lines,
-    number,
     pool_report_lines,
     pool_result_lines,
 )

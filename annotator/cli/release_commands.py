@@ -16,7 +16,8 @@ from annotator.cli.context import (
     folder,
     say,
 )
-from annotator.cli.formatting import coverage_lines, diff_lines, pool_result_lines, release_lines
+from annotator.cli.formatting import coverage_lines, diff_lines, release_lines
+from annotator.cli.pool_formatting import pool_result_lines
 from pooling.grades import DEFAULT_POLICY, POLICIES
 from pooling.i18n import LocalizedError, t
 from pooling.release_folder import valid_version

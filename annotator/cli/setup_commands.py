@@ -11,7 +11,8 @@ from pathlib import Path
 import click
 
 from annotator.cli.context import echo_lines, engine, folder, say
-from annotator.cli.formatting import import_lines, pool_result_lines, status_lines
+from annotator.cli.formatting import import_lines, status_lines
+from annotator.cli.pool_formatting import pool_result_lines
 from pooling.i18n import t
 
 DEMO_CORPUS_VERSION = "demo-corpus-v1"

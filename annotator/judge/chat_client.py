@@ -11,14 +11,13 @@ logged or put in a message: every detail from the server passes ``redact``.
 from __future__ import annotations
 
 import json
-import threading
-import time
 from dataclasses import dataclass, field
 
 from pooling.http_client import (
     FATAL_STATUSES,
     HttpFailure,
     Limits,
+    RateLimit,
     api_key,
     backoff,
     check_base_url,
@@ -176,22 +175,3 @@ def _reply(raw: bytes, seconds: float, key: str | None = None) -> Reply:
 
 def _count(value: object) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
-
-
-class RateLimit:
-    """At most ``per_second`` requests a second across the threads sharing it (None: no
-    limit): each ``wait`` takes the next free moment, spaced evenly."""
-
-    def __init__(self, per_second: float | None) -> None:
-        self.gap = 1.0 / per_second if per_second else 0.0
-        self._next = 0.0
-        self._lock = threading.Lock()
-
-    def wait(self) -> None:
-        if not self.gap:
-            return
-        with self._lock:
-            now = time.monotonic()
-            moment = max(now, self._next)
-            self._next = moment + self.gap
-        time.sleep(max(0.0, moment - now))

@@ -29,10 +29,11 @@ from pooling.i18n import Refused
 from pooling.pool import shuffle_key
 from storage import active_records, gold_records, history, sample_records, slots
 from storage.accounts import acting
+from storage.candidate_texts import candidate_rows, neighbour_texts
 from storage.catalog import query_key_of
 from storage.db import lost_a_race, referenced, session_scope
 from storage.models import Assignment, Pool, User
-from storage.pool_records import candidate_rows, get_pool, neighbour_texts
+from storage.pool_records import get_pool
 
 ATTEMPTS = 20  # candidates tried before giving up a round lost to other annotators
 T = TypeVar("T")

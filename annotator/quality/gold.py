@@ -288,7 +288,7 @@ def own_figures(engine: Engine, pool_name: str, user_name: str) -> OwnFigures:
     mine = checks[checks["annotator"] == user_name]
     if not chosen.show or len(_counted(mine)) < chosen.min_seen:
         return OwnFigures(False, chosen.min_seen, None, [])
-    from storage.pool_records import candidate_view
+    from storage.candidate_texts import candidate_view
 
     standing = standings(mine, chosen.floor)[0]
     rationale = {(g.query_id, g.chunk_id): g.rationale for g in gold_items(engine, pool_name)}

@@ -16,9 +16,9 @@ from pooling.grouping import groups
 from pooling.resolution import frame_of
 from storage import gold_records
 from storage.accounts import acting
+from storage.candidate_texts import candidate_view as view
 from storage.db import session_scope, snapshot_scope
 from storage.history import JUDGMENT_COLUMNS, adjudicate, candidate_judgments, latest_adjudications
-from storage.pool_records import candidate_view as view
 from storage.pool_records import get_pool
 
 # -- agreement ---------------------------------------------------------------------------------
@@ -110,6 +110,6 @@ def record_decision(
 
 
 def candidate_view(engine, pool_name: str, key: tuple[str, str]):
-    """What a lead sees of the candidate ``key``: ``storage.pool_records.CandidateView``."""
+    """What a lead sees of the candidate ``key``: ``storage.candidate_texts.CandidateView``."""
     with snapshot_scope(engine) as session:
         return view(get_pool(pool_name, session=session), *key, session=session)

@@ -11,6 +11,7 @@ from annotator.auth import add_user, verify_password
 from pooling.i18n import LocalizedError, Refused
 from storage.accounts import find_user
 from storage.db import session_scope
+from storage.imports import annotator_account
 
 
 def stored(engine, name):
@@ -50,3 +51,14 @@ def test_a_lead_adds_disables_enables_and_resets_accounts(engine):
         account_admin.disable_account(engine, "boss", by=boss)
     with pytest.raises(LocalizedError, match="already exists"):
         account_admin.add_account(engine, "carol", "annotator", by=boss)
+
+
+def test_a_model_account_is_given_no_password(engine):
+    # A model judge's account has no password, so no one logs in as it and grades in its
+    # name; the page offers only people, and the server refuses whatever it is sent.
+    with session_scope(engine) as session:
+        boss = add_user("boss", "lead", "secret-password", session=session).id
+        annotator_account("llm:m", "model", session=session)
+    with pytest.raises(LocalizedError, match="model judge's account"):
+        account_admin.reset_password(engine, "llm:m", by=boss)
+    assert stored(engine, "llm:m")[2] is None

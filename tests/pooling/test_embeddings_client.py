@@ -105,6 +105,11 @@ def test_a_failed_request_is_tried_again(corpus):
             "a list of finite numbers",
             "嵌入服务器对模型“m”的回答不符合请求：item 0 is not a list of finite numbers",
         ),
+        (  # a proxy's login page, say, with 200
+            lambda request: Scripted(body="<html>sign in</html>"),
+            "the embeddings server's answer for model 'm' is not what was asked: not JSON",
+            "嵌入服务器对模型“m”的回答不符合请求：not JSON",
+        ),
     ],
 )
 def test_an_answer_that_is_not_one_vector_per_text_is_refused(answer, english, chinese):
@@ -125,22 +130,6 @@ def test_a_redirect_is_not_followed_and_the_key_goes_nowhere_else(corpus, monkey
     message = caught.value.message("en")
     assert message.startswith(f"no embeddings from {server.url} for model 'm': ")
     assert KEY not in message and KEY not in caught.value.message("zh")
-
-
-def test_requests_are_paced_at_the_rate(monkeypatch):
-    clock = {"now": 100.0}
-    slept: list[float] = []
-
-    def sleep(seconds: float) -> None:
-        slept.append(seconds)
-        clock["now"] += seconds
-
-    monkeypatch.setattr(embeddings_client.time, "monotonic", lambda: clock["now"])
-    monkeypatch.setattr(embeddings_client.time, "sleep", sleep)
-    pace = embeddings_client._Pace(rate=4)
-    for _ in range(3):
-        pace.wait()
-    assert slept == [0.0, 0.25, 0.25]
 
 
 @pytest.mark.parametrize(

@@ -4,6 +4,7 @@ encrypted, truncated or broken files refused with their name. On files the tests
 
 from __future__ import annotations
 
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -117,6 +118,23 @@ def test_a_broken_docx_is_refused_with_its_name(tmp_path):
         read_document_folder(folder)
     assert caught.value.message("en").startswith(
         f"{folder / 'cut.docx'}: cannot be read as a document of its kind: "
+    )
+
+
+def test_a_docx_whose_xml_is_damaged_is_refused_with_its_name(tmp_path):
+    # A whole zip whose document part is cut: lxml's XMLSyntaxError, not python-docx's own.
+    good = make_docx(tmp_path / "good.docx", [("text", "Plug it in.")])
+    bad = tmp_path / "damaged.docx"
+    with zipfile.ZipFile(good) as source, zipfile.ZipFile(bad, "w") as target:
+        for item in source.infolist():
+            data = source.read(item.filename)
+            if item.filename == "word/document.xml":
+                data = data[: len(data) // 2]
+            target.writestr(item, data)
+    with pytest.raises(InputError) as caught:
+        read_docx(bad)
+    assert caught.value.message("en").startswith(
+        f"{bad}: cannot be read as a document of its kind: "
     )
 
 

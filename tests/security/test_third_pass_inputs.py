@@ -209,7 +209,7 @@ def test_format_characters_are_refused_in_names(engine, tmp_path, character):
 
 
 def test_every_message_that_names_a_file_or_folder_escapes_its_control_characters(engine, tmp_path):
-    from pooling.i18n import LocalizedError
+    from pooling.i18n import LocalizedError, t
 
     named = Path(tmp_path / "rel\x1b[31m\u202e")
     for error in (
@@ -220,6 +220,10 @@ def test_every_message_that_names_a_file_or_folder_escapes_its_control_character
             shown = error.message(lang)
             assert "\x1b" not in shown and "\u202e" not in shown
             assert "rel\\x1b[31m\\u202e" in shown
+    # Not only errors: what a command says it did (qrels evaluate --out's folder).
+    for lang in ("en", "zh"):
+        shown = t("eval_written", lang, folder=named)
+        assert "\x1b" not in shown and "rel\\x1b[31m\\u202e" in shown
     empty = write(tmp_path, "pass\x1b[2J", "")
     url = engine.url.render_as_string(hide_password=False)
     result = run_qrels(

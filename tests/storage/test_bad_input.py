@@ -81,6 +81,18 @@ CASES = [
         "c.jsonl, line 2: not valid JSON: Expecting value",
         "c.jsonl 第 2 行：不是有效的 JSON：Expecting value",
     ),
+    (  # json.loads' ValueError, not a JSONDecodeError
+        "corpus-huge-number",
+        corpus,
+        "c.jsonl",
+        OK_DOC + '{"_id": "d2", "text": "t", "metadata": {"n": ' + "9" * 5000 + "}}\n",
+        "c.jsonl, line 2: not valid JSON: Exceeds the limit (4300 digits) for integer string "
+        "conversion: value has 5000 digits; use sys.set_int_max_str_digits() to increase the "
+        "limit",
+        "c.jsonl 第 2 行：不是有效的 JSON：Exceeds the limit (4300 digits) for integer string "
+        "conversion: value has 5000 digits; use sys.set_int_max_str_digits() to increase the "
+        "limit",
+    ),
     (
         "corpus-not-object",
         corpus,

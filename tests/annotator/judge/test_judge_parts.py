@@ -9,7 +9,6 @@ import string
 
 import pytest
 
-from annotator.judge import chat_client
 from annotator.judge.answer import FAILURES, Unusable, grade_probability, parse, quoted
 from annotator.judge.asking import Attempt, read
 from annotator.judge.chat_client import (
@@ -293,8 +292,8 @@ def test_backoff_doubles_up_to_its_cap_and_follows_retry_after(monkeypatch):
 
 def test_the_rate_limit_spaces_requests_across_threads(monkeypatch):
     now, slept = [100.0], []
-    monkeypatch.setattr(chat_client.time, "monotonic", lambda: now[0])
-    monkeypatch.setattr(chat_client.time, "sleep", slept.append)
+    monkeypatch.setattr(http_client.time, "monotonic", lambda: now[0])
+    monkeypatch.setattr(http_client.time, "sleep", slept.append)
     limit = RateLimit(4.0)  # a quarter of a second apart
     for _ in range(3):
         limit.wait()

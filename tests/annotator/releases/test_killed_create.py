@@ -36,7 +36,7 @@ def test_the_next_create_removes_a_killed_create_s_folder_and_succeeds(
     (left,) = tmp_path.glob(".v1.*.partial")
     running = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     try:
-        writing = tmp_path / f".v2.{running.pid}.{'a' * 32}.partial"  # a create at work
+        writing = tmp_path / f".v2.{staging.HOST}.{running.pid}.{'a' * 32}.partial"  # at work
         writing.mkdir()
         older = tmp_path / f".v0.{'b' * 32}.partial"  # named before pids, a day old
         older.mkdir()
@@ -54,3 +54,19 @@ def test_the_next_create_removes_a_killed_create_s_folder_and_succeeds(
     releases.create_release(engine, "v2", "p", tmp_path, allow_unresolved=True)
     assert not writing.exists()  # its process is gone now
     assert [p.name for p in tmp_path.glob(".*.partial")] == [".notes.partial"]
+
+
+def test_another_host_s_staging_folder_is_left_until_a_day_old(tmp_path):
+    # A releases folder on a shared file system: another host's create is at work, under a
+    # pid that is no process here.
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], check=True,
+                          capture_output=True, text=True)  # fmt: skip
+    other = "0" * 8 if staging.HOST != "0" * 8 else "1" * 8
+    theirs = tmp_path / f".v3.{other}.{int(gone.stdout)}.{'c' * 32}.partial"
+    theirs.mkdir()
+    mine = tmp_path / f".v3.{staging.HOST}.{int(gone.stdout)}.{'d' * 32}.partial"
+    mine.mkdir()
+    assert staging.remove_stale(tmp_path) == [mine]
+    day_ago = time.time() - staging.STALE_AFTER - 60
+    os.utime(theirs, (day_ago, day_ago))
+    assert staging.remove_stale(tmp_path) == [theirs]
