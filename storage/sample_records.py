@@ -251,3 +251,43 @@ def candidates_per_query(pool: Pool, *, session: Session) -> dict[str, int]:
         .group_by(Query.query_id)
     ).all()
     return dict(rows)
+
+
+def sampled_query_keys(pool: Pool, *, session: Session) -> set[int]:
+    """The keys of the queries of ``pool``'s sample in force (empty without a sample)."""
+    statement = select(QuerySampleMember.query_id).where(
+        QuerySampleMember.sample_id == _newest(pool)
+    )
+    return set(session.exec(statement))
+
+
+def is_sampled(pool: Pool, query_key: int, *, session: Session) -> bool:
+    """Whether the query is in ``pool``'s sample in force: one indexed statement."""
+    statement = select(QuerySampleMember.id).where(
+        QuerySampleMember.sample_id == _newest(pool), QuerySampleMember.query_id == query_key
+    )
+    return session.exec(statement.limit(1)).first() is not None
+
+
+def sampled_queries_to_choose(
+    pool: Pool, *, session: Session, exclude: int | None, batch: int = 64
+) -> Iterator[int]:
+    """The keys of the in-force sample's queries of an active pool with a candidate not
+    asked about yet, least covered first: a sampled query is judged completely, past the
+    budget and the stopping rule. One indexed statement, read ``batch`` at a time."""
+    statement = (
+        select(QueryTally.query_id)
+        .join(
+            QuerySampleMember,
+            (QuerySampleMember.query_id == QueryTally.query_id)
+            & (QuerySampleMember.sample_id == _newest(pool)),
+        )
+        .where(QueryTally.pool_id == pool.id, QueryTally.asked < QueryTally.candidates)
+        .order_by(QueryTally.asked * 1.0 / QueryTally.candidates, QuerySampleMember.position)
+    )
+    if exclude is not None:
+        statement = statement.where(QueryTally.query_id != exclude)
+    start = 0
+    while page := list(session.exec(statement.offset(start).limit(batch))):
+        yield from page
+        start += batch
