@@ -54,10 +54,12 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "active pooling (budget {budget} per query, stop below {below} estimated "
         "relevant left): {chosen} chosen, {judged} judged, {relevant} relevant; queries going "
         "on {open}, stopped by budget {budget_spent}, by estimate {estimate}, with nothing "
-        "left {exhausted}",
+        "left {exhausted}; sampled queries (judged completely, past the budget) {sampled}, "
+        "{complete} of them complete",
         "zh": "主动建池（每个查询预算 {budget}，估计剩余相关数低于 {below} 即停止）：已选 "
         "{chosen}，已判 {judged}，相关 {relevant}；进行中查询 {open}，因预算停止 "
-        "{budget_spent}，因估计停止 {estimate}，候选已用尽 {exhausted}",
+        "{budget_spent}，因估计停止 {estimate}，候选已用尽 {exhausted}；抽样查询（完整判断，"
+        "不受预算限制）{sampled}，其中已完成 {complete}",
     },
     "guide_needs_active": {
         "en": "pool {name} is not an active pool: only active pools can be guided by a model "
@@ -95,6 +97,10 @@ MESSAGES: dict[str, dict[str, str]] = {
     "active_budget": {"en": "stopped: budget spent", "zh": "已停止：预算用完"},
     "active_estimate": {"en": "stopped: few relevant left", "zh": "已停止：估计剩余相关很少"},
     "active_exhausted": {"en": "stopped: no candidates left", "zh": "已停止：候选已用尽"},
+    "active_complete": {
+        "en": "sampled: every candidate asked about",
+        "zh": "抽样查询：所有候选均已送判",
+    },
     # -- security and integrity
     "release_version_invalid": {
         "en": "'{version}' is not a release version: use letters, digits, '.', '_' and '-', "

@@ -173,6 +173,15 @@ def snapshot_scope(engine: Engine) -> Iterator[Session]:
         yield session
 
 
+def paged(statement: Any, *, session: Session, batch: int = 64) -> Iterator[Any]:
+    """The rows of ``statement`` read ``batch`` at a time: the caller usually needs only
+    the first few."""
+    start = 0
+    while page := list(session.exec(statement.offset(start).limit(batch))):
+        yield from page
+        start += batch
+
+
 def driver_rows(session: Session, statement: Any) -> Sequence[tuple]:
     """Every row of ``statement`` as the driver's plain tuples, read with its own cursor in
     ``session``'s transaction (its snapshot): for reads of hundreds of thousands of rows of

@@ -15,6 +15,7 @@ from sqlmodel import Session, select
 from pooling.i18n import LocalizedError
 from pooling.query_sampling import Member
 from storage.catalog import query_keys
+from storage.db import paged
 from storage.models import Judgment, Pool, PoolCandidate, Query, QuerySet, QueryTally, User
 from storage.sample_tables import QuerySample, QuerySampleMember
 
@@ -224,22 +225,9 @@ def sampled_queries_by_coverage(
     first (the share of their slots held), read ``batch`` at a time: what an annotator is
     handed before any other query. One indexed statement; nothing when the pool has no
     sample."""
-    statement = (
-        select(QueryTally.query_id)
-        .join(
-            QuerySampleMember,
-            (QuerySampleMember.query_id == QueryTally.query_id)
-            & (QuerySampleMember.sample_id == _newest(pool)),
-        )
-        .where(QueryTally.pool_id == pool.id, QueryTally.open > 0, QueryTally.slots > 0)
-        .order_by(QueryTally.held * 1.0 / QueryTally.slots, QuerySampleMember.position)
-    )
-    if exclude is not None:
-        statement = statement.where(QueryTally.query_id != exclude)
-    start = 0
-    while page := list(session.exec(statement.offset(start).limit(batch))):
-        yield from page
-        start += batch
+    going = (QueryTally.open > 0) & (QueryTally.slots > 0)
+    covered = QueryTally.held * 1.0 / QueryTally.slots
+    yield from _sampled_queries(pool, going, covered, session, exclude, batch)
 
 
 def candidates_per_query(pool: Pool, *, session: Session) -> dict[str, int]:
@@ -251,3 +239,50 @@ def candidates_per_query(pool: Pool, *, session: Session) -> dict[str, int]:
         .group_by(Query.query_id)
     ).all()
     return dict(rows)
+
+
+def sampled_query_keys(pool: Pool, *, session: Session) -> set[int]:
+    """The keys of the queries of ``pool``'s sample in force (empty without a sample)."""
+    statement = select(QuerySampleMember.query_id).where(
+        QuerySampleMember.sample_id == _newest(pool)
+    )
+    return set(session.exec(statement))
+
+
+def is_sampled(pool: Pool, query_key: int, *, session: Session) -> bool:
+    """Whether the query is in ``pool``'s sample in force: one indexed statement."""
+    statement = select(QuerySampleMember.id).where(
+        QuerySampleMember.sample_id == _newest(pool), QuerySampleMember.query_id == query_key
+    )
+    return session.exec(statement.limit(1)).first() is not None
+
+
+def sampled_queries_to_choose(
+    pool: Pool, *, session: Session, exclude: int | None, batch: int = 64
+) -> Iterator[int]:
+    """The keys of the in-force sample's queries of an active pool with a candidate not
+    asked about yet, least covered first: a sampled query is judged completely, past the
+    budget and the stopping rule. One indexed statement, read ``batch`` at a time."""
+    going = QueryTally.asked < QueryTally.candidates
+    covered = QueryTally.asked * 1.0 / QueryTally.candidates
+    yield from _sampled_queries(pool, going, covered, session, exclude, batch)
+
+
+def _sampled_queries(
+    pool: Pool, going, covered, session: Session, exclude: int | None, batch: int
+) -> Iterator[int]:
+    """The in-force sample's queries of ``pool`` whose tally is ``going``, least
+    ``covered`` first, then in the sample's order; one indexed statement."""
+    statement = (
+        select(QueryTally.query_id)
+        .join(
+            QuerySampleMember,
+            (QuerySampleMember.query_id == QueryTally.query_id)
+            & (QuerySampleMember.sample_id == _newest(pool)),
+        )
+        .where(QueryTally.pool_id == pool.id, going)
+        .order_by(covered, QuerySampleMember.position)
+    )
+    if exclude is not None:
+        statement = statement.where(QueryTally.query_id != exclude)
+    yield from paged(statement, session=session, batch=batch)

@@ -25,6 +25,7 @@ from sqlmodel import Session, select
 from pooling.i18n import LocalizedError, NotFound
 from pooling.readers import refuse_control
 from storage import one_grade, tallies
+from storage.db import paged
 from storage.models import (
     Assignment,
     Chunk,
@@ -193,10 +194,7 @@ def queries_by_coverage(
     )
     if exclude is not None:
         statement = statement.where(QueryTally.query_id != exclude)
-    start = 0
-    while page := list(session.exec(statement.offset(start).limit(batch))):
-        yield from page
-        start += batch
+    yield from paged(statement, session=session, batch=batch)
 
 
 def last_query_key(pool: Pool, user: User, *, session: Session) -> int | None:

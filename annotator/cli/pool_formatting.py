@@ -85,6 +85,8 @@ def active_lines(settings: dict, status: list, per_query: bool) -> list[str]:
             budget_spent=stopped["budget"],
             estimate=stopped["estimate"],
             exhausted=stopped["exhausted"],
+            sampled=sum(s.sampled for s in status),
+            complete=stopped["complete"],
         ),
     ]
     if per_query:
@@ -92,7 +94,7 @@ def active_lines(settings: dict, status: list, per_query: bool) -> list[str]:
         for s in status:
             estimate = "-" if s.estimate is None else f"{s.estimate:.1f}"
             lines.append(
-                f"  {s.query_id}\t{s.chosen}/{settings['budget']}\t{s.judged}\t{s.relevant}"
+                f"  {s.query_id}\t{s.chosen}/{s.target}\t{s.judged}\t{s.relevant}"
                 f"\t{estimate}\t{t(f'active_{s.state}')}"
             )
     return lines

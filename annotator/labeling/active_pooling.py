@@ -26,10 +26,11 @@ from storage.catalog import query_keys
 from storage.db import referenced, snapshot_scope
 from storage.models import Pool, Query, QuerySet
 from storage.pool_records import get_pool
-from storage.sample_records import current_sample
+from storage.sample_records import is_sampled, sampled_query_keys
 
 RELEVANT_GRADE = 1
 SAMPLE = "sample"  # why a sampled query's candidate was asked about
+COMPLETE = "complete"  # a sampled query: every candidate asked about, whatever the budget
 
 
 def is_active(config: Mapping) -> bool:
@@ -49,8 +50,10 @@ def _relevant(grades: list[int]) -> bool:
 @dataclass(frozen=True)
 class QueryStatus:
     """One query of an active pool: candidates it may reach, chosen so far, judged, found
-    relevant, the estimated relevant ones left among the unjudged, and why it stopped
-    (``budget``, ``estimate``, ``exhausted``) or None while it goes on."""
+    relevant, the estimated relevant ones left among the unjudged, why it stopped
+    (``budget``, ``estimate``, ``exhausted``, ``complete``) or None while it goes on, and
+    how many it is to choose in all: the budget (or its candidates, if fewer), every
+    candidate for a query of the pool's sample in force (``sampled``)."""
 
     query_id: str
     candidates: int
@@ -59,6 +62,8 @@ class QueryStatus:
     relevant: int
     estimate: float | None
     stopped: str | None
+    target: int
+    sampled: bool = False
 
     @property
     def state(self) -> str:
@@ -71,9 +76,11 @@ def _status(
     query_id: str,
     candidates: list[active_records.QueryCandidate],
     guide: tuple[list[float], float] | None = None,
+    sampled: bool = False,
 ) -> QueryStatus:
     """``guide``: the guiding model's chances per candidate and its weight, for the
-    stopping rule to hear it (``pooling.guided``)."""
+    stopping rule to hear it (``pooling.guided``). A ``sampled`` query is judged completely:
+    neither the budget nor the estimate stops it (``evaluate --estimate`` needs that)."""
     asked = sorted(
         (
             (c.first_assignment, i)
@@ -91,6 +98,11 @@ def _status(
             tuple(outcomes), strata, sum(ch >= 0.5 for ch in chances), len(candidates), weight
         )
     chosen = sum(c.chosen for c in candidates)
+    rule = stopping_rule(pool)
+    if sampled:
+        stopped = COMPLETE if chosen >= len(candidates) else None
+    else:
+        stopped = rule.reason(chosen, estimate, len(candidates))
     return QueryStatus(
         query_id=query_id,
         candidates=len(candidates),
@@ -98,7 +110,9 @@ def _status(
         judged=len(outcomes),
         relevant=sum(outcomes),
         estimate=estimate,
-        stopped=stopping_rule(pool).reason(chosen, estimate, len(candidates)),
+        stopped=stopped,
+        target=len(candidates) if sampled else min(rule.budget, len(candidates)),
+        sampled=sampled,
     )
 
 
@@ -174,8 +188,9 @@ def choose_next(pool: Pool, query_key: int, *, session: Session) -> int | None:
     query = referenced(Query, query_key, session=session)
     candidates = active_records.query_candidates(pool, query_key, session=session)
     labels = {i: _relevant(c.grades) for i, c in enumerate(candidates) if c.grades}
-    guided = _guide(pool, query, candidates, labels, session)
-    if _status(pool, query.query_id, candidates, guided).stopped:
+    sampled = is_sampled(pool, query_key, session=session)
+    guided = None if sampled else _guide(pool, query, candidates, labels, session)
+    if _status(pool, query.query_id, candidates, guided, sampled).stopped:
         return None
     learner = _learner(pool, query, tuple(c.candidate_id for c in candidates), session)
     if guided is not None:
@@ -187,9 +202,9 @@ def choose_next(pool: Pool, query_key: int, *, session: Session) -> int | None:
         i, why = pick
         active_records.choose(pool, candidates[i].candidate_id, session=session, reason=why)
         return candidates[i].candidate_id
-    # a sampled query of a guided pool is judged unguided, so that estimates keep their
-    # guarantees (docs/estimates.md)
-    reason = SAMPLE if guidance.guide_of(pool) is not None else None
+    # a sampled query is judged completely and unguided, in the learner's order (people's
+    # grades only), so that estimates keep their guarantees (docs/estimates.md)
+    reason = SAMPLE if sampled else None
     for i in learner.order(labels):
         if not candidates[i].chosen:
             active_records.choose(pool, candidates[i].candidate_id, session=session, reason=reason)
@@ -205,18 +220,12 @@ def _guide(
     session: Session,
 ) -> tuple[list[float], float] | None:
     """The guiding model's chances for the query's candidates and its weight; None when no
-    model guides the pool or the query is sampled (judged unguided)."""
+    model guides the pool. Not asked for a sampled query (judged unguided)."""
     chances = guidance.model_chances(pool, query.id, candidates, session=session)
-    if chances is None or _sampled(pool, query.query_id, session):
+    if chances is None:
         return None
     here = Agreement.of([(chances[i] >= 0.5, y) for i, y in labels.items()])
     return chances, model_weight(here, guidance.pool_agreement(pool, session=session))
-
-
-def _sampled(pool: Pool, query_id: str, session: Session) -> bool:
-    """Whether the query is in the pool's sample in force (``qrels sample``)."""
-    sample = current_sample(pool, session=session)
-    return sample is not None and any(m.query_id == query_id for m in sample.members)
 
 
 def pool_status(engine: Engine, pool_name: str) -> list[QueryStatus]:
@@ -224,11 +233,12 @@ def pool_status(engine: Engine, pool_name: str) -> list[QueryStatus]:
     with snapshot_scope(engine) as session:
         pool = get_pool(pool_name, session=session)
         keys = query_keys(referenced(QuerySet, pool.query_set_id, session=session), session=session)
+        sampled = sampled_query_keys(pool, session=session)
         status = []
         for query_id, key in sorted(keys.items()):
             candidates = active_records.query_candidates(pool, key, session=session)
             labels = {i: _relevant(c.grades) for i, c in enumerate(candidates) if c.grades}
             query = referenced(Query, key, session=session)
-            guided = _guide(pool, query, candidates, labels, session)
-            status.append(_status(pool, query_id, candidates, guided))
+            guided = None if key in sampled else _guide(pool, query, candidates, labels, session)
+            status.append(_status(pool, query_id, candidates, guided, key in sampled))
         return status

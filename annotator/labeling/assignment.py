@@ -116,8 +116,9 @@ def _with_gold(
 def _choose(pool: Pool, user: User, session: Session) -> list[slots.OpenCandidate]:
     """The candidates to try, best first: the current query's, else the least covered
     query's with something open to this annotator (the sample's queries first), in their
-    own order; in an active pool, next a query's newly chosen candidate, until its stopping
-    rule stops it; skipped ones last. Reads one query's candidates at a time and the
+    own order; in an active pool, next a query's newly chosen candidate (a sampled query's
+    first), until its stopping rule stops it (a sampled query: until every candidate was
+    asked about); skipped ones last. Reads one query's candidates at a time and the
     tallies, never the whole pool."""
     current = slots.last_query_key(pool, user, session=session)
     gold = _own_gold(pool, user, session)
@@ -144,17 +145,21 @@ def _choose(pool: Pool, user: User, session: Session) -> list[slots.OpenCandidat
             if unskipped := [c for c in here if not c.skipped]:
                 return _ordered(pool, user, unskipped)
     if is_active(pool.config):
-        # Nothing chosen is open: the least covered query that may still choose goes next.
-        # Queries that spent their budget are passed over unasked: one question a
-        # keypress, however many queries are done.
+        # Nothing chosen is open: a sampled query with a candidate not asked about yet
+        # goes first (judged completely, past the budget), then the least covered query
+        # that may still choose. Queries that spent their budget are passed over unasked:
+        # one question a keypress, however many queries are done.
         budget = stopping_rule(pool).budget
-        for query in slots.queries_by_coverage(
-            pool,
-            user,
-            session=session,
-            exclude=current,
-            per_query_slots=budget * pool.overlap,
-            asked_below=budget,
+        for query in chain(
+            sample_records.sampled_queries_to_choose(pool, session=session, exclude=current),
+            slots.queries_by_coverage(
+                pool,
+                user,
+                session=session,
+                exclude=current,
+                per_query_slots=budget * pool.overlap,
+                asked_below=budget,
+            ),
         ):
             if chosen := _choose_active(pool, user, query, session):
                 return chosen

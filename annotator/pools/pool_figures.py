@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 from sqlalchemy.engine import Engine
 
-from annotator.labeling.active_pooling import QueryStatus, pool_status, stopping_rule
+from annotator.labeling.active_pooling import QueryStatus, pool_status
 from annotator.quality import maintained
 from annotator.quality.grade_tables import SIZE, Kept, Systems
 from pooling.grades import RELEVANT, lower_median_reaches
@@ -172,20 +172,19 @@ def _set_name(system: str) -> str:
 
 def active_queries(engine: Engine, pool_name: str) -> pd.DataFrame:
     """Where each query of active pool ``pool_name`` stands: ``active_frame``."""
-    with snapshot_scope(engine) as session:
-        budget = stopping_rule(pool_records.get_pool(pool_name, session=session)).budget
-    return active_frame(pool_status(engine, pool_name), budget)
+    return active_frame(pool_status(engine, pool_name))
 
 
-def active_frame(status: list[QueryStatus], budget: int) -> pd.DataFrame:
+def active_frame(status: list[QueryStatus]) -> pd.DataFrame:
     """An active pool's queries (``annotator.labeling.active_pooling.pool_status``), one row each:
-    ``query``, ``chosen`` (``"chosen/budget"``), ``judged``, ``relevant``, ``estimate``
+    ``query``, ``chosen`` (``"chosen/target"``: the budget, or every candidate for a sampled
+    query, which is judged completely), ``judged``, ``relevant``, ``estimate``
     (relevant ones estimated left; missing while it cannot be estimated) and ``state``
     (``open``, or why the query stopped)."""
     return pd.DataFrame(
         {
             "query": [s.query_id for s in status],
-            "chosen": [f"{s.chosen}/{budget}" for s in status],
+            "chosen": [f"{s.chosen}/{s.target}" for s in status],
             "judged": [s.judged for s in status],
             "relevant": [s.relevant for s in status],
             "estimate": pd.array([s.estimate for s in status], dtype="Float64"),

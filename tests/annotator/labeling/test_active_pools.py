@@ -16,10 +16,13 @@ from annotator.labeling import assignment
 from annotator.labeling.active_pooling import pool_status
 from annotator.pools.pool_building import build_pool, topup_pool
 from annotator.releases.releases import create_release
+from pooling.query_sampling import Member
 from pooling.release_folder import read_pool_unjudged
 from storage.db import session_scope
 from storage.imports import import_corpus, import_queries, import_run
 from storage.models import Judgment
+from storage.pool_records import get_pool
+from storage.sample_records import record_sample
 from tests.conftest import together, write
 from tests.pooling.test_active import PEROVSKITE, QUERY, TEXTS
 from tests.storage.test_imports import jsonl
@@ -69,6 +72,56 @@ def test_only_chosen_candidates_are_asked_until_the_budget(engine, users):
     assert status["q1"].chosen == status["q1"].judged == BUDGET
     assert status["q1"].stopped == "budget"
     assert status["q1"].candidates == len(TEXTS)
+
+
+def sample(engine, *query_ids: str, pool: str = "p") -> None:
+    """Record a sample of ``query_ids`` (of the two) in ``pool``, as ``qrels sample`` does."""
+    with session_scope(engine) as session:
+        record_sample(
+            get_pool(pool, session=session),
+            [Member(q, 0.5) for q in query_ids],
+            design="uniform",
+            requested=str(len(query_ids)),
+            population=2,
+            seed=1,
+            session=session,
+        )
+
+
+def test_a_sampled_query_is_judged_completely_past_the_budget(engine, users, db_url):
+    build_pool(engine, "p", systems="run:r", budget=BUDGET, active=True, overlap=1)
+    sample(engine, "q2")
+    seen = judge_all(engine, users["a1"])
+    # the sampled query's every candidate, however many the budget; the other stops at it
+    assert Counter(q for q, _ in seen) == {"q1": BUDGET, "q2": len(TEXTS)}
+    status = {s.query_id: s for s in pool_status(engine, "p")}
+    assert (status["q2"].chosen, status["q2"].target, status["q2"].state) == (
+        len(TEXTS),
+        len(TEXTS),
+        "complete",
+    )
+    assert (status["q1"].chosen, status["q1"].target, status["q1"].state) == (
+        BUDGET,
+        BUDGET,
+        "budget",
+    )
+    shown = CliRunner().invoke(cli, ["--db", db_url, "pool", "show", "p", "--per-query"])
+    assert shown.exit_code == 0, shown.output
+    assert f"q2\t{len(TEXTS)}/{len(TEXTS)}\t{len(TEXTS)}\t3\t" in shown.output
+    assert "sampled: every candidate asked about" in shown.output
+    assert "sampled queries (judged completely, past the budget) 1, 1 of them complete" in (
+        shown.output
+    )
+
+
+def test_a_sampled_query_under_way_counts_against_all_its_candidates(engine, users):
+    build_pool(engine, "p", systems="run:r", budget=BUDGET, active=True, overlap=1)
+    sample(engine, "q1")
+    for _ in range(BUDGET + 1):  # q1 first: the sample's queries are handed out first
+        item = assignment.next_item(engine, "p", users["a1"])
+        assert item.query_id == "q1" and assignment.submit(engine, item, users["a1"], grade=0)
+    status = {s.query_id: s for s in pool_status(engine, "p")}["q1"]
+    assert (status.chosen, status.target, status.state) == (BUDGET + 1, len(TEXTS), "open")
 
 
 def queries_asked(monkeypatch) -> list:

@@ -95,10 +95,12 @@ def test_a_sampled_query_is_judged_unguided(engine, users, model):  # noqa: F811
             pool, members, design="uniform", requested="1", population=2, seed=1, session=session
         )
     judge_all(engine, users["a1"])
-    by_query = {}
+    by_query: dict[str, list] = {}
     for q, _, r in reasons(engine):
-        by_query.setdefault(q, set()).add(r)
-    assert by_query == {"q1": {"guided", "exploration"}, "q2": {"sample"}}
+        by_query.setdefault(q, []).append(r)
+    assert set(by_query["q1"]) == {"guided", "exploration"} and len(by_query["q1"]) == BUDGET
+    # judged completely, past the budget, as estimates need
+    assert by_query["q2"] == ["sample"] * len(TEXTS)
 
 
 def test_the_release_keeps_why_each_judgment_was_asked(engine, users, model, tmp_path):  # noqa: F811

@@ -50,15 +50,19 @@ def test_combinations_most_first_every_annotators_search_as_one(engine, two_runs
 
 def test_active_frame_one_row_per_query():
     status = [
-        QueryStatus("q1", 40, 7, 7, 3, 0.4, "budget"),
-        QueryStatus("q2", 40, 2, 1, 0, None, None),
+        QueryStatus("q1", 40, 7, 7, 3, 0.4, "budget", target=7),
+        QueryStatus("q2", 40, 2, 1, 0, None, None, target=7),
+        QueryStatus("q3", 40, 9, 9, 1, None, None, target=40, sampled=True),
     ]
-    frame = active_frame(status, budget=7)
+    frame = active_frame(status)
     assert frame.drop(columns="estimate").to_dict("records") == [
         {"query": "q1", "chosen": "7/7", "judged": 7, "relevant": 3, "state": "budget"},
         {"query": "q2", "chosen": "2/7", "judged": 1, "relevant": 0, "state": "open"},
+        # a sampled query is judged completely: its progress is against every candidate
+        {"query": "q3", "chosen": "9/40", "judged": 9, "relevant": 1, "state": "open"},
     ]
-    assert frame["estimate"].iloc[0] == 0.4 and frame["estimate"].isna().tolist() == [False, True]
+    assert frame["estimate"].isna().tolist() == [False, True, True]
+    assert frame["estimate"].iloc[0] == 0.4
 
 
 def test_an_active_pools_queries_against_its_budget(engine, two_runs):
