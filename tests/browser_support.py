@@ -167,6 +167,18 @@ def log_in(page, address: str, name: str) -> None:
     page.mouse.click(900, 20)  # focus on the page, not in a field
 
 
+# A common laptop's screen: pages are checked at this size (issue 40).
+LAPTOP = {"width": 1366, "height": 768}
+
+
+def until(check, seconds: float = 20) -> None:
+    """Wait until ``check()`` is true (the database shows what a page did), or fail."""
+    deadline = time.monotonic() + seconds
+    while not check():
+        assert time.monotonic() < deadline, "the database never showed it"
+        time.sleep(0.2)
+
+
 def lead_on(page, address: str, lang: str, path: str) -> None:
     """Log in as the lead ``boss``, switch to ``lang`` (``en`` or ``zh``) and open the lead
     page at ``path`` (``accounts``, ``data``, ``pools``) from the sidebar."""

@@ -5,18 +5,23 @@ password shown once and working."""
 from __future__ import annotations
 
 import re
-import time
 
 import pytest
 
 from annotator.auth import verify_password
 from storage.accounts import find_user
 from storage.db import make_engine, session_scope
-from tests.browser_support import browser, choose, lead_on, server  # noqa: F401 (fixtures)
+from tests.browser_support import (  # noqa: F401 (fixtures)
+    LAPTOP,
+    browser,
+    choose,
+    lead_on,
+    server,
+    until,
+)
 
 pytestmark = pytest.mark.browser
 
-LAPTOP = {"width": 1366, "height": 768}
 WORDS = {
     "en": {"page": "Accounts", "account": "Account", "added": "Added carol. Password",
            "reset": "New password for carol"},
@@ -29,13 +34,6 @@ def carol(url: str):
     with session_scope(make_engine(url)) as session:
         user = find_user("carol", session=session)
         return None if user is None else (user.disabled, user.password_hash)
-
-
-def until(check, seconds: float = 20) -> None:
-    deadline = time.monotonic() + seconds
-    while not check():
-        assert time.monotonic() < deadline, "the database never showed it"
-        time.sleep(0.2)
 
 
 def password_in(page, words: str) -> str:

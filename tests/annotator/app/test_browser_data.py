@@ -9,10 +9,9 @@ from sqlmodel import select
 
 from storage.db import make_engine, session_scope
 from storage.models import Chunk, CorpusVersion, Query, QuerySet, RunEntry, System
-from tests.annotator.app.test_browser_accounts import LAPTOP, until
 from tests.annotator.app.test_data_imports import PAGES as HANDBOOK
 from tests.annotator.app.test_data_imports import zipped
-from tests.browser_support import browser, choose, lead_on, server  # noqa: F401 (fixtures)
+from tests.browser_support import LAPTOP, browser, choose, lead_on, server, until  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.browser
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 from tests.browser_support import (
+    LAPTOP,
     judgments,
     log_in,
     one_query_pool,
@@ -20,7 +21,6 @@ from tests.browser_support import (
 
 pytestmark = pytest.mark.browser
 
-LAPTOP = {"width": 1366, "height": 768}
 WIDE = {"width": 1920, "height": 1080}
 LONG = " ".join(
     f"Sentence {i} says how brake pads wear and when to replace them." for i in range(70)

@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser_support import browser, log_in, server  # noqa: F401 (fixtures)
+from tests.browser_support import LAPTOP, browser, log_in, server  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.browser
 
-LAPTOP = {"width": 1366, "height": 768}
 TEAM = {"en": "Team progress", "zh": "团队进度"}
 LOGGED_IN = {"en": "Logged in as", "zh": "当前用户"}
 

@@ -7,12 +7,11 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser_support import browser, log_in, serving  # noqa: F401 (a fixture)
+from tests.browser_support import LAPTOP, browser, log_in, serving  # noqa: F401 (a fixture)
 from tests.conftest import run_qrels, write
 
 pytestmark = pytest.mark.browser
 
-LAPTOP = {"width": 1366, "height": 768}
 LINKS = {
     "en": {"team": "Team progress", "agreement": "Agreement"},
     "zh": {"team": "团队进度", "agreement": "一致性"},

@@ -9,8 +9,7 @@ from annotator.labeling import assignment
 from storage.accounts import get_user
 from storage.db import make_engine, session_scope
 from storage.pool_records import find_pool, pool_report
-from tests.annotator.app.test_browser_accounts import LAPTOP, until
-from tests.browser_support import browser, choose, lead_on, server  # noqa: F401 (fixtures)
+from tests.browser_support import LAPTOP, browser, choose, lead_on, server, until  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.browser
 

@@ -7,8 +7,7 @@ import pytest
 
 from annotator.labeling import sampling
 from storage.db import make_engine
-from tests.annotator.app.test_browser_accounts import LAPTOP, until
-from tests.browser_support import browser, lead_on, server  # noqa: F401 (fixtures)
+from tests.browser_support import LAPTOP, browser, lead_on, server, until  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.browser
 

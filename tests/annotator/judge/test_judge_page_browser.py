@@ -9,12 +9,11 @@ import pytest
 
 from annotator.judge.judge_report import pool_runs
 from storage.db import make_engine
-from tests.browser_support import browser, log_in, server  # noqa: F401 (fixtures)
+from tests.browser_support import LAPTOP, browser, log_in, server  # noqa: F401 (fixtures)
 from tests.fake_chat_server import FakeChat, grading
 
 pytestmark = pytest.mark.browser
 
-LAPTOP = {"width": 1366, "height": 768}
 WORDS = {
     "en": {"page": "Judge", "done": "done", "running": "running"},
     "zh": {"page": "模型评判", "done": "已完成", "running": "运行中"},
