@@ -147,6 +147,10 @@ class OpenAIEncoder:
             "passage_prefix": endpoint.passage_prefix,
         }
 
+    def check(self) -> None:
+        """Before any request: the key's variable, when one is named, is set."""
+        self.endpoint.api_key()
+
     def _embed(self, texts: list[str], model: str, prefix: str) -> np.ndarray:
         try:
             vectors = embed(self.endpoint, [prefix + text for text in texts], model, self._pace)

@@ -14,6 +14,7 @@ module writes there is made so (folders 0755 at most, files without group or oth
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import logging
 import os
@@ -262,17 +263,25 @@ class SentenceTransformerEncoder:
         self.config = {"encoder": "sentence-transformers", "model": str(self.model_path.resolve())}
         self._model = None
 
+    def check(self) -> None:
+        """What loading would refuse, found without loading (torch takes seconds to import):
+        the library missing or no model folder; ``LocalizedError``."""
+        if importlib.util.find_spec("sentence_transformers") is None:
+            raise LocalizedError(
+                "needs_install", what="sentence-transformers", package="'qrels-studio[st]'"
+            )
+        if not self.model_path.is_dir():
+            raise LocalizedError("st_model_missing", path=self.model_path)
+
     def _load(self):
         if self._model is None:
-            try:
-                from sentence_transformers import SentenceTransformer
-            except ImportError as exc:
-                raise ImportError(
-                    t("needs_install", what="sentence-transformers", package="'qrels-studio[st]'")
-                ) from exc
-            if not self.model_path.is_dir():
-                raise FileNotFoundError(t("st_model_missing", path=self.model_path))
-            self._model = SentenceTransformer(str(self.model_path), device="cpu")
+            self.check()
+            from sentence_transformers import SentenceTransformer
+
+            # local_files_only: a folder on disk, never a name looked up on a model hub.
+            self._model = SentenceTransformer(
+                str(self.model_path), device="cpu", local_files_only=True
+            )
         return self._model
 
     def _encode(self, texts: list[str]) -> np.ndarray:

@@ -99,6 +99,18 @@ class RetrievalOptions:
             "batch_size": self.embeddings_batch,
         }
 
+    def check(self) -> None:
+        """Refuse now what retrieval would refuse minutes later (BM25 runs first): an
+        unknown encoder, an ``st:`` folder or library missing, an endpoint's bad URL, key
+        variable or batch size, a key variable that is not set. ``LocalizedError``; the one
+        check for the command line and the app alike."""
+        encoder = encoder_from_spec(
+            self.encoder, self.tokenizer, self.vector_dim, self.embeddings()
+        )
+        check = getattr(encoder, "check", None)  # the encoders that can fail late have one
+        if check is not None:
+            check()
+
     def to_dict(self) -> dict:
         return {**asdict(self), "tokenizer": self.tokenizer.to_dict()}
 

@@ -401,6 +401,24 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "系统（bm25、vector、rrf、combsum、combmnz、run:名称）",
     },
     "field_depth": {"en": "Depth per system", "zh": "每个系统取前 K 个"},
+    "field_encoder": {"en": "Encoder of the vector system", "zh": "vector 系统的编码器"},
+    "encoder_tfidf_svd": {"en": "TF-IDF + SVD (built in)", "zh": "TF-IDF + SVD（内置）"},
+    "encoder_st": {
+        "en": "st: a sentence-transformers model folder on the server",
+        "zh": "st：服务器上的 sentence-transformers 模型文件夹",
+    },
+    "encoder_openai": {
+        "en": "openai: an OpenAI-compatible embeddings server",
+        "zh": "openai：OpenAI 兼容的嵌入服务器",
+    },
+    "field_encoder_model": {
+        "en": "Model: its folder (st:) or its name on the server (openai:)",
+        "zh": "模型：其文件夹（st:）或其在服务器上的名称（openai:）",
+    },
+    "field_embeddings_url": {
+        "en": "openai: base URL of the embeddings server (up to /v1)",
+        "zh": "openai：嵌入服务器的基础 URL（到 /v1 为止）",
+    },
     "field_active": {
         "en": "Active pooling (choose what to judge next from the judgments so far)",
         "zh": "主动建池（根据已有判断选择下一个要判断的候选）",

@@ -21,6 +21,26 @@ from storage.db import referenced, session_scope
 from storage.models import CorpusVersion, QuerySet
 
 ACTIVE_REACH = 12  # an active pool reaches this many times its budget into each system
+# The vector encoders the app's build form offers, as ``--encoder`` names them before ":".
+ENCODER_KINDS = ("tfidf-svd", "st", "openai")
+
+
+def encoder_options(
+    kind: str, model: str = "", url: str = "", key_variable: str = ""
+) -> RetrievalOptions:
+    """The app's choice of encoder as the command line's options: ``--encoder`` (``st:`` and
+    a model folder, ``openai:`` and a model name), ``--embeddings-url`` and
+    ``--api-key-env`` (the variable's name: a key is never typed into the app). Checked by
+    ``build_pool`` exactly as the command line's are; the URL and variable are kept for
+    ``openai:`` only."""
+    if kind == "tfidf-svd":
+        return RetrievalOptions()
+    endpoint = kind == "openai"
+    return RetrievalOptions(
+        encoder=f"{kind}:{model.strip()}",
+        embeddings_url=(url.strip() or None) if endpoint else None,
+        api_key_env=(key_variable.strip() or None) if endpoint else None,
+    )
 
 
 def _inputs(engine: Engine, specs, query_set: str | None, corpus_version: str | None):
@@ -67,6 +87,7 @@ def build_pool(
     if overlap < 1:
         raise LocalizedError("overlap_positive", value=overlap)
     specs = parse_systems(systems)
+    options.check()
     with session_scope(engine) as session:
         acting(by, "lead", session=session)
         if pool_records.find_pool(name, session=session) is not None:

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import importlib.util
+
 import numpy as np
 import pytest
 
 import pooling.retrievers as retrievers
+from pooling.i18n import LocalizedError
 from pooling.retrievers import (
     BM25Retriever,
     Corpus,
@@ -15,6 +18,7 @@ from pooling.retrievers import (
     VectorRetriever,
     encoder_from_spec,
 )
+from pooling.systems import RetrievalOptions
 from pooling.tokenize import TokenizerConfig
 
 QUERIES = {"zh": "绿茶怎么冷藏保存", "en": "how often should brake pads be replaced", "none": "的"}
@@ -82,14 +86,18 @@ def test_precomputed_embeddings_must_match_their_ids(corpus, tmp_path):
 
 def test_sentence_transformers_is_optional(tmp_path):
     encoder = SentenceTransformerEncoder(tmp_path / "no-model")
-    try:
-        import sentence_transformers  # noqa: F401
-    except ImportError:
-        with pytest.raises(ImportError, match=r"pip install 'qrels-studio\[st\]'"):
-            encoder._load()
+    # Found by check() before any retrieval (RetrievalOptions.check), and again on loading.
+    if importlib.util.find_spec("sentence_transformers") is None:
+        expected = r"pip install 'qrels-studio\[st\]'"
     else:
-        with pytest.raises(FileNotFoundError, match="no sentence-transformers model"):
-            encoder._load()
+        expected = "no sentence-transformers model"
+    for found_by in (
+        encoder.check,
+        encoder._load,
+        RetrievalOptions(encoder=f"st:{tmp_path}/no-model").check,
+    ):
+        with pytest.raises(LocalizedError, match=expected):
+            found_by()
 
 
 def test_faiss_is_an_optional_accelerator(corpus):

@@ -26,6 +26,7 @@ def build_form(lead_id: int) -> None:
             ui.t("field_systems"), value="bm25,vector", key="build_pool_systems"
         )
         depth = st.number_input(ui.t("field_depth"), min_value=1, value=10, key="build_depth")
+        encoder = encoder_fields()
         overlap = st.number_input(ui.t("field_overlap"), min_value=1, value=2)
         active = st.checkbox(ui.t("field_active"))
         budget = st.number_input(ui.t("field_budget"), min_value=1, value=50)
@@ -43,10 +44,32 @@ def build_form(lead_id: int) -> None:
                 overlap=int(overlap),
                 query_set=query_set,
                 corpus_version=corpus_version,
+                options=pool_building.encoder_options(*encoder),
                 by=lead_id,
             )
             if done:
                 ui.pool_changed(result, overlap=int(overlap))
+
+
+def encoder_fields() -> tuple[str, str, str, str]:
+    """The vector system's encoder, as ``qrels pool build --encoder`` chooses it: its kind,
+    the model (a folder for st:, a name for openai:), and for openai: the server's URL and
+    the *name* of the variable holding its key (the key is read on the server, never here)."""
+    labels = {
+        kind: ui.t(f"encoder_{kind.replace('-', '_')}") for kind in pool_building.ENCODER_KINDS
+    }
+    kind = st.selectbox(
+        ui.t("field_encoder"),
+        pool_building.ENCODER_KINDS,
+        format_func=lambda k: labels[k],  # in the page's language, bound now
+        key="build_encoder",
+    )
+    model = st.text_input(ui.t("field_encoder_model"), key="build_encoder_model")
+    url = st.text_input(ui.t("field_embeddings_url"), key="build_embeddings_url")
+    variable = st.text_input(
+        ui.t("judge_key_label"), help=ui.t("judge_key_help"), key="build_api_key_env"
+    )
+    return str(kind), model, url, variable
 
 
 def topup_form(pool_name: str, lead_id: int) -> None:
