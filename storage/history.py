@@ -113,11 +113,11 @@ def append_judgments(
     if waiting:
         _insert_judgments(waiting, session=session)
     tallies.judged_in_batch(user, batch.id, session=session)
-    if user.kind == "human":  # one grade per person per pair: the pools count it theirs
-        if rubric_in_force is None or rubric_version == rubric_in_force:
-            one_grade.imported(
-                batch.id, query_set.id, corpus_version.id, session=session, rubric=rubric_version
-            )
+    # One grade per person per pair: the pools count it theirs, under the rubric in force.
+    if user.kind == "human" and rubric_in_force in (None, rubric_version):
+        one_grade.imported(
+            batch.id, query_set.id, corpus_version.id, session=session, rubric=rubric_version
+        )
     return True
 
 

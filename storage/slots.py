@@ -406,9 +406,7 @@ def record_judgment(
         # the same candidate by another annotator deadlocked the other way round).
         counted = tallies.judged(user, judgment, session=session)
         # One grade per person per pair (under one rubric): the other pools count it theirs.
-        one_grade.first_grade(
-            user, assignment.pool_id, judgment, counted, session=session, now=now
-        )
+        one_grade.first_grade(user, assignment.pool_id, judgment, counted, session=session, now=now)
     return judgment
 
 
