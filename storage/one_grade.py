@@ -117,9 +117,12 @@ def graded_elsewhere(
     for other_pool, candidate in sorted(counted, key=lambda row: row[1]):  # the lock order
         if other_pool == pool_id:
             continue
-        judged, took_slot = _judged_here(other_pool, candidate, user.id, session=session, now=now)
+        judged, took_slot, found = _judged_here(
+            other_pool, candidate, user.id, session=session, now=now
+        )
         if took_slot:
-            changes[other_pool].append(SlotChange(candidate, takers=(user.id,)))
+            finders = (user.id,) if found else ()
+            changes[other_pool].append(SlotChange(candidate, takers=(user.id,), finders=finders))
         if judged:
             done.append((other_pool, user.id))
     pools = [(session.get(Pool, p), c) for p, c in sorted(changes.items())]
@@ -128,16 +131,18 @@ def graded_elsewhere(
 
 def _judged_here(
     pool_id: int, candidate: int, user_id: int, *, session: Session, now: datetime
-) -> tuple[bool, bool]:
+) -> tuple[bool, bool, bool]:
     """Make ``user_id``'s row for ``candidate`` judged, holding a slot: whether it was made
-    judged now, and whether it took a slot to be."""
+    judged now, whether it took a slot to be, and whether that row was theirs as the
+    candidate's finder (never offered to them: their grade made elsewhere fills a slot of
+    it all the same, as anyone's does)."""
     mine = session.exec(
         select(Assignment).where(
             Assignment.candidate_id == candidate, Assignment.user_id == user_id
         )
     ).first()
-    if mine is not None and (mine.done_at is not None or mine.found_at is not None):
-        return False, False  # judged here already; or found by them, never offered to them
+    if mine is not None and mine.done_at is not None:
+        return False, False, False  # judged here already
     if mine is not None and mine.slot is not None:
         # Held open (another tab): judged now; the revision moves, so that a grade sent
         # from the tab is refused as a stale one instead of being counted twice.
@@ -147,20 +152,21 @@ def _judged_here(
             .values(done_at=now, revision=Assignment.revision + 1),
             execution_options=NO_SYNC,
         )
-        return True, False
+        return True, False, False
     used = _used_slots([candidate], session=session)[candidate]
     slot = next(slot for slot in count() if slot not in used)
     if mine is None:
         row = _judged_row(pool_id, candidate, user_id, slot, now)
-        session.execute(insert(Assignment).values(row))
-    else:  # skipped, or a hold that lapsed
-        session.execute(
-            update(Assignment)
-            .where(Assignment.id == mine.id)
-            .values(slot=slot, done_at=now, skipped_at=None, revision=Assignment.revision + 1),
-            execution_options=NO_SYNC,
-        )
-    return True, True
+        session.execute(insert(Assignment), [row])
+        return True, True, False
+    # Skipped, a hold that lapsed, or found by them (the finder's mark stays).
+    session.execute(
+        update(Assignment)
+        .where(Assignment.id == mine.id)
+        .values(slot=slot, done_at=now, skipped_at=None, revision=Assignment.revision + 1),
+        execution_options=NO_SYNC,
+    )
+    return True, True, mine.found_at is not None
 
 
 def _judged_row(pool_id: int, candidate: int, user_id: int, slot: int, now: datetime) -> dict:
@@ -219,7 +225,13 @@ def _rows_for_grades(
     if rubric is not None:
         imported += (Judgment.rubric_version == rubric,)
     rows = session.exec(
-        select(PoolCandidate.id, PoolCandidate.query_id, PoolCandidate.chunk_id, Judgment.user_id)
+        select(
+            PoolCandidate.id,
+            PoolCandidate.query_id,
+            PoolCandidate.chunk_id,
+            Judgment.user_id,
+            Assignment.id,
+        )
         .join(
             Judgment,
             (Judgment.query_id == PoolCandidate.query_id)
@@ -236,26 +248,40 @@ def _rows_for_grades(
             PoolCandidate.pool_id == pool.id,
             PoolCandidate.judges > 0,
             User.kind == "human",
-            Assignment.id.is_(None),
+            # No row of theirs, or the finder's (never offered to them, not judged).
+            Assignment.id.is_(None)
+            | (Assignment.found_at.is_not(None) & Assignment.done_at.is_(None)),
             *imported,
         )
         .distinct()
     ).all()
-    people: dict[int, list[int]] = defaultdict(list)
-    for candidate, query, chunk, user in rows:
+    people: dict[int, dict[int, int | None]] = defaultdict(dict)
+    for candidate, query, chunk, user, found in rows:
         if keys is None or (query, chunk) in keys:
-            people[candidate].append(user)
+            people[candidate][user] = found
     if not people:
         return [], []
     used = _used_slots(list(people), session=session) if keys is None else {}
-    made = []
+    made, changes, done = [], [], []
     for candidate in sorted(people):
         free = (slot for slot in count() if slot not in used.get(candidate, ()))
-        for user, slot in zip(sorted(people[candidate]), free, strict=False):
-            made.append(_judged_row(pool.id, candidate, user, slot, now))
-    session.execute(insert(Assignment), made)
-    changes = [SlotChange(c, takers=tuple(sorted(users))) for c, users in people.items()]
-    return changes, [(pool.id, row["user_id"]) for row in made]
+        users = sorted(people[candidate])
+        for user, slot in zip(users, free, strict=False):
+            if (found := people[candidate][user]) is None:
+                made.append(_judged_row(pool.id, candidate, user, slot, now))
+            else:  # the finder's mark stays; their grade fills a slot as anyone's does
+                session.execute(
+                    update(Assignment)
+                    .where(Assignment.id == found)
+                    .values(slot=slot, done_at=now, revision=Assignment.revision + 1),
+                    execution_options=NO_SYNC,
+                )
+            done.append((pool.id, user))
+        finders = tuple(u for u in users if people[candidate][u] is not None)
+        changes.append(SlotChange(candidate, takers=tuple(users), finders=finders))
+    if made:
+        session.execute(insert(Assignment), made)
+    return changes, done
 
 
 def _used_slots(candidates: list[int], *, session: Session) -> dict[int, set[int]]:

@@ -97,3 +97,36 @@ def test_an_upgrade_with_nothing_to_make_changes_nothing(engine, db_url, pool):
         )
     assert after == before
     assert_all_agree(engine, db_url, "p2", {"a1": pool["a1"], "a2": pool["a2"]})
+
+
+def test_an_upgrade_counts_a_finders_grade_made_in_the_other_pool(engine, db_url, pool):
+    """a1's search added a pair to "a", then a1 graded it in "b": before the rule their
+    row in "a" stayed a finder's (no slot) while ``qrels status`` counted them a judge."""
+    from annotator.labeling.search import ManualSearch
+    from tests.annotator.labeling.test_one_grade_finder import FOUND
+
+    build_pool(engine, "a", systems="run:r", depth=3, overlap=2)
+    build_pool(engine, "b", systems="run:r", depth=N_CHUNKS, overlap=2)
+    people = {name: pool[name] for name in ("a1", "a2", "a3")}
+    ManualSearch(engine, "a").add(*FOUND, people["a1"])
+    grade_all(engine, "b", people["a1"])
+    command.downgrade(_alembic_config(engine), "0023")
+    with session_scope(engine) as session:
+        a = get_pool("a", session=session)
+        rows = _rows_without_judgment(session, a.id, people["a1"])
+        found = [row.id for row in rows if row.found_at is not None]
+        assert len(found) == 1
+        session.execute(
+            update(Assignment)
+            .where(Assignment.id == found[0])
+            .values(slot=None, done_at=None, revision=0)
+        )
+        session.execute(
+            delete(Assignment).where(Assignment.id.in_([r.id for r in rows if r.id != found[0]]))
+        )
+        tallies.refill(a, session=session)
+    upgrade(engine)
+    assert assignment.next_item(engine, "a", people["a1"]) is None
+    grade_all(engine, "a", people["a2"])
+    assert assignment.next_item(engine, "a", people["a3"]) is None
+    assert_all_agree(engine, db_url, "a", people)

@@ -14,9 +14,9 @@ tallies of the pools it touched (``pool_candidate.held``, ``query_tally.held`` a
 A row is made for a human's grade under the rubric version of the newest human judgment (the
 version in force when the database was last written to: a migration cannot read the app's
 rubric folder): for each candidate whose pair they graded, with no row of theirs, or a row
-that is neither judged nor theirs as its finder (held open: judged now, its revision moved so
-that a grade sent from an open page is refused as stale; skipped or lapsed: judged on the
-lowest free slot). Written in SQL and Core on tables named here, so that later changes of the
+not judged (held open: judged now, its revision moved so that a grade sent from an open page
+is refused as stale; skipped, lapsed, or theirs as the candidate's finder: judged on the
+lowest free slot, the finder's mark kept). Written in SQL and Core on tables named here, so that later changes of the
 models or of ``storage`` cannot change what it does.
 """
 
@@ -55,7 +55,7 @@ MISSING = sa.text(
     " JOIN app_user u ON u.id = j.user_id"
     " LEFT JOIN assignment a ON a.candidate_id = pc.id AND a.user_id = j.user_id"
     " WHERE u.kind = 'human' AND j.rubric_version = :version AND pc.judges > 0"
-    " AND a.done_at IS NULL AND a.found_at IS NULL"
+    " AND a.done_at IS NULL"
 )
 
 # The tallies of one pool, from its assignments (``storage.tallies.recount``).
