@@ -8,8 +8,9 @@ key is stopped before it reaches a button, with a brief notice in the page's lan
 while the item's buttons are being redrawn (Streamlit marks them stale; a click on a button
 already gone from the server would be dropped without a word), while the page has lost its
 connection (Streamlit disables the buttons: the key would do nothing, unsaid), and until the
-item on the screen has been there for ``SEEN_MS``: a key pressed as the next passage appears was meant
-for the one before, and no one reads a query and a passage in a fifth of a second. The
+item on the screen has been there for ``SEEN_MS``: a key pressed as the next passage
+appears was meant for the one before, and no one reads a query and a passage in a fifth of
+a second. The
 server refuses a key for any item but the one it drew last (label_page); what it cannot
 know is what was painted. On every page, a language switch gives the focus back to the page.
 

@@ -16,8 +16,8 @@ version in force when the database was last written to: a migration cannot read 
 rubric folder): for each candidate whose pair they graded, with no row of theirs, or a row
 not judged (held open: judged now, its revision moved so that a grade sent from an open page
 is refused as stale; skipped, lapsed, or theirs as the candidate's finder: judged on the
-lowest free slot, the finder's mark kept). Written in SQL and Core on tables named here, so that later changes of the
-models or of ``storage`` cannot change what it does.
+lowest free slot, the finder's mark kept). Written in SQL and Core on tables named here, so
+that later changes of the models or of ``storage`` cannot change what it does.
 """
 
 from collections import defaultdict

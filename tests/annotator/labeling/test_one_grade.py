@@ -209,7 +209,8 @@ def test_a_grade_counted_in_another_pool_costs_the_same_at_two_sizes(
 
 def _grades_of(distribution, name: str) -> dict[str, int]:
     mine = distribution[distribution["annotator"] == name]
-    return {grade: count for grade, count in zip(mine["grade"], mine["count"]) if count}
+    counts = zip(mine["grade"], mine["count"], strict=True)
+    return {grade: count for grade, count in counts if count}
 
 
 def test_a_grade_changed_from_the_other_pool_shows_in_team_progress(engine, pool):
