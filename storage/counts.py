@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from sqlalchemy import BigInteger, ColumnElement, Integer, String, case, cast, func, null, union_all
 from sqlalchemy.ext.compiler import compiles
+from sqlalchemy.orm import aliased
 from sqlalchemy.sql.functions import FunctionElement
 from sqlmodel import Session, select
 
@@ -77,13 +78,14 @@ def current_counts(
     ``DIMENSIONS``: ``annotator``, ``query`` id, ``hour`` (``hour_start`` of when the
     current grade was given) and ``grade`` (None for unsure)), each row the values of
     ``by`` then the count; only ``annotator``'s items when given. An item counts once,
-    with its current grade (a grade changed later counts at its new grade and hour).
-    Grouped by keys, then named: grouping by number reads no names for a million rows."""
+    with its current grade (a grade changed later counts at its new grade and hour, from
+    whichever pool it was changed). Grouped by keys, then named: grouping by number reads
+    no names for a million rows."""
     keys = {
         "annotator": unindexed(Judgment.user_id),
         "query": unindexed(Judgment.query_id),
-        "hour": hour_start(Judgment.created_at),
-        "grade": Judgment.grade,
+        "hour": hour_start(NEWEST.created_at),
+        "grade": NEWEST.grade,
     }
     grouped = [keys[name].label(name) for name in by]
     counted = (
@@ -106,13 +108,31 @@ def unindexed(column) -> ColumnElement:
     return column + 0
 
 
+# A person's current grade of an item: their newest judgment of its (query, chunk), which
+# may have been made in another pool holding the pair (``storage.one_grade``).
+NEWEST = aliased(Judgment, name="newest")
+_EARLIER = aliased(Judgment, name="earlier")
+
+
 def _current(pool: Pool, annotator: str | None, *columns):
-    """``columns`` of each annotator's current judgment on each item judged in the pool's
-    app (only ``annotator``'s when given). The current one is the judgment at its
-    assignment's revision: ``storage.slots`` counts an assignment's revisions as it writes
-    them, so no grouping of the history is needed. The judgments are read in the order
-    they are stored, each looking up its assignment (on SQLite three times faster at a
-    million than finding each assignment's judgment from the pool's assignments)."""
+    """``columns`` of each annotator's current judgment (``NEWEST``) on each item judged
+    in the pool's app (only ``annotator``'s when given). The items are the judgments at
+    their assignment's revision: ``storage.slots`` counts an assignment's revisions as it
+    writes them, so no grouping of the history is needed. The judgments are read in the
+    order they are stored, each looking up its assignment (on SQLite three times faster at
+    a million than finding each assignment's judgment from the pool's assignments), then
+    the person's newest judgment of the pair, one indexed look (the person's grade changed
+    from another pool, or imported since, is the one shown, as a release holds it)."""
+    newest = (
+        select(func.max(_EARLIER.id))
+        .where(
+            _EARLIER.user_id == Judgment.user_id,
+            _EARLIER.query_id == Judgment.query_id,
+            _EARLIER.chunk_id == Judgment.chunk_id,
+        )
+        .correlate(Judgment)
+        .scalar_subquery()
+    )
     statement = (
         select(*columns)
         .select_from(Judgment)
@@ -120,6 +140,7 @@ def _current(pool: Pool, annotator: str | None, *columns):
             Assignment,
             (Assignment.id == Judgment.assignment_id) & (Assignment.revision == Judgment.revision),
         )
+        .join(NEWEST, NEWEST.id == newest)
         .where(Judgment.pool_id == pool.id)
     )
     if annotator is None:
@@ -139,11 +160,11 @@ def median_seconds(pool: Pool, *, session: Session) -> dict[str, float]:
             pool,
             None,
             user.label("user"),
-            Judgment.seconds.label("seconds"),
-            func.row_number().over(partition_by=user, order_by=Judgment.seconds).label("position"),
+            NEWEST.seconds.label("seconds"),
+            func.row_number().over(partition_by=user, order_by=NEWEST.seconds).label("position"),
             func.count().over(partition_by=user).label("total"),
         )
-        .where(Judgment.seconds.is_not(None))
+        .where(NEWEST.seconds.is_not(None))
         .subquery()
     )
     middle = ranked.c.position.in_([(ranked.c.total + 1) // 2, (ranked.c.total + 2) // 2])

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import UTC, datetime
 
-from sqlalchemy import func
+from sqlalchemy import false, func, true, union_all
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, select
 
@@ -26,6 +26,7 @@ from storage.counts import candidate_sources, epoch_seconds, unindexed
 from storage.figure_tables import FigureCheckpoint
 from storage.history import adjudications
 from storage.models import (
+    Assignment,
     CandidateSource,
     Chunk,
     Judgment,
@@ -153,21 +154,40 @@ def judgments_of(pool: Pool, candidates: Iterable[int], *, session: Session) -> 
 
 
 def app_judgments_since(pool: Pool, after: int, *, session: Session) -> list[tuple]:
-    """Judgments made in the pool's app (on an assignment) with ids above ``after``:
-    ``(judgment id, assignment id, revision, user id, query key, seconds since 1970 when
-    made, grade or None when unsure, seconds taken or None)``; what the Team progress
-    figures count (``storage.counts.current_counts``)."""
-    statement = select(
-        Judgment.id,
-        Judgment.assignment_id,
-        Judgment.revision,
-        Judgment.user_id,
-        Judgment.query_id,
-        epoch_seconds(Judgment.created_at),
-        Judgment.grade,
-        Judgment.seconds,
-    ).where(Judgment.id > after, Judgment.pool_id == pool.id, Judgment.assignment_id.is_not(None))
-    return [tuple(row) for row in session.connection().execute(statement)]
+    """Judgments with ids above ``after`` that the Team progress figures count
+    (``storage.counts.current_counts``): ``(judgment id, assignment id, revision, user id,
+    query key, seconds since 1970 when made, grade or None when unsure, seconds taken or
+    None, elsewhere)``. Those made in the pool's app, on their assignment at their
+    revision (``elsewhere`` False); and those of a pair the person has a row of in the
+    pool made anywhere else (another pool, an import: ``elsewhere`` True), on that row at
+    its revision now: the person's newer grade of an item they judged in the pool's app
+    (``storage.one_grade``), which ``AppRows.apply`` takes only for such items."""
+    made = epoch_seconds(Judgment.created_at)
+    fields = (Judgment.user_id, Judgment.query_id, made, Judgment.grade, Judgment.seconds)
+    here = (Judgment.pool_id == pool.id) & Judgment.assignment_id.is_not(None)
+    own = select(Judgment.id, Judgment.assignment_id, Judgment.revision, *fields, false()).where(
+        Judgment.id > after, here
+    )
+    elsewhere = (
+        select(Judgment.id, Assignment.id, Assignment.revision, *fields, true())
+        .join(
+            PoolCandidate,
+            (PoolCandidate.pool_id == pool.id)
+            & (PoolCandidate.query_id == Judgment.query_id)
+            & (PoolCandidate.chunk_id == Judgment.chunk_id),
+        )
+        .join(
+            Assignment,
+            (Assignment.candidate_id == PoolCandidate.id)
+            & (Assignment.user_id == Judgment.user_id),
+        )
+        .where(
+            Judgment.id > after,
+            (func.coalesce(Judgment.pool_id, 0) != pool.id) | Judgment.assignment_id.is_(None),
+        )
+    )
+    statement = union_all(own, elsewhere)
+    return [(*row[:8], bool(row[8])) for row in session.connection().execute(statement)]
 
 
 def user_names(*, session: Session) -> dict[int, str]:

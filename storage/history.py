@@ -74,12 +74,15 @@ def append_judgments(
     rubric_version: str,
     pool: Pool | None = None,
     per_statement: int = 10_000,
+    rubric_in_force: str | None = None,
 ) -> bool:
     """Append ``rows`` (``query_id`` and ``chunk_id`` keys, ``grade``, ``unsure``, ``note``)
     to the history as ``user``'s judgments, recorded as ``batch`` (its source, format and
     content hash; the rest is filled in here), in ``pool`` when given, ``per_statement``
     rows at a time as they come. Returns False, and writes (and reads from ``rows``)
-    nothing, when the same batch (user, versions, content hash) is there already."""
+    nothing, when the same batch (user, versions, content hash) is there already. The pools
+    count the batch's grades theirs (``storage.one_grade``) when ``rubric_version`` is
+    ``rubric_in_force`` (the version new judgments are made under; None: whatever it is)."""
     done = session.exec(
         select(JudgmentBatch).where(
             JudgmentBatch.user_id == user.id,
@@ -110,8 +113,11 @@ def append_judgments(
     if waiting:
         _insert_judgments(waiting, session=session)
     tallies.judged_in_batch(user, batch.id, session=session)
-    if user.kind == "human":  # one grade per person per pair: the pools count it theirs
-        one_grade.imported(batch.id, query_set.id, corpus_version.id, session=session)
+    # One grade per person per pair: the pools count it theirs, under the rubric in force.
+    if user.kind == "human" and rubric_in_force in (None, rubric_version):
+        one_grade.imported(
+            batch.id, query_set.id, corpus_version.id, session=session, rubric=rubric_version
+        )
     return True
 
 

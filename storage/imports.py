@@ -421,16 +421,17 @@ def import_judgments(
     kind: str = "human",
     query_set: str | None = None,
     corpus_version: str | None = None,
+    rubric_in_force: str | None = None,
 ) -> ImportResult:
     """Import TREC qrels, BEIR qrels TSV or JSONL (told from the content) as judgments by
     ``annotator`` (``kind`` human or model; created if missing), appended to the history.
-    Importing the same judgments again for the same annotator is a no-op.
-    Raises ``InputError`` for a bad line, an unknown query or chunk id, a grade outside
-    0–3 or a (query, chunk) given twice; ``NotFound`` for an unknown version.
-
-    The file is read twice, a line at a time: once to check every line and fingerprint the
-    whole, then, only if all is well and new, to insert it ``BATCH`` rows at a time; what
-    is held meanwhile is one integer per judgment, so a file of millions of lines fits."""
+    Importing the same judgments again for the same annotator is a no-op; the pools count
+    them only under ``rubric_in_force`` (``append_judgments``). Raises ``InputError`` for a
+    bad line, an unknown query or chunk id, a grade outside 0–3 or a (query, chunk) given
+    twice; ``NotFound`` for an unknown version. The file is read twice, a line at a time:
+    once to check every line and fingerprint the whole, then, only if all is well and new,
+    to insert it ``BATCH`` rows at a time; what is held meanwhile is one integer per
+    judgment, so a file of millions of lines fits."""
     qs = resolve_query_set(query_set, session=session)
     cv = resolve_corpus_version(corpus_version, session=session)
     queries, chunks = query_keys(qs, session=session), chunk_keys(cv, session=session)
@@ -475,13 +476,10 @@ def import_judgments(
             source=Path(str(path)).name, format=file_format, content_hash=content_hash
         ),
         rubric_version=rubric_version,
+        rubric_in_force=rubric_in_force,
     )
-    return ImportResult(
-        annotator,
-        created=created,
-        counts=counts,
-        created_user=annotator if user_created else None,
-    )
+    made_user = annotator if user_created else None
+    return ImportResult(annotator, created=created, counts=counts, created_user=made_user)
 
 
 def _judgment_keys(path, queries: dict, chunks: dict, qs: QuerySet, cv: CorpusVersion):

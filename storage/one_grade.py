@@ -14,6 +14,14 @@ current grade of the pair; a change made from either pool is a new judgment of t
 grade, which every release holding the pair then reflects.
 
 A new candidate of a pair people already graded gets the same rows when it is added.
+
+A grade is one thing under one rubric only: the rows come from grades under the rubric
+version in force (the judgment's own, for a grade just made in the app; ``rubric`` given by
+the caller otherwise, since the version in force is the app's configuration, not the
+database's). A pool built after the rubric changed asks people again for pairs they graded
+under the old one, and their new grade then gives them their row in the pools built since;
+an imported batch under another version fills no pool. A person's first grade of a pair
+under a version (not only their first ever) is the one that gives the rows.
 Every function takes a keyword-only ``session`` and never commits.
 """
 
@@ -25,6 +33,7 @@ from datetime import datetime
 from itertools import count
 
 from sqlalchemy import insert, update
+from sqlalchemy.orm import aliased
 from sqlmodel import Session, select
 
 from storage import tallies
@@ -50,6 +59,46 @@ def in_other_pools(pool_id: int, counted: Iterable[tuple[int, int]]) -> bool:
     return any(other != pool_id for other, _ in counted)
 
 
+def first_grade(
+    user: User,
+    pool_id: int,
+    judgment: Judgment,
+    counted: list[tuple[int, int]],
+    *,
+    session: Session,
+    now: datetime,
+) -> None:
+    """``user`` judged their item in pool ``pool_id`` for the first time, writing
+    ``judgment`` (under the rubric in force); ``counted`` is ``tallies.judged``'s. When
+    it is their first grade of the pair under that rubric version, the other pools holding
+    the pair count it theirs (``graded_elsewhere``); otherwise only this pool's tally moves.
+    """
+    others = counted if in_other_pools(pool_id, counted) else []
+    if not others and user.kind == "human":
+        # Graded before (so counted nowhere as a new judge): under another rubric version
+        # only, the other pools ask no more of them for it now. One statement.
+        earlier = aliased(Judgment)
+        same_rubric_before = select(earlier.id).where(
+            earlier.user_id == user.id,
+            earlier.query_id == judgment.query_id,
+            earlier.chunk_id == judgment.chunk_id,
+            earlier.rubric_version == judgment.rubric_version,
+            earlier.id != judgment.id,
+        )
+        others = session.exec(
+            select(PoolCandidate.pool_id, PoolCandidate.id).where(
+                PoolCandidate.query_id == judgment.query_id,
+                PoolCandidate.chunk_id == judgment.chunk_id,
+                PoolCandidate.pool_id != pool_id,
+                ~same_rubric_before.exists(),
+            )
+        ).all()
+    if others:
+        graded_elsewhere(user, pool_id, others, session=session, now=now)
+    else:
+        tallies.judged_first_time(pool_id, user.id, session=session)
+
+
 def graded_elsewhere(
     user: User,
     pool_id: int,
@@ -68,9 +117,12 @@ def graded_elsewhere(
     for other_pool, candidate in sorted(counted, key=lambda row: row[1]):  # the lock order
         if other_pool == pool_id:
             continue
-        judged, took_slot = _judged_here(other_pool, candidate, user.id, session=session, now=now)
+        judged, took_slot, found = _judged_here(
+            other_pool, candidate, user.id, session=session, now=now
+        )
         if took_slot:
-            changes[other_pool].append(SlotChange(candidate, takers=(user.id,)))
+            finders = (user.id,) if found else ()
+            changes[other_pool].append(SlotChange(candidate, takers=(user.id,), finders=finders))
         if judged:
             done.append((other_pool, user.id))
     pools = [(session.get(Pool, p), c) for p, c in sorted(changes.items())]
@@ -79,16 +131,18 @@ def graded_elsewhere(
 
 def _judged_here(
     pool_id: int, candidate: int, user_id: int, *, session: Session, now: datetime
-) -> tuple[bool, bool]:
+) -> tuple[bool, bool, bool]:
     """Make ``user_id``'s row for ``candidate`` judged, holding a slot: whether it was made
-    judged now, and whether it took a slot to be."""
+    judged now, whether it took a slot to be, and whether that row was theirs as the
+    candidate's finder (never offered to them: their grade made elsewhere fills a slot of
+    it all the same, as anyone's does)."""
     mine = session.exec(
         select(Assignment).where(
             Assignment.candidate_id == candidate, Assignment.user_id == user_id
         )
     ).first()
-    if mine is not None and (mine.done_at is not None or mine.found_at is not None):
-        return False, False  # judged here already; or found by them, never offered to them
+    if mine is not None and mine.done_at is not None:
+        return False, False, False  # judged here already
     if mine is not None and mine.slot is not None:
         # Held open (another tab): judged now; the revision moves, so that a grade sent
         # from the tab is refused as a stale one instead of being counted twice.
@@ -98,20 +152,21 @@ def _judged_here(
             .values(done_at=now, revision=Assignment.revision + 1),
             execution_options=NO_SYNC,
         )
-        return True, False
+        return True, False, False
     used = _used_slots([candidate], session=session)[candidate]
     slot = next(slot for slot in count() if slot not in used)
     if mine is None:
         row = _judged_row(pool_id, candidate, user_id, slot, now)
-        session.execute(insert(Assignment).values(row))
-    else:  # skipped, or a hold that lapsed
-        session.execute(
-            update(Assignment)
-            .where(Assignment.id == mine.id)
-            .values(slot=slot, done_at=now, skipped_at=None, revision=Assignment.revision + 1),
-            execution_options=NO_SYNC,
-        )
-    return True, True
+        session.execute(insert(Assignment), [row])
+        return True, True, False
+    # Skipped, a hold that lapsed, or found by them (the finder's mark stays).
+    session.execute(
+        update(Assignment)
+        .where(Assignment.id == mine.id)
+        .values(slot=slot, done_at=now, skipped_at=None, revision=Assignment.revision + 1),
+        execution_options=NO_SYNC,
+    )
+    return True, True, mine.found_at is not None
 
 
 def _judged_row(pool_id: int, candidate: int, user_id: int, slot: int, now: datetime) -> dict:
@@ -130,14 +185,21 @@ def _judged_row(pool_id: int, candidate: int, user_id: int, slot: int, now: date
 
 
 def earlier_grades(
-    pool: Pool, keys: set[tuple[int, int]], *, session: Session, now: datetime, fresh: bool
+    pool: Pool,
+    keys: set[tuple[int, int]],
+    *,
+    session: Session,
+    now: datetime,
+    fresh: bool,
+    rubric: str | None,
 ) -> int:
     """Rows for the people who graded the pairs ``keys`` (query key, chunk key) of
-    ``pool``'s new candidates before (in another pool or an import), and their tallies:
+    ``pool``'s new candidates before (in another pool or an import) under rubric version
+    ``rubric`` (None: any version, for callers with no rubric in force), and their tallies:
     counted from scratch in a ``fresh`` pool (made in this transaction: nobody else writes
     to it) when there are many. Returns how many rows were made. Run after the candidates'
     judges were counted (``tallies.judges_counted``)."""
-    changes, done = _rows_for_grades(pool, keys, session=session, now=now)
+    changes, done = _rows_for_grades(pool, keys, session=session, now=now, rubric=rubric)
     if fresh and len(done) > ONE_BY_ONE:
         tallies.refill(pool, session=session)
     elif done:
@@ -151,15 +213,25 @@ def _rows_for_grades(
     *,
     session: Session,
     now: datetime,
+    rubric: str | None,
     batch_id: int | None = None,
 ) -> tuple[list[SlotChange], list[tuple[int, int]]]:
     """Rows, judged on a slot, for the people who graded the pairs of ``pool``'s candidates
     (those of ``keys`` when given: new candidates, no slot of which is taken; or the pairs
-    of the imported ``batch_id``) where they have none. Returns the slots' changes and the
-    (pool id, user id) of each row, for the tallies."""
+    of the imported ``batch_id``) under rubric version ``rubric`` (None: any) where they
+    have none. Returns the slots' changes and the (pool id, user id) of each row, for the
+    tallies."""
     imported = () if batch_id is None else (Judgment.batch_id == batch_id,)
+    if rubric is not None:
+        imported += (Judgment.rubric_version == rubric,)
     rows = session.exec(
-        select(PoolCandidate.id, PoolCandidate.query_id, PoolCandidate.chunk_id, Judgment.user_id)
+        select(
+            PoolCandidate.id,
+            PoolCandidate.query_id,
+            PoolCandidate.chunk_id,
+            Judgment.user_id,
+            Assignment.id,
+        )
         .join(
             Judgment,
             (Judgment.query_id == PoolCandidate.query_id)
@@ -176,26 +248,40 @@ def _rows_for_grades(
             PoolCandidate.pool_id == pool.id,
             PoolCandidate.judges > 0,
             User.kind == "human",
-            Assignment.id.is_(None),
+            # No row of theirs, or the finder's (never offered to them, not judged).
+            Assignment.id.is_(None)
+            | (Assignment.found_at.is_not(None) & Assignment.done_at.is_(None)),
             *imported,
         )
         .distinct()
     ).all()
-    people: dict[int, list[int]] = defaultdict(list)
-    for candidate, query, chunk, user in rows:
+    people: dict[int, dict[int, int | None]] = defaultdict(dict)
+    for candidate, query, chunk, user, found in rows:
         if keys is None or (query, chunk) in keys:
-            people[candidate].append(user)
+            people[candidate][user] = found
     if not people:
         return [], []
     used = _used_slots(list(people), session=session) if keys is None else {}
-    made = []
+    made, changes, done = [], [], []
     for candidate in sorted(people):
         free = (slot for slot in count() if slot not in used.get(candidate, ()))
-        for user, slot in zip(sorted(people[candidate]), free, strict=False):
-            made.append(_judged_row(pool.id, candidate, user, slot, now))
-    session.execute(insert(Assignment), made)
-    changes = [SlotChange(c, takers=tuple(sorted(users))) for c, users in people.items()]
-    return changes, [(pool.id, row["user_id"]) for row in made]
+        users = sorted(people[candidate])
+        for user, slot in zip(users, free, strict=False):
+            if (found := people[candidate][user]) is None:
+                made.append(_judged_row(pool.id, candidate, user, slot, now))
+            else:  # the finder's mark stays; their grade fills a slot as anyone's does
+                session.execute(
+                    update(Assignment)
+                    .where(Assignment.id == found)
+                    .values(slot=slot, done_at=now, revision=Assignment.revision + 1),
+                    execution_options=NO_SYNC,
+                )
+            done.append((pool.id, user))
+        finders = tuple(u for u in users if people[candidate][u] is not None)
+        changes.append(SlotChange(candidate, takers=tuple(users), finders=finders))
+    if made:
+        session.execute(insert(Assignment), made)
+    return changes, done
 
 
 def _used_slots(candidates: list[int], *, session: Session) -> dict[int, set[int]]:
@@ -212,9 +298,17 @@ def _used_slots(candidates: list[int], *, session: Session) -> dict[int, set[int
     return used
 
 
-def imported(batch_id: int, query_set_id: int, corpus_version_id: int, *, session: Session):
+def imported(
+    batch_id: int,
+    query_set_id: int,
+    corpus_version_id: int,
+    *,
+    session: Session,
+    rubric: str | None,
+) -> None:
     """A batch of judgments was imported: in every pool over its query set and corpus
-    version, its person gets their row for each pair of it they had none for; the tallies
+    version, its person gets their row for each pair of it they had none for, when the
+    batch is under rubric version ``rubric`` (the one in force; None: any); the tallies
     of all of them in one order (``tallies.apply_pools``: an import beside keypresses)."""
     pools = session.exec(
         select(Pool)
@@ -224,7 +318,9 @@ def imported(batch_id: int, query_set_id: int, corpus_version_id: int, *, sessio
     changes, done = [], []
     now = utcnow()
     for pool in pools:
-        slots, made = _rows_for_grades(pool, None, session=session, now=now, batch_id=batch_id)
+        slots, made = _rows_for_grades(
+            pool, None, session=session, now=now, rubric=rubric, batch_id=batch_id
+        )
         changes.append((pool, slots))
         done += made
     tallies.apply_pools(changes, session=session, done=done)

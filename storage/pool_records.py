@@ -109,6 +109,7 @@ def _insert_candidates(
     session: Session,
     required: int | None = None,
     fresh: bool = False,
+    rubric: str | None = None,
 ) -> None:
     seed = pool.config.get("seed", pool.name)
     now = utcnow()
@@ -132,7 +133,8 @@ def _insert_candidates(
     tallies.candidates_added(pool, added, session=session)
     # A pair someone graded already (in another pool, an import) is theirs here too.
     keys = {(queries[c.query_id], chunks[c.chunk_id]) for c in candidates}
-    one_grade.earlier_grades(pool, keys, session=session, now=now, fresh=fresh)
+    # Under the rubric in force (``rubric``, the caller's: None counts any version).
+    one_grade.earlier_grades(pool, keys, session=session, now=now, fresh=fresh, rubric=rubric)
     _insert_sources(pool, candidates, queries, chunks, session=session)
 
 
@@ -187,8 +189,11 @@ def create_pool(
     corpus_version: CorpusVersion,
     config: dict,
     overlap: int = 2,
+    rubric: str | None = None,
 ) -> PoolResult:
-    """Store a new pool with its candidates, their provenance and its config.
+    """Store a new pool with its candidates, their provenance and its config; grades made
+    before under rubric version ``rubric`` (the one in force) count in it
+    (``storage.one_grade``).
     Raises ``ValueError`` when the name is taken or ``overlap`` is below 1."""
     typed_name(name, "what_pool_name")
     if overlap < 1:
@@ -212,7 +217,14 @@ def create_pool(
         # An active pool asks about a candidate only once active pooling chooses it.
         required = NOT_ASKED if config.get("strategy") == "active" else None
         _insert_candidates(
-            pool, candidates, queries, chunks, session=session, required=required, fresh=True
+            pool,
+            candidates,
+            queries,
+            chunks,
+            session=session,
+            required=required,
+            fresh=True,
+            rubric=rubric,
         )
     return PoolResult(name, added=len(candidates), queries=len({c.query_id for c in candidates}))
 
@@ -238,7 +250,12 @@ def judged_pairs(query_set: QuerySet, *, session: Session) -> set[tuple[int, int
 
 
 def topup_pool(
-    pool: Pool, candidates: list[Candidate], *, session: Session, config: dict
+    pool: Pool,
+    candidates: list[Candidate],
+    *,
+    session: Session,
+    config: dict,
+    rubric: str | None = None,
 ) -> PoolResult:
     """Add the candidates that are neither in ``pool`` nor judged by anyone yet; for those
     already in the pool only the new systems' provenance is added. Judged candidates and
@@ -257,7 +274,7 @@ def topup_pool(
         else:
             new.append(candidate)
     if new:
-        _insert_candidates(pool, new, queries, chunks, session=session)
+        _insert_candidates(pool, new, queries, chunks, session=session, rubric=rubric)
     if known:
         _insert_sources(pool, known, queries, chunks, session=session)
     pool.config = {**pool.config, "topups": [*pool.config.get("topups", []), config]}
@@ -277,6 +294,7 @@ def ensure_candidates(
     *,
     session: Session,
     required: int | None = None,
+    rubric: str | None = None,
 ) -> tuple[dict[tuple[int, int], int], set[tuple[int, int]]]:
     """Put ``candidates`` in the pool: those not in it yet as new candidates needing
     ``required`` judgments, every one with its provenance. Returns the candidate ids by
@@ -288,7 +306,9 @@ def ensure_candidates(
     new = [c for c, key in zip(candidates, keys, strict=True) if key in new_keys]
     known = [c for c, key in zip(candidates, keys, strict=True) if key not in new_keys]
     if new:
-        _insert_candidates(pool, new, queries, chunks, session=session, required=required)
+        _insert_candidates(
+            pool, new, queries, chunks, session=session, required=required, rubric=rubric
+        )
     if known:
         _insert_sources(pool, known, queries, chunks, session=session)
     present = _candidate_keys(pool, session=session) if new else before
@@ -303,6 +323,7 @@ def add_manual_candidate(
     *,
     session: Session,
     finder: int | None = None,
+    rubric: str | None = None,
 ) -> bool:
     """Add a chunk an annotator found by searching to a query's pool, with provenance
     ``manual:<user>``. Returns False when it was in the pool already (the provenance is
@@ -316,7 +337,7 @@ def add_manual_candidate(
     if chunk_id not in chunks:
         raise NotFound("unknown_chunk", value=chunk_id, corpus_version=corpus_version.name)
     candidate = Candidate(query_id, chunk_id, [Source(f"{MANUAL_PREFIX}{user}", None, None)])
-    ids, new = ensure_candidates(pool, [candidate], session=session)
+    ids, new = ensure_candidates(pool, [candidate], session=session, rubric=rubric)
     if new:  # a person found it: its judgments say so
         session.execute(
             update(PoolCandidate)

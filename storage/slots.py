@@ -405,11 +405,8 @@ def record_judgment(
         # The candidate before the annotator's tally: the tallies' lock order (a claim of
         # the same candidate by another annotator deadlocked the other way round).
         counted = tallies.judged(user, judgment, session=session)
-        if one_grade.in_other_pools(assignment.pool_id, counted):
-            # One grade per person per pair: the other pools holding it count it theirs.
-            one_grade.graded_elsewhere(user, assignment.pool_id, counted, session=session, now=now)
-        else:
-            tallies.judged_first_time(assignment.pool_id, user.id, session=session)
+        # One grade per person per pair (under one rubric): the other pools count it theirs.
+        one_grade.first_grade(user, assignment.pool_id, judgment, counted, session=session, now=now)
     return judgment
 
 

@@ -51,11 +51,13 @@ FIELDS = ("candidates", "asked", "slots", "held", "open", "complete")  # a query
 
 @dataclass(frozen=True)
 class SlotChange:
-    """What happened to one candidate: who took a slot, who gave one up, and what it needs
-    now when that changed (None: unchanged)."""
+    """What happened to one candidate: who took a slot (``finders`` among them: their found
+    row, counted as waiting while the candidate was open, holds it now), who gave one up,
+    and what it needs now when that changed (None: unchanged)."""
 
     candidate_id: int
     takers: tuple[int, ...] = ()
+    finders: tuple[int, ...] = ()
     givers: tuple[int, ...] = ()
     required: int | None = None
     set_required: bool = False  # ``required`` is the new value, even when None
@@ -128,7 +130,7 @@ def apply_pools(
             tally["complete"] += (after != 0) - (before != 0)
         for user in change.takers:
             waiting[pool_id, user] += is_open
-        for user in change.givers:
+        for user in (*change.givers, *change.finders):
             waiting[pool_id, user] -= was_open
         if is_open != was_open:
             flipped[row.id] = is_open - was_open
@@ -414,19 +416,15 @@ def judges(pool: Pool, *, session: Session, recount: bool = False) -> dict[int, 
 def recount(pool: Pool, *, session: Session) -> tuple[dict, dict, dict]:
     """Every tally of the pool computed from the assignments themselves: candidate id ->
     held, query key -> {candidates, asked, slots, held, open, complete}, user id -> {done,
-    waiting}
-    (annotators with both 0 left out)."""
+    waiting} (annotators with both 0 left out)."""
     needed = func.coalesce(PoolCandidate.required, pool.overlap)
     held_now = (
         select(func.count())
         .where(Assignment.candidate_id == PoolCandidate.id, Assignment.slot.is_not(None))
         .scalar_subquery()
     )
-    held = dict(
-        session.execute(
-            select(PoolCandidate.id, held_now).where(PoolCandidate.pool_id == pool.id)
-        ).all()
-    )
+    of_pool = select(PoolCandidate.id, held_now).where(PoolCandidate.pool_id == pool.id)
+    held = dict(session.execute(of_pool).all())
     per_query: dict[int, dict[str, int]] = {}
     for candidate, query, required, judges in session.execute(
         select(PoolCandidate.id, PoolCandidate.query_id, needed, _human_judges()).where(

@@ -7,6 +7,10 @@
 
 const ITEM_KEYS = ["0", "1", "2", "3", "u", "s"];
 const STALE = '[class*="st-key-grade_"] [data-stale="true"], .st-key-passage [data-stale="true"]';
+// While the page has lost its connection to the server, Streamlit disables every widget (the
+// app never disables a grade button itself): a key would reach a disabled button and do
+// nothing, without a word.
+const DISCONNECTED = '[class*="st-key-grade_"] button:disabled';
 
 // What the mounted component asked for: {labeling, notice, seenMs, language}; null while
 // no page of the app has mounted it (between pages, say), when no key is touched.
@@ -66,7 +70,8 @@ window.addEventListener("keydown", (event) => {
   }
   if (!ITEM_KEYS.includes(event.key.toLowerCase())) { return; }
   look();
-  if (performance.now() - since < mounted.seenMs || document.querySelector(STALE)) {
+  if (performance.now() - since < mounted.seenMs || document.querySelector(STALE)
+    || document.querySelector(DISCONNECTED)) {
     event.preventDefault();
     event.stopImmediatePropagation();
     say(mounted.notice);

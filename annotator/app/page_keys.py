@@ -6,9 +6,11 @@ ignores them while a field has the focus). On the labeling page the component ad
 moves into the note field, Esc leaves a field so that the shortcuts work again, and an item
 key is stopped before it reaches a button, with a brief notice in the page's language,
 while the item's buttons are being redrawn (Streamlit marks them stale; a click on a button
-already gone from the server would be dropped without a word) and until the item on the
-screen has been there for ``SEEN_MS``: a key pressed as the next passage appears was meant
-for the one before, and no one reads a query and a passage in a fifth of a second. The
+already gone from the server would be dropped without a word), while the page has lost its
+connection (Streamlit disables the buttons: the key would do nothing, unsaid), and until the
+item on the screen has been there for ``SEEN_MS``: a key pressed as the next passage
+appears was meant for the one before, and no one reads a query and a passage in a fifth of
+a second. The
 server refuses a key for any item but the one it drew last (label_page); what it cannot
 know is what was painted. On every page, a language switch gives the focus back to the page.
 

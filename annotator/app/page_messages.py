@@ -767,9 +767,11 @@ MESSAGES: dict[str, dict[str, str]] = {
     "grade_short_3": {"en": "Answers", "zh": "直接回答"},
     "unsure_word": {"en": "unsure", "zh": "不确定"},
     "key_not_applied": {
-        "en": "Key not applied: the passage was changing or had only just appeared, or this "
-        "item was already saved. Nothing was written.",
-        "zh": "按键未生效：段落正在更换或刚刚出现，或该条目已保存。没有写入任何内容。",
+        "en": "Key not applied: the passage was changing or had only just appeared, this "
+        "item was already saved, or the page was connecting to the server again. Nothing "
+        "was written.",
+        "zh": "按键未生效：段落正在更换或刚刚出现、该条目已保存，或页面正在重新连接服务器。"
+        "没有写入任何内容。",
     },
     "revised_grade": {
         "en": "Saved {new} on earlier item {index}, replacing {old} (kept in the history). "

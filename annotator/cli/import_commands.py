@@ -95,7 +95,10 @@ def import_judgments(ctx: click.Context, file: Path, rubric_version: str | None,
     """Import judgments: TREC qrels, BEIR qrels TSV or JSONL, told from the content."""
     from annotator.rubric import current_version
 
-    arguments = {"path": file, "rubric_version": rubric_version or current_version(), **options}
+    # Grades under another version than the one in force count in no pool (one_grade).
+    in_force = current_version()
+    arguments = {"path": file, "rubric_version": rubric_version or in_force, **options}
+    arguments["rubric_in_force"] = in_force
     _import(ctx, "import_judgments", "imported_judgments", None, arguments)
 
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from sqlalchemy.engine import Engine
 
+from annotator.rubric import current_version
 from pooling.readers import MAX_SEARCH, refuse_control
 from pooling.retrievers import BM25Retriever
 from pooling.tokenize import TokenizerConfig
@@ -65,5 +66,11 @@ class ManualSearch:
             user = acting(user_id, session=session)
             pool = pool_records.get_pool(self.pool_name, session=session)
             pool_records.add_manual_candidate(
-                pool, query_id, chunk_id, user.name, session=session, finder=user.id
+                pool,
+                query_id,
+                chunk_id,
+                user.name,
+                session=session,
+                finder=user.id,
+                rubric=current_version(),
             )

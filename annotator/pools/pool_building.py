@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from sqlalchemy.engine import Engine
 
+from annotator.rubric import current_version
 from pooling.i18n import LocalizedError
 from pooling.pool import Candidate, check_size
 from pooling.run import Run
@@ -121,6 +122,7 @@ def build_pool(
             corpus_version=cv,
             config={**config, **settings, "systems_spec": systems},
             overlap=overlap,
+            rubric=current_version(),  # the grades that count in it (storage.one_grade)
         )
 
 
@@ -166,7 +168,9 @@ def add_candidates(
     with session_scope(engine) as session:
         acting(by, "lead", session=session)
         pool = pool_records.get_pool(name, session=session)
-        return pool_records.topup_pool(pool, candidates, session=session, config=config)
+        return pool_records.topup_pool(
+            pool, candidates, session=session, config=config, rubric=current_version()
+        )
 
 
 def system_runs(

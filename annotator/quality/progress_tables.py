@@ -23,10 +23,12 @@ def _empty(kind) -> np.ndarray:
 
 @dataclass
 class AppRows:
-    """Per assignment of the pool (sorted by its id), its current judgment: the one of its
-    highest revision, as ``storage.counts.current_counts`` reads it (the judgment at the
-    assignment's revision). ``made`` is when, in seconds since 1970; ``seconds`` how long
-    it took (NaN when not known)."""
+    """Per assignment of the pool (sorted by its id) judged in the pool's app, its current
+    judgment: the one of its highest revision, and of those the newest, which may have
+    been made elsewhere (another pool holding the pair, an import), as
+    ``storage.counts.current_counts`` reads it (the person's newest judgment of the pair
+    judged at the assignment's revision). ``made`` is when, in seconds since 1970;
+    ``seconds`` how long it took (NaN when not known)."""
 
     assignment: np.ndarray = field(default_factory=lambda: _empty(np.int64))
     revision: np.ndarray = field(default_factory=lambda: _empty(np.int64))
@@ -39,11 +41,14 @@ class AppRows:
 
     def apply(self, rows: list[tuple]) -> int:
         """Apply app judgments ``(id, assignment, revision, user, query key, made, grade or
-        None, seconds or None)`` (``storage.figure_records.app_judgments_since``); reading
-        one again changes nothing. Returns how many assignments changed."""
+        None, seconds or None[, elsewhere])`` (``storage.figure_records.app_judgments_since``);
+        reading one again changes nothing. A judgment made ``elsewhere`` only changes an
+        assignment judged in the pool's app (held, or judged in ``rows``). Returns how many
+        assignments changed."""
         if not rows:
             return 0
         n = len(rows)
+        here = {r[1] for r in rows if not (len(r) > 8 and r[8])}
         judgment = np.fromiter((r[0] for r in rows), np.int64, n)
         assignment = np.fromiter((r[1] for r in rows), np.int64, n)
         revision = np.fromiter((r[2] for r in rows), np.int64, n)
@@ -71,7 +76,7 @@ class AppRows:
         newer[found] = (new["revision"][found] > held_revision) | (
             (new["revision"][found] == held_revision) & (new["judgment"][found] > held_judgment)
         )
-        fresh = ~found
+        fresh = ~found & np.isin(new["assignment"], np.fromiter(here, np.int64, len(here)))
         for name in FIELDS:
             column = getattr(self, name)
             column[at[newer]] = new[name][newer]

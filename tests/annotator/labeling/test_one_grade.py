@@ -15,7 +15,8 @@ from sqlmodel import select
 
 from annotator.labeling import assignment
 from annotator.pools.pool_building import build_pool
-from annotator.quality.progress import counted_team_figures, team_figures
+from annotator.quality import maintained
+from annotator.quality.progress import counted_team_figures, my_progress, team_figures
 from annotator.releases.releases import create_release
 from storage import tallies
 from storage.db import read_connection, session_scope
@@ -204,3 +205,32 @@ def test_a_grade_counted_in_another_pool_costs_the_same_at_two_sizes(
     (tmp_path / "l").mkdir()
     large = cost(second_engine, tmp_path / "l", queries=30, history=5 * KEYPRESS_CHUNKS)
     assert large == small <= 30
+
+
+def _grades_of(distribution, name: str) -> dict[str, int]:
+    mine = distribution[distribution["annotator"] == name]
+    counts = zip(mine["grade"], mine["count"], strict=True)
+    return {grade: count for grade, count in counts if count}
+
+
+def test_a_grade_changed_from_the_other_pool_shows_in_team_progress(engine, pool):
+    """a1 grades every pair in p, then changes one from p2's history: p's Team progress
+    (kept and counted afresh, after a catch-up and after a restart) and a1's own progress
+    there show the new grade, as p's release does; p2 counts the item its app changed."""
+    second_pool(engine)
+    grade_all(engine, "p", pool["a1"], grade=1)
+    team_figures(engine, "p"), team_figures(engine, "p2")  # kept before the change
+    earlier = assignment.judged_item(engine, "p2", pool["a1"], 0)
+    assert assignment.submit(engine, earlier, pool["a1"], grade=3)
+    for restart in (False, True):
+        if restart:
+            maintained.forget()
+        for figures in (team_figures(engine, "p"), counted_team_figures(engine, "p")):
+            assert _grades_of(figures.distribution, "a1") == {"1": CANDIDATES - 1, "3": 1}
+            assert figures.table.set_index("annotator")["judged"]["a1"] == CANDIDATES
+        for figures in (team_figures(engine, "p2"), counted_team_figures(engine, "p2")):
+            assert _grades_of(figures.distribution, "a1") == {"3": 1}
+    assert _grades_of(my_progress(engine, "p", "a1").distribution, "a1") == {
+        "1": CANDIDATES - 1,
+        "3": 1,
+    }
