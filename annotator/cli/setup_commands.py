@@ -95,6 +95,12 @@ def app_command(port: int, host: str) -> list[str]:
         # (docs/benchmarks.md, "Keys in the server's process").
         "--runner.postScriptGC",
         "false",
+        # Streamlit watches the app's source files to rerun on a change, which is for whoever
+        # develops it: after every run it walks every imported module's path again (pandas,
+        # Altair, SQLAlchemy...) on the thread that sends the pages, the largest part of a
+        # page's time on the demo (docs/benchmarks.md, "Page times in a browser").
+        "--server.fileWatcherType",
+        "none",
     ]
 
 
