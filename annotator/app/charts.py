@@ -19,6 +19,7 @@ import pandas as pd
 import streamlit as st
 
 from annotator.app import ui
+from annotator.app.unchecked import unchecked
 from annotator.pools.pool_figures import JOINER
 from annotator.quality.adjudication import STATUS_ORDER
 from annotator.quality.progress import GRADE_LABELS, PERIODS, UNSURE
@@ -31,15 +32,8 @@ GRADE_COLORS = ["#d7dde8", "#9ecae1", "#4292c6", "#08519c", "#fdae6b"]  # 0-3, t
 DASHED = [6, 4]
 COMPOSED = (alt.HConcatChart, alt.VConcatChart, alt.FacetChart)
 # What a figure draws: one chart, or charts layered, side by side or faceted.
-Drawn = (
-    alt.Chart
-    | alt.LayerChart
-    | alt.HConcatChart
-    | alt.VConcatChart
-    | alt.ConcatChart
-    | alt.FacetChart
-    | alt.RepeatChart
-)
+Drawn = alt.Chart | alt.LayerChart | alt.HConcatChart | alt.VConcatChart | alt.ConcatChart
+Drawn = Drawn | alt.FacetChart | alt.RepeatChart
 WIDE = 560  # the width of a chart drawn beside or above another (Vega cannot stretch those)
 ACROSS = 600  # the bars' width a chart of many keeps to, as far as its thinnest bars allow
 LEGEND_PAIRS = 15  # pairs of annotators a chart names in a legend
@@ -60,7 +54,7 @@ def show(key: str, draw: Callable[[pd.DataFrame], Drawn], frame: pd.DataFrame, t
             alt.Undefined
         )
         width: Literal["content", "stretch"] = "content" if fixed else "stretch"
-        st.altair_chart(chart, width=width, alt=title)
+        st.altair_chart(unchecked(chart), width=width, alt=title)
         if st.toggle(ui.t("show_table"), key=f"table_{key}"):
             st.dataframe(labelled(frame), hide_index=True)
 
