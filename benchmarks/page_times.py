@@ -23,6 +23,7 @@ percentile and the ratio of the medians.
 
     python benchmarks/page_times.py [--rounds 5] [--backends sqlite,postgres]
                                     [--baseline DIR] [--json FILE]
+    python benchmarks/page_times.py --table FILE...   (the table of runs saved by --json)
 """
 
 from __future__ import annotations
@@ -263,11 +264,10 @@ def p90(values: list[float]) -> float:
 
 def report(rows: list[dict], rounds: int) -> None:
     """Per backend and page: each checkout's median and 90th percentile, and the ratio."""
-    labels = list(dict.fromkeys(r["checkout"] for r in rows))
-    load = os.getloadavg()[0]
-    print(f"\n{rounds} rounds, load average {load:.1f} at the end; seconds, median / p90")
+    labels = sorted({r["checkout"] for r in rows}, key=["this", "baseline"].index)
+    print(f"\n{rounds} rounds; seconds, median / p90")
     header = " | ".join(f"{label} median / p90" for label in labels)
-    ratio = " | ratio" if len(labels) > 1 else ""
+    ratio = " | median vs baseline" if len(labels) > 1 else ""
     print(f"\n| backend | page | {header}{ratio} |")
     print("|---|---|" + "---:|" * (len(labels) + (len(labels) > 1)))
     for backend in dict.fromkeys(r["backend"] for r in rows):
@@ -292,7 +292,14 @@ def main() -> None:
     parser.add_argument("--backends", default="sqlite,postgres", help="sqlite,postgres")
     parser.add_argument("--baseline", type=Path, metavar="DIR", help="another checkout")
     parser.add_argument("--json", dest="json_path", help="write every round's times here")
+    parser.add_argument(
+        "--table", metavar="FILE", nargs="+", help="only print the table of runs saved by --json"
+    )
     args = parser.parse_args()
+    if args.table:
+        saved = [row for name in args.table for row in json.loads(Path(name).read_text())]
+        report(saved, len(saved) // len({(r["checkout"], r["backend"]) for r in saved}))
+        return
     from playwright.sync_api import sync_playwright
 
     checkouts = {"this": ROOT} | ({"baseline": args.baseline.resolve()} if args.baseline else {})
@@ -317,11 +324,13 @@ def main() -> None:
                     if number == 0:
                         continue  # the first run of each page in the process: not counted
                     rows.append({"checkout": label, "backend": backend, "times": times})
+                    rows[-1]["load"] = os.getloadavg()[0]  # the machine's, after the round
                     print(json.dumps(rows[-1]), file=sys.stderr)
             browser.close()
     if args.json_path:
         Path(args.json_path).write_text(json.dumps(rows, indent=2))
     report(rows, args.rounds)
+    print(f"load average (1 minute) after the rounds: {os.getloadavg()[0]:.1f}")
 
 
 if __name__ == "__main__":
