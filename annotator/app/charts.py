@@ -32,8 +32,14 @@ GRADE_COLORS = ["#d7dde8", "#9ecae1", "#4292c6", "#08519c", "#fdae6b"]  # 0-3, t
 DASHED = [6, 4]
 COMPOSED = (alt.HConcatChart, alt.VConcatChart, alt.FacetChart)
 # What a figure draws: one chart, or charts layered, side by side or faceted.
-Drawn = alt.Chart | alt.LayerChart | alt.HConcatChart | alt.VConcatChart | alt.ConcatChart
-Drawn = Drawn | alt.FacetChart | alt.RepeatChart
+Drawn = (
+    alt.Chart
+    | alt.LayerChart
+    | alt.HConcatChart
+    | alt.VConcatChart
+    | alt.ConcatChart
+    | (alt.FacetChart | alt.RepeatChart)
+)
 WIDE = 560  # the width of a chart drawn beside or above another (Vega cannot stretch those)
 ACROSS = 600  # the bars' width a chart of many keeps to, as far as its thinnest bars allow
 LEGEND_PAIRS = 15  # pairs of annotators a chart names in a legend
