@@ -19,6 +19,7 @@ import pandas as pd
 import streamlit as st
 
 from annotator.app import ui
+from annotator.app.unchecked import unchecked
 from annotator.pools.pool_figures import JOINER
 from annotator.quality.adjudication import STATUS_ORDER
 from annotator.quality.progress import GRADE_LABELS, PERIODS, UNSURE
@@ -37,8 +38,7 @@ Drawn = (
     | alt.HConcatChart
     | alt.VConcatChart
     | alt.ConcatChart
-    | alt.FacetChart
-    | alt.RepeatChart
+    | (alt.FacetChart | alt.RepeatChart)
 )
 WIDE = 560  # the width of a chart drawn beside or above another (Vega cannot stretch those)
 ACROSS = 600  # the bars' width a chart of many keeps to, as far as its thinnest bars allow
@@ -60,7 +60,7 @@ def show(key: str, draw: Callable[[pd.DataFrame], Drawn], frame: pd.DataFrame, t
             alt.Undefined
         )
         width: Literal["content", "stretch"] = "content" if fixed else "stretch"
-        st.altair_chart(chart, width=width, alt=title)
+        st.altair_chart(unchecked(chart), width=width, alt=title)
         if st.toggle(ui.t("show_table"), key=f"table_{key}"):
             st.dataframe(labelled(frame), hide_index=True)
 

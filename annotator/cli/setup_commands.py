@@ -95,6 +95,13 @@ def app_command(port: int, host: str) -> list[str]:
         # (docs/benchmarks.md, "Keys in the server's process").
         "--runner.postScriptGC",
         "false",
+        # Streamlit watches the app's source files to rerun on a change, which is for whoever
+        # develops it: at each session's first run, and whenever the imported modules
+        # changed, it walks every imported module's paths again (0.13 s) on the event loop
+        # that sends the pages, and each session polls the app's files in threads of its own
+        # (docs/benchmarks.md, "Page times in a browser").
+        "--server.fileWatcherType",
+        "none",
     ]
 
 

@@ -10,6 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from annotator.app import ui
+from annotator.app.unchecked import unchecked
 from annotator.app.uploads import saved
 from annotator.evaluation import comparison, evaluation, evaluation_report
 from annotator.evaluation.estimation_text import (
@@ -86,7 +87,7 @@ def frame_of(kind: str, data: dict) -> pd.DataFrame:
 
 def behind_toggle(chart: alt.Chart, frame: pd.DataFrame, key: str) -> None:
     """A chart, and the table it is drawn from when the toggle is on."""
-    st.altair_chart(chart, width="stretch")
+    st.altair_chart(unchecked(chart), width="stretch")
     if st.toggle(ui.t("eval_show_table"), key=key):
         st.dataframe(frame, hide_index=True)
 

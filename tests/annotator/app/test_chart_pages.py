@@ -8,6 +8,8 @@ import json
 
 import pandas as pd
 import pytest
+from altair.utils.schemapi import validate_jsonschema
+from altair.vegalite.v6.schema.core import load_schema
 from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
 from streamlit.testing.v1 import AppTest
 
@@ -38,6 +40,8 @@ def figure(at: AppTest, key: str) -> tuple[pd.DataFrame, pd.DataFrame]:
     assert not at.exception, at.exception
     block = at.get_by_key(f"figure_{key}")
     [chart] = block.get("vega_lite_chart")
+    # The app skips Altair's check of each chart against Vega-Lite's schema (charts.unchecked).
+    validate_jsonschema(json.loads(chart.proto.spec), load_schema())
     sets = [convert_arrow_bytes_to_pandas_df(d.data.data) for d in chart.proto.datasets]
     [table] = block.get("dataframe")
     return max(sets, key=lambda data: len(data.columns)), table.value

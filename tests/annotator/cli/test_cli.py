@@ -216,6 +216,9 @@ def test_serve_runs_streamlit_without_its_full_collection_after_every_page_run(
     at = arguments.index("--runner.postScriptGC")
     assert arguments[at + 1] == "false"
     assert "runner.postScriptGC" in config.get_config_options()
+    # No watching of the app's sources: it cost most of a page's time (docs/benchmarks.md).
+    at = arguments.index("--server.fileWatcherType")
+    assert arguments[at + 1] == "none"
 
 
 @pytest.mark.parametrize("command", ["serve", "demo"])
