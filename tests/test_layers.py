@@ -46,7 +46,7 @@ ROOMS: dict[str, tuple[str, ...]] = {
     "quality": ("labeling",),  # agreement, adjudication, gold, progress
     "evaluation": (),  # scoring runs against a release (Judged@k: pooling.judged_at_k)
     "releases": ("quality",),  # publishing releases, their files, carrying, their diff
-    "judge": ("quality", "releases"),  # automatic judges against people
+    "judge": ("quality",),  # automatic judges against people (a carried judge's classes too)
     "app": ("labeling", "pools", "quality", "evaluation", "releases", "judge"),
     "cli": ("labeling", "pools", "quality", "evaluation", "releases", "judge"),  # the app by path
 }
