@@ -47,6 +47,7 @@ from pooling.i18n import LocalizedError, NotFound
 from pooling.pool import Candidate, Source
 from pooling.qrels import Qrels
 from pooling.release_folder import MANIFEST, read_qrels, sha256_of
+from pooling.release_format import CARRIED, record
 from pooling.resolution import merged
 from pooling.spans import DEFAULT_MIN_OVERLAP, check_min_overlap
 from storage import carry_records
@@ -272,7 +273,7 @@ class Accepted:
     """Carried grades published without re-judging (``--accept-carried``)."""
 
     resolution: Resolution
-    records: list[dict]  # for judgments.jsonl, marked ``"type": "carried"``
+    records: list[dict]  # for judgments.jsonl, of kind ``pooling.release_format.CARRIED``
     refused_test_split: int
 
 
@@ -301,16 +302,16 @@ def accept_carried(
         else:
             refused += 1
     records = [
-        {
-            "type": "carried",
-            "judge": status.lineage["judge"],
-            "query_id": query_id,
-            "chunk_id": chunk_id,
-            "grade": grade,
-            "mapping": ACCEPTED_CLASS,
-            "from_release": status.lineage["release"],
-            "from_chunks": sorted(sources[(query_id, chunk_id)]),
-        }
+        record(
+            CARRIED,
+            judge=status.lineage["judge"],
+            query_id=query_id,
+            chunk_id=chunk_id,
+            grade=grade,
+            mapping=ACCEPTED_CLASS,
+            from_release=status.lineage["release"],
+            from_chunks=sorted(sources[(query_id, chunk_id)]),
+        )
         for (query_id, chunk_id), grade in accepted.items()
     ]
     resolved = Resolution(
