@@ -1,5 +1,5 @@
 """Issue 21, item 2: ``release create --accept-carried`` published grades for chunks whose
-text differs. ``carry.carried_grades`` gave every new chunk overlapping a judged same-text
+text differs. ``carry_mapping.carried_grades`` gave every new chunk overlapping a judged same-text
 chunk by 20% or more the class "same text", so a neighbour got the judged chunk's grade.
 Now the class is the pair's: only a new chunk with the judged chunk's very span (in a
 document with the same text hash) is "same text". On SQLite and PostgreSQL."""
