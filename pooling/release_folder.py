@@ -54,6 +54,18 @@ from pooling.readers import (
     require_id,
     require_text,
 )
+from pooling.release_format import (
+    ADJUDICATION,
+    CARRIED,
+    DECISIONS,
+    GOLD,
+    JUDGMENT,
+    JUDGMENTS,
+    KIND,
+    MODEL_FIELDS,
+    MODEL_JUDGMENTS,
+    SAMPLE,
+)
 from pooling.resolution import final_grades, frame_of, statuses
 
 __all__ = [
@@ -93,14 +105,12 @@ CHUNK_PLACES_HEADER = ("chunk-id", "pages", "section")
 POOL_UNJUDGED = "pool-unjudged.tsv"
 POOL_UNJUDGED_HEADER = ("query-id", "chunk-id", "reason")
 UNJUDGED_REASONS = ("not_chosen", "unresolved")
-MODEL_JUDGMENTS = "model_judgments.jsonl"
-SAMPLE = "sample.json"
 FILES = (
     "qrels.trec",
     "qrels.tsv",
     "qrels-doc.trec",
     "queries.jsonl",
-    "judgments.jsonl",
+    JUDGMENTS,
     CHUNK_MAP,
     CHUNK_PLACES,
     POOL_UNJUDGED,
@@ -142,16 +152,16 @@ class Tally:
     rubrics: set[str] = field(default_factory=set)
 
     def add(self, record: dict) -> None:
-        kind, key = record["type"], (record["query_id"], record["chunk_id"])
-        if kind == "judgment":
+        kind, key = record[KIND], (record["query_id"], record["chunk_id"])
+        if kind == JUDGMENT:
             self.current[(record["annotator"], *key)] = record["grade"]
             if record.get("rubric_version"):
                 self.rubrics.add(record["rubric_version"])
-        elif kind == "adjudication":
+        elif kind == ADJUDICATION:
             self.decisions[key] = (record["grade"],)
-        elif kind == "gold":
+        elif kind == GOLD:
             self.gold[key] = record["grade"]
-        elif kind == "carried":
+        elif kind == CARRIED:
             self.carried[key] = record["grade"]
 
     def noting(self, records: Iterable[dict]) -> Iterator[dict]:
@@ -177,7 +187,7 @@ def recompute(folder: Path | str) -> Qrels:
     folder = Path(folder)
     manifest = read_manifest(folder)
     seen = Tally()
-    for _, record in read_jsonl(folder / "judgments.jsonl"):
+    for _, record in read_jsonl(folder / JUDGMENTS):
         seen.add(record)
     policy, overlap = manifest["adjudication_policy"], manifest["pool"]["overlap"]
     table = statuses(seen.frame(), policy, overlap)
@@ -226,7 +236,7 @@ def verify_release(folder: Path | str) -> list[str]:
             Qrels.from_file(folder / name)
         except InputError as error:
             problems.append(str(error))
-    for name in ("queries.jsonl", "judgments.jsonl"):
+    for name in ("queries.jsonl", JUDGMENTS):
         try:
             for _ in read_jsonl(folder / name):
                 pass
@@ -331,13 +341,14 @@ def read_model_judgments(folder: Path | str) -> dict[str, Qrels]:
     """Model name -> its grades in a release's ``model_judgments.jsonl`` (empty for a
     release written before the file existed)."""
     path = Path(folder) / MODEL_JUDGMENTS
+    model, _, query, chunk, graded = MODEL_FIELDS
     found: dict[str, Qrels] = {}
     if path.is_file():
         for line, record in read_jsonl(path):
             where = Where(str(path), line)
-            name = require_text(record, "model", where)
-            query_id, chunk_id = (require_id(record, f, where) for f in ("query_id", "chunk_id"))
-            grade = parse_grade(record.get("grade"), "grade", where)
+            name = require_text(record, model, where)
+            query_id, chunk_id = (require_id(record, f, where) for f in (query, chunk))
+            grade = parse_grade(record.get(graded), graded, where)
             found.setdefault(name, Qrels(name=name)).grades.setdefault(query_id, {})[chunk_id] = (
                 grade
             )
@@ -368,8 +379,8 @@ def release_rationales(folder: Path | str) -> dict[tuple[str, str], str]:
     """(query id, chunk id) -> the rationale of the last decision on it in a release (an
     adjudication, or a gold item's)."""
     found = {}
-    for _, record in read_jsonl(Path(folder) / "judgments.jsonl"):
-        if record["type"] in ("adjudication", "gold"):
+    for _, record in read_jsonl(Path(folder) / JUDGMENTS):
+        if record[KIND] in DECISIONS:
             found[(record["query_id"], record["chunk_id"])] = record.get("rationale", "")
     return found
 

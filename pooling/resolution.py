@@ -6,6 +6,13 @@ Pure functions over the judgments frame (``frame_of``): one row per (annotator, 
 chunk) with the annotator's current grade, missing when they marked it unsure. The lead's
 queue (``annotator.quality.adjudication``) and a release read back from its own files
 (``pooling.release_folder.recompute``) both resolve grades with them.
+
+The status rule has two forms, side by side here and pinned equal on random histories of
+judgments (``tests/pooling/test_rule_forms.py``): ``statuses``, the **recount** from the
+judgments frame, and ``kept_statuses``, the same rule read off the per-candidate grade
+counts the lead's views **keep** up to date as judgments are written
+(``annotator.quality.grade_tables.Kept.counts``, read by ``annotator.quality.view_tables``).
+A change to the rule is made to both, here.
 """
 
 from __future__ import annotations
@@ -15,11 +22,16 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from pooling.grades import POLICIES, check_policy, lower_median
+from pooling.grades import GRADES, POLICIES, check_policy, lower_median
 
 KEYS = ["query_id", "chunk_id"]
 # One line per candidate, the way every one of them is decided.
 STATUS_COLUMNS = ["status", "severity", "auto_grade"]
+# A judged candidate's status; ``kept_statuses`` gives each by its place here (-1: nobody
+# judged the candidate).
+JUDGED_STATUSES = ("agreed", "incomplete", "disagree", "unsure")
+AGREED, INCOMPLETE, DISAGREE, UNSURE = range(len(JUDGED_STATUSES))
+UNSURE_COUNT = len(GRADES)  # the column of unsure judgments in a candidate's kept counts
 
 
 def frame_of(rows: list[tuple], columns: list[str]) -> pd.DataFrame:
@@ -55,6 +67,34 @@ def statuses(frame: pd.DataFrame, policy: str, overlap: int) -> pd.DataFrame:
     agreed = table["status"] == "agreed"
     table["auto_grade"] = table["median"].where(agreed).astype("Int64")
     return table[STATUS_COLUMNS]
+
+
+def kept_statuses(
+    counts: np.ndarray, overlap: int, policy: str
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``statuses`` read off kept counts: ``counts`` has a row per candidate, how many of
+    its current judgments give each grade of ``GRADES`` and then how many are unsure
+    (``UNSURE_COUNT``). Returns per candidate its status (a place in ``JUDGED_STATUSES``,
+    -1 for a candidate nobody judged), its severity and its agreed grade (-1 for none), as
+    int8 arrays. A few dozen queries' candidates at a time, with no frame to group."""
+    size = len(GRADES)
+    grades = counts[:, :size]
+    graded = grades.sum(axis=1)
+    judged = counts.sum(axis=1)
+    unsure = counts[:, UNSURE_COUNT] > 0
+    given = grades > 0
+    low = np.argmax(given, axis=1)
+    high = size - 1 - np.argmax(given[:, ::-1], axis=1)
+    # The lower median: the first grade whose running count passes half of the rest.
+    median = np.argmax(np.cumsum(grades, axis=1) > ((graded - 1) // 2)[:, None], axis=1)
+    split = POLICIES[policy](low, high) & (graded > 0)
+    status = np.select([unsure, judged < overlap, split], [UNSURE, INCOMPLETE, DISAGREE]).astype(
+        np.int8
+    )  # AGREED is 0, np.select's default
+    status[judged == 0] = -1
+    severity = np.where(unsure, 4, np.where(graded > 0, high - low, 0)).astype(np.int8)
+    auto = np.where(status == AGREED, median, -1).astype(np.int8)
+    return status, severity, auto
 
 
 Key = tuple[str, str]  # (query id, chunk id): a candidate

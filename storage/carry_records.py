@@ -1,35 +1,19 @@
 """Judgments carried across a chunking change, as the database keeps them: how each judged
 candidate of a release maps onto the chunks of a pool's corpus version (``CarriedMapping``),
 and which pools were carried from which release. What to carry is decided in
-``annotator.releases.carry``; every function takes a keyword-only ``session`` and never commits.
+``pooling.carry_mapping`` and ``annotator.releases.carry``; every function takes a
+keyword-only ``session`` and never commits.
 """
 
 from __future__ import annotations
-
-from dataclasses import dataclass
 
 from sqlalchemy import insert
 from sqlalchemy.orm import aliased
 from sqlmodel import Session, select
 
+from pooling.carry_mapping import MappingRow  # plain data, read by pure rules
 from storage.catalog import chunk_keys, query_keys
 from storage.models import CarriedMapping, Chunk, CorpusVersion, Document, Pool, Query, QuerySet
-
-
-@dataclass(frozen=True)
-class MappingRow:
-    """One judged candidate of the release and one new chunk it maps onto (None, with no
-    shares, when it maps onto nothing)."""
-
-    query_id: str
-    old_chunk_id: str
-    old_doc_id: str
-    grade: int
-    mapping: str
-    new_chunk_id: str | None = None
-    shared: int | None = None
-    share_old: float | None = None
-    share_new: float | None = None
 
 
 def record_mappings(

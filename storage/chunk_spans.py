@@ -6,11 +6,10 @@ a keyword-only ``session`` and never commits.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from sqlalchemy import update
 from sqlmodel import Session, select
 
+from pooling.carry_mapping import ChunkPlace  # plain data: the rules that read it are pure
 from storage.models import Chunk, CorpusVersion, Document
 
 
@@ -58,16 +57,6 @@ def record_missing(
     if rows:
         session.execute(update(Chunk), rows)
     return len(rows)
-
-
-@dataclass(frozen=True)
-class ChunkPlace:
-    """A chunk's document and span (``start``/``end`` None where unknown)."""
-
-    chunk_id: str
-    doc_id: str
-    start: int | None
-    end: int | None
 
 
 def chunk_places(corpus_version: CorpusVersion, *, session: Session) -> list[ChunkPlace]:

@@ -17,6 +17,7 @@ import orjson
 from sqlalchemy import DateTime, String, case, cast, func, literal, type_coerce
 from sqlmodel import Session, select
 
+from pooling.release_format import ADJUDICATION, FIELDS, JUDGMENT, KIND, record
 from storage.catalog import chunk_keys, query_keys
 from storage.db import driver_rows
 from storage.history import iso_time, pseudonym
@@ -34,6 +35,10 @@ from storage.models import (
 )
 
 LINE_END = '"}\n'  # after a judgment's time, the last field of its line
+# ',"field":' for each field of a judgment's line: the pieces a line is joined from name the
+# format's fields (``pooling.release_format``), so a field renamed there cannot drift here.
+_AFTER = {name: ',"' + name + '":' for name in FIELDS[JUDGMENT]}
+_LINE_START = "{" + _AFTER[KIND][1:] + orjson.dumps(JUDGMENT).decode() + _AFTER["annotator"]
 
 
 class Candidates:
@@ -261,22 +266,24 @@ def release_history(
     # judgment was asked for, ``storage.models.ASKED_WHY``; readers that do not know it
     # pass it by)
     annotators = {
-        user_id: '{"type":"judgment","annotator":' + _json(name) + ',"query_id":'
-        for user_id, name in people.items()
+        user_id: _LINE_START + _json(name) + _AFTER["query_id"] for user_id, name in people.items()
     }
-    queries = {key: _json(name) + ',"chunk_id":' for key, name in query_ids.items()}
-    chunks = {key: _json(name) + ',"grade":' for key, name in chunk_ids.items()}
+    queries = {key: _json(name) + _AFTER["chunk_id"] for key, name in query_ids.items()}
+    chunks = {key: _json(name) + _AFTER["grade"] for key, name in chunk_ids.items()}
     # A judgment is unsure exactly when it has no grade (the table's check says so).
-    grades = _Pieces(lambda grade: f'{_json(grade)},"unsure":{_json(grade is None)},"note":')
-    notes = _Pieces(lambda note: _json(note) + ',"revision":')
-    revisions = _Pieces(lambda revision: _json(revision) + ',"rubric_version":')
-    rubrics = _Pieces(lambda rubric: _json(rubric) + ',"seconds":')
+    grades = _Pieces(
+        lambda grade: _json(grade) + _AFTER["unsure"] + _json(grade is None) + _AFTER["note"]
+    )
+    notes = _Pieces(lambda note: _json(note) + _AFTER["revision"])
+    revisions = _Pieces(lambda revision: _json(revision) + _AFTER["rubric_version"])
+    rubrics = _Pieces(lambda rubric: _json(rubric) + _AFTER["seconds"])
     made = _Pieces(
         lambda key: (
-            ',"source":'
+            _AFTER["source"]
             + _json(sources[key[0]])
-            + ("" if key[1] is None else ',"reason":' + _json(key[1]))
-            + ',"created_at":"'
+            + ("" if key[1] is None else _AFTER["reason"] + _json(key[1]))
+            + _AFTER["created_at"]
+            + '"'
         )
     )
 
@@ -373,13 +380,13 @@ def release_decisions(pool: Pool, *, session: Session) -> Iterator[dict]:
     for user_id, joined, query_id, chunk_id, grade, rationale, policy, created_at in session.exec(
         decisions
     ):
-        yield {
-            "type": "adjudication",
-            "lead": pseudonym(user_id, joined),
-            "query_id": query_id,
-            "chunk_id": chunk_id,
-            "grade": grade,
-            "rationale": rationale,
-            "policy": policy,
-            "created_at": iso_time(created_at),
-        }
+        yield record(
+            ADJUDICATION,
+            lead=pseudonym(user_id, joined),
+            query_id=query_id,
+            chunk_id=chunk_id,
+            grade=grade,
+            rationale=rationale,
+            policy=policy,
+            created_at=iso_time(created_at),
+        )

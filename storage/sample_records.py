@@ -14,12 +14,11 @@ from sqlmodel import Session, select
 
 from pooling.i18n import LocalizedError
 from pooling.query_sampling import Member
+from pooling.release_format import SAMPLE_FORMAT
 from storage.catalog import query_keys
 from storage.db import paged
 from storage.models import Judgment, Pool, PoolCandidate, Query, QuerySet, QueryTally, User
 from storage.sample_tables import QuerySample, QuerySampleMember
-
-SAMPLE_FORMAT = 2  # sample.json's "format": 2 added "draws" (a release before holds none)
 
 
 @dataclass(frozen=True)

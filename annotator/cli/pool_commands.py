@@ -205,8 +205,8 @@ def pool_require(ctx: click.Context, name: str, query_id: str, chunk_id: str, ju
 @click.pass_context
 def pool_show(ctx: click.Context, name: str, per_query: bool) -> None:
     """Report size per query, and each system's unique contribution and overlap."""
-    from annotator.labeling.active_pooling import is_active
     from annotator.releases.carry import carry_status
+    from pooling.pool_config import is_active
     from storage.db import snapshot_scope
     from storage.pool_records import get_pool, pool_report
 

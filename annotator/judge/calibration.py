@@ -22,7 +22,7 @@ class Calibration:
     per_slice: dict[str, dict] = field(default_factory=dict)
     differences: list[dict] = field(default_factory=list)
     # A judge that carried grades across a chunking change: per mapping class, how far the
-    # carried grades are from the humans' (``annotator.releases.carry``).
+    # carried grades are from the humans' (``annotator.judge.carried_classes``).
     per_class: dict[str, dict] = field(default_factory=dict)
 
 
@@ -80,9 +80,9 @@ def calibrate_judge(
 ) -> Calibration:
     """``calibrate`` with the judge's labels on the release's corpus version and query set
     from the database, the release's grades and slices from its folder, and for a judge
-    that carried grades (``annotator.releases.carry``) their mapping classes. Raises
+    that carried grades (``annotator.judge.carried_classes``) their mapping classes. Raises
     ``NotFound`` for a judge the database does not know."""
-    from annotator.releases.carry import judge_classes
+    from annotator.judge.carried_classes import judge_classes
     from pooling.release_folder import read_manifest, read_qrels, read_queries
 
     manifest = read_manifest(release)

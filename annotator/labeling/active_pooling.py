@@ -33,11 +33,6 @@ SAMPLE = "sample"  # why a sampled query's candidate was asked about
 COMPLETE = "complete"  # a sampled query: every candidate asked about, whatever the budget
 
 
-def is_active(config: Mapping) -> bool:
-    """Whether a pool with this config is an active pool."""
-    return config.get("strategy") == "active"
-
-
 def stopping_rule(pool: Pool) -> StoppingRule:
     settings = pool.config["active"]
     return StoppingRule(budget=settings["budget"], below=settings["stop_below"])

@@ -20,13 +20,13 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DBAPIError
 from sqlmodel import Session
 
-from annotator.labeling.active_pooling import choose_next, is_active, stopping_rule
-from annotator.labeling.gold_draw import GoldSettings
+from annotator.labeling.active_pooling import choose_next, stopping_rule
 from annotator.rubric import current_version
 from pooling.document_places import Place, place_of
 from pooling.grades import check_grade, check_unsure_note
 from pooling.i18n import Refused
 from pooling.pool import shuffle_key
+from pooling.pool_config import GoldSettings, is_active
 from storage import active_records, gold_records, history, sample_records, slots
 from storage.accounts import acting
 from storage.candidate_texts import candidate_rows, neighbour_texts

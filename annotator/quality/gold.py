@@ -27,9 +27,9 @@ import numpy as np
 import pandas as pd
 from sqlalchemy.engine import Engine
 
-from annotator.labeling.gold_draw import GoldSettings
 from annotator.quality.agreement import Figure, bootstrap, pair_statistic
 from pooling.i18n import LocalizedError
+from pooling.pool_config import GoldSettings
 from storage import gold_records
 from storage.accounts import acting
 from storage.db import session_scope, snapshot_scope

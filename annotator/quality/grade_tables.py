@@ -18,9 +18,10 @@ import numpy as np
 from annotator.quality.agreement import PairAgreement
 from annotator.quality.progress_tables import AppRows, completions
 from pooling.grades import GRADES
+from pooling.resolution import UNSURE_COUNT
 
 SIZE = len(GRADES)
-UNSURE = SIZE  # the column of unsure judgments in a candidate's counts
+UNSURE = UNSURE_COUNT  # the column of unsure judgments in a candidate's counts
 USER_BITS = 32  # a row's key: the candidate's position, then the user id in these bits
 USER_MASK = (1 << USER_BITS) - 1
 

@@ -22,11 +22,11 @@ import numpy as np
 import pandas as pd
 from sqlalchemy.engine import Engine
 
-from annotator.labeling.active_pooling import is_active
 from annotator.quality import maintained
 from annotator.quality.progress_tables import completions_by_hour
 from pooling.grades import GRADES
 from pooling.i18n import check_name
+from pooling.pool_config import is_active
 from storage import catalog, counts, figure_records
 from storage.counts import current_counts, median_seconds
 from storage.db import referenced, snapshot_scope

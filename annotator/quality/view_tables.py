@@ -17,19 +17,19 @@ import numpy as np
 
 from annotator.quality.grade_tables import (
     SIZE,
-    UNSURE,
     USER_BITS,
     USER_MASK,
     Kept,
     concatenated_ranges,
     distinct_codes,
 )
-from pooling.grades import POLICIES, check_policy
+from pooling.grades import check_policy
+from pooling.resolution import JUDGED_STATUSES, kept_statuses
 
 # A candidate's status, by code: ``pooling.resolution.statuses``' four, then the two a
 # queue gives settled candidates. -1: nobody judged it.
-STATUSES = ("agreed", "incomplete", "disagree", "unsure", "gold", "adjudicated")
-AGREED, INCOMPLETE, DISAGREE, UNSURE_STATUS, GOLD, ADJUDICATED = range(len(STATUSES))
+STATUSES = (*JUDGED_STATUSES, "gold", "adjudicated")
+GOLD, ADJUDICATED = STATUSES.index("gold"), STATUSES.index("adjudicated")
 CELLS = SIZE * SIZE
 GRADED = 2 * CELLS  # a person's table: confusion before, after, then their graded rows
 
@@ -62,23 +62,9 @@ class Versus:
 
 def _count_statuses(kept: Kept, policy: str, places: np.ndarray) -> tuple:
     """Status, severity and agreed grade of the positions ``places``, as
-    ``pooling.resolution.statuses`` decides them, from the candidates' counts."""
-    counts = kept.counts[places]
-    grades = counts[:, :SIZE]
-    graded = grades.sum(axis=1)
-    unsure = counts[:, UNSURE] > 0
-    given = grades > 0
-    low = np.argmax(given, axis=1)
-    high = SIZE - 1 - np.argmax(given[:, ::-1], axis=1)
-    median = np.argmax(np.cumsum(grades, axis=1) > ((graded - 1) // 2)[:, None], axis=1)
-    split = POLICIES[policy](low, high) & (graded > 0)
-    status = np.select(
-        [unsure, counts.sum(axis=1) < kept.overlap, split], [UNSURE_STATUS, INCOMPLETE, DISAGREE]
-    ).astype(np.int8)  # AGREED is 0, np.select's default
-    status[counts.sum(axis=1) == 0] = -1
-    severity = np.where(unsure, 4, np.where(graded > 0, high - low, 0)).astype(np.int8)
-    auto = np.where(status == AGREED, median, -1).astype(np.int8)
-    return status, severity, auto
+    ``pooling.resolution.statuses`` decides them, from the candidates' kept counts
+    (``pooling.resolution.kept_statuses``, the rule's kept form)."""
+    return kept_statuses(kept.counts[places], kept.overlap, policy)
 
 
 def statuses(kept: Kept, policy: str) -> Statuses:

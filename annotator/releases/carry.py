@@ -14,13 +14,15 @@ A document is carried when the new version holds it under the same id with the s
 reported and never mapped. Within a carried document each judged chunk maps onto the new
 chunks that overlap it (``pooling.spans``). A new chunk carries the grade of the judged
 chunk whose span it has (``same_text``), else the highest grade of those mapping onto it,
-with the class of that pair: only a same-text pair may ever be published unreviewed.
+with the class of that pair: only a same-text pair may ever be published unreviewed. The
+mapping rules are pure and live in ``pooling.carry_mapping``; this module runs them against
+the database.
 """
 
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -28,174 +30,33 @@ from typing import TYPE_CHECKING
 from sqlalchemy.engine import Engine
 
 from annotator.quality.adjudication import Resolution
+from pooling.carry_mapping import (
+    ACCEPTED_CLASS,
+    JUDGE_PREFIX,
+    CarriedChunk,
+    ChunkPlace,
+    carried_chunks,
+    carried_grades,
+    class_counts,
+    mapping_rows_of,
+    pair_class,
+    plan,
+    unmapped_documents,
+)
 from pooling.i18n import LocalizedError, NotFound
 from pooling.pool import Candidate, Source
 from pooling.qrels import Qrels
 from pooling.release_folder import MANIFEST, read_qrels, sha256_of
+from pooling.release_format import CARRIED, record
 from pooling.resolution import merged
-from pooling.spans import (
-    DEFAULT_MIN_OVERLAP,
-    LOST,
-    MAPPED,
-    Overlap,
-    check_min_overlap,
-    classify,
-    map_span,
-)
+from pooling.spans import DEFAULT_MIN_OVERLAP, check_min_overlap
 from storage import carry_records
-from storage.carry_records import MappingRow
-from storage.chunk_spans import ChunkPlace, chunk_places, document_hashes
-from storage.db import referenced, session_scope, snapshot_scope
+from storage.chunk_spans import chunk_places, document_hashes
+from storage.db import session_scope, snapshot_scope
 from storage.release_records import recorded_release
 
 if TYPE_CHECKING:  # the retrievers behind pool_records load only when a pool is built
     from storage.pool_records import PoolResult
-
-JUDGE_PREFIX = "carried:"
-# Mapping classes in the order the issue names them, then why a judged chunk was not mapped.
-CLASSES = ("same_text", "split", "merged", "partial", LOST)
-UNMAPPED = ("document_changed", "document_missing", "document_unknown", "span_unknown")
-ACCEPTED_CLASS = "same_text"  # the only class --accept-carried publishes, for dev queries
-
-
-@dataclass(frozen=True)
-class CarriedChunk:
-    """A judged candidate of the release: the old chunk and its document, the released
-    grade, the mapping class (``CLASSES``) or why it was not mapped (``UNMAPPED``), and the
-    new chunks it maps onto."""
-
-    query_id: str
-    chunk_id: str
-    doc_id: str
-    grade: int
-    mapping: str
-    overlaps: tuple[Overlap, ...] = ()
-
-
-def plan(
-    qrels: Qrels,
-    old: Mapping[str, ChunkPlace],
-    new: Iterable[ChunkPlace],
-    old_hashes: Mapping[str, str | None],
-    new_hashes: Mapping[str, str | None],
-    min_overlap: float = DEFAULT_MIN_OVERLAP,
-) -> list[CarriedChunk]:
-    """Every judgment of ``qrels`` mapped from the chunks ``old`` (chunk id -> place) onto
-    the chunks ``new`` of another version; ``*_hashes`` are each version's document text
-    hashes. Raises ``LocalizedError`` for a ``min_overlap`` outside (0, 1]."""
-    check_min_overlap(min_overlap)
-    by_document: dict[str, list[ChunkPlace]] = defaultdict(list)
-    for place in new:
-        by_document[place.doc_id].append(place)
-    mapped: dict[str, tuple[str, list[Overlap]]] = {}
-    carried = []
-    for query_id, chunk_id, grade in qrels.judgments():
-        place = old[chunk_id]
-        if chunk_id not in mapped:
-            mapped[chunk_id] = _map(
-                place, by_document[place.doc_id], old_hashes, new_hashes, min_overlap
-            )
-        mapping, overlaps = mapped[chunk_id]
-        carried.append(
-            CarriedChunk(query_id, chunk_id, place.doc_id, grade, mapping, tuple(overlaps))
-        )
-    return carried
-
-
-def _map(
-    place: ChunkPlace,
-    new: list[ChunkPlace],
-    old_hashes: Mapping[str, str | None],
-    new_hashes: Mapping[str, str | None],
-    min_overlap: float,
-) -> tuple[str, list[Overlap]]:
-    if place.doc_id not in new_hashes:
-        return "document_missing", []
-    before, after = old_hashes.get(place.doc_id), new_hashes[place.doc_id]
-    if before is None or after is None:
-        return "document_unknown", []
-    if before != after:
-        return "document_changed", []
-    spans = [
-        (chunk.chunk_id, chunk.start, chunk.end)
-        for chunk in new
-        if chunk.start is not None and chunk.end is not None
-    ]
-    if place.start is None or place.end is None or len(spans) < len(new):
-        return "span_unknown", []
-    return map_span((place.start, place.end), spans, min_overlap)
-
-
-def carried_grades(chunks: Iterable[CarriedChunk]) -> dict[tuple[str, str], tuple[int, str]]:
-    """(query id, new chunk id) -> the grade carried onto it and its mapping class. The
-    class is that of the pair (old chunk, new chunk), not of the old chunk: a new chunk is
-    ``same_text`` only when its span is the judged chunk's, in a document whose text hash
-    is the same (``plan`` maps nothing else), so a neighbour that merely overlaps a
-    same-text chunk is not "same text". A new chunk with a same-text judged chunk carries
-    that chunk's grade; else the highest grade of the judged chunks mapping onto it, and
-    among those the most faithful class (``pooling.spans.MAPPED`` order)."""
-    best: dict[tuple[str, str], tuple[int, str]] = {}
-    for chunk in chunks:
-        for shared in chunk.overlaps:
-            key = (chunk.query_id, shared.chunk_id)
-            offer = (chunk.grade, pair_class(chunk, shared))
-            if key not in best or _rank(offer) > _rank(best[key]):
-                best[key] = offer
-    return best
-
-
-def pair_class(chunk: CarriedChunk, shared: Overlap) -> str:
-    """The mapping class of one judged chunk and one new chunk it maps onto."""
-    return classify([shared]) if chunk.mapping in MAPPED else chunk.mapping
-
-
-def _rank(offer: tuple[int, str]) -> tuple[bool, int, int]:
-    grade, mapping = offer
-    return mapping == ACCEPTED_CLASS, grade, -MAPPED.index(mapping)
-
-
-def class_counts(chunks: Iterable[CarriedChunk]) -> dict[str, int]:
-    """How many judged candidates fall in each mapping class and each unmapped reason."""
-    found = Counter(chunk.mapping for chunk in chunks)
-    return {name: found[name] for name in (*CLASSES, *UNMAPPED)}
-
-
-def unmapped_documents(chunks: Iterable[CarriedChunk]) -> dict[str, list[str]]:
-    """Per reason a judged document was not mapped (``UNMAPPED``), its documents."""
-    found: dict[str, set[str]] = {reason: set() for reason in UNMAPPED}
-    for chunk in chunks:
-        if chunk.mapping in found:
-            found[chunk.mapping].add(chunk.doc_id)
-    return {reason: sorted(docs) for reason, docs in found.items()}
-
-
-def _rows(chunks: Iterable[CarriedChunk]) -> list[MappingRow]:
-    rows = []
-    for chunk in chunks:
-        old = (chunk.query_id, chunk.chunk_id, chunk.doc_id, chunk.grade, chunk.mapping)
-        rows += [
-            MappingRow(*old, o.chunk_id, o.shared, o.share_old, o.share_new) for o in chunk.overlaps
-        ]
-        if not chunk.overlaps:
-            rows.append(MappingRow(*old))
-    return rows
-
-
-def _chunks(rows: Iterable[MappingRow]) -> list[CarriedChunk]:
-    grouped: dict[tuple[str, str], tuple[MappingRow, list[Overlap]]] = {}
-    for row in rows:
-        _, overlaps = grouped.setdefault((row.query_id, row.old_chunk_id), (row, []))
-        # A mapped row (a new chunk) has its overlap; an unmapped one has none of these.
-        shared, share_old, share_new = row.shared, row.share_old, row.share_new
-        if row.new_chunk_id is not None and (
-            shared is not None and share_old is not None and share_new is not None
-        ):
-            overlaps.append(Overlap(row.new_chunk_id, shared, share_old, share_new))
-    return [
-        CarriedChunk(r.query_id, r.old_chunk_id, r.old_doc_id, r.grade, r.mapping, tuple(o))
-        for r, o in grouped.values()
-    ]
-
 
 # -- carrying ----------------------------------------------------------------------------
 
@@ -304,7 +165,7 @@ def carry(
             rubric_version=(manifest.get("rubric_versions") or [current_version()])[-1],
             pool=pool,
         )
-        carry_records.record_mappings(pool, old_version, _rows(chunks), session=session)
+        carry_records.record_mappings(pool, old_version, mapping_rows_of(chunks), session=session)
     return CarryResult(result, new_version.name, judge, release, counts, unmapped_documents(chunks))
 
 
@@ -384,7 +245,7 @@ def carry_status(engine: Engine, pool_name: str) -> CarryStatus | None:
         pool = get_pool(pool_name, session=session)
         if "carried" not in pool.config:
             return None
-        chunks = _chunks(carry_records.mapping_rows(pool, session=session))
+        chunks = carried_chunks(carry_records.mapping_rows(pool, session=session))
         graded = {(row[1], row[2]) for row in candidate_judgments(pool, session=session)}
     grades = carried_grades(chunks)
     offered = Counter(mapping for _, mapping in grades.values())
@@ -392,23 +253,6 @@ def carry_status(engine: Engine, pool_name: str) -> CarryStatus | None:
     judged = class_counts(chunks)
     classes = [ClassRow(name, judged[name], offered[name], re_judged[name]) for name in judged]
     return CarryStatus(pool.config["carried"], classes, unmapped_documents(chunks), chunks)
-
-
-def judge_classes(engine: Engine, judge: str, corpus_version: str) -> dict[tuple[str, str], str]:
-    """(query id, chunk id) -> mapping class of the grades ``judge`` carried onto
-    ``corpus_version``; empty for a judge that carried nothing there."""
-    from storage.models import CorpusVersion
-
-    classes: dict[tuple[str, str], str] = {}
-    with snapshot_scope(engine) as session:
-        for pool in carry_records.carried_pools(session=session):
-            version = referenced(CorpusVersion, pool.corpus_version_id, session=session)
-            if pool.config["carried"]["judge"] == judge and version.name == corpus_version:
-                rows = carry_records.mapping_rows(pool, session=session)
-                classes.update(
-                    {key: mapping for key, (_, mapping) in carried_grades(_chunks(rows)).items()}
-                )
-    return classes
 
 
 # -- releases of a carried pool --------------------------------------------------------------
@@ -429,7 +273,7 @@ class Accepted:
     """Carried grades published without re-judging (``--accept-carried``)."""
 
     resolution: Resolution
-    records: list[dict]  # for judgments.jsonl, marked ``"type": "carried"``
+    records: list[dict]  # for judgments.jsonl, of kind ``pooling.release_format.CARRIED``
     refused_test_split: int
 
 
@@ -458,16 +302,16 @@ def accept_carried(
         else:
             refused += 1
     records = [
-        {
-            "type": "carried",
-            "judge": status.lineage["judge"],
-            "query_id": query_id,
-            "chunk_id": chunk_id,
-            "grade": grade,
-            "mapping": ACCEPTED_CLASS,
-            "from_release": status.lineage["release"],
-            "from_chunks": sorted(sources[(query_id, chunk_id)]),
-        }
+        record(
+            CARRIED,
+            judge=status.lineage["judge"],
+            query_id=query_id,
+            chunk_id=chunk_id,
+            grade=grade,
+            mapping=ACCEPTED_CLASS,
+            from_release=status.lineage["release"],
+            from_chunks=sorted(sources[(query_id, chunk_id)]),
+        )
         for (query_id, chunk_id), grade in accepted.items()
     ]
     resolved = Resolution(

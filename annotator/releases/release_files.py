@@ -32,6 +32,7 @@ from pooling.release_folder import (
     Tally,
     sha256_of,
 )
+from pooling.release_format import JUDGMENTS, MODEL_FIELDS
 from pooling.resolution import frame_of
 from storage.release_lines import ReleaseHistory
 from storage.release_records import ReleaseSnapshot
@@ -54,7 +55,7 @@ def write_judgments(folder: Path, records: Iterable[dict]) -> Tally:
     said. A release decides its grades from this tally, so its files say exactly what
     decided them."""
     seen = Tally()
-    _write_jsonl(folder / "judgments.jsonl", seen.noting(records))
+    _write_jsonl(folder / JUDGMENTS, seen.noting(records))
     return seen
 
 
@@ -67,7 +68,7 @@ def write_history(folder: Path, judged: ReleaseHistory) -> tuple[pd.DataFrame, s
     under. Held meanwhile: four numbers a judgment."""
     people, queries, chunks, grades = [], [], [], []
     rubrics: set[str] = set()
-    with open(folder / "judgments.jsonl", "a", encoding="utf-8", newline="") as handle:
+    with open(folder / JUDGMENTS, "a", encoding="utf-8", newline="") as handle:
         for lines in judged.batches:
             handle.write(lines.text)
             people.append(np.array(lines.people, dtype=np.int64))
@@ -126,10 +127,7 @@ def write_model_judgments(
     (folder / MODEL_JUDGMENTS).touch()
     _write_jsonl(
         folder / MODEL_JUDGMENTS,
-        (
-            {"model": m, "prompt_hash": h, "query_id": q, "chunk_id": c, "grade": g}
-            for m, q, c, g, h in rows
-        ),
+        (dict(zip(MODEL_FIELDS, (m, h, q, c, g), strict=True)) for m, q, c, g, h in rows),
     )
 
 

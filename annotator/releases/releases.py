@@ -49,6 +49,7 @@ from annotator.releases.staging import staging_folder
 from pooling.grades import DEFAULT_POLICY, GRADES, check_policy
 from pooling.i18n import LocalizedError
 from pooling.release_folder import MANIFEST, read_manifest, read_qrels, valid_version
+from pooling.release_format import GOLD, record
 from pooling.settings import current
 from storage import history, release_lines, release_records, sample_records
 from storage.accounts import acting
@@ -188,14 +189,14 @@ def _collector_paused() -> Iterator[None]:
 def _gold_records(snapshot: release_records.ReleaseSnapshot) -> list[dict]:
     """The pool's gold items, for ``judgments.jsonl``: their grades stand."""
     return [
-        {
-            "type": "gold",
-            "query_id": g.query_id,
-            "chunk_id": g.chunk_id,
-            "grade": g.grade,
-            "rationale": g.rationale,
-            "source": g.source,
-        }
+        record(
+            GOLD,
+            query_id=g.query_id,
+            chunk_id=g.chunk_id,
+            grade=g.grade,
+            rationale=g.rationale,
+            source=g.source,
+        )
         for g in snapshot.gold
     ]
 

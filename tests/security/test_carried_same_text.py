@@ -1,11 +1,12 @@
 """Issue 21, item 2: ``release create --accept-carried`` published grades for chunks whose
-text differs. ``carry.carried_grades`` gave every new chunk overlapping a judged same-text
+text differs. ``carry_mapping.carried_grades`` gave every new chunk overlapping a judged same-text
 chunk by 20% or more the class "same text", so a neighbour got the judged chunk's grade.
 Now the class is the pair's: only a new chunk with the judged chunk's very span (in a
 document with the same text hash) is "same text". On SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
+from annotator.judge import carried_classes
 from annotator.pools.pool_building import build_pool
 from annotator.releases import carry, releases
 from pooling.qrels import Qrels
@@ -49,7 +50,7 @@ def test_only_a_chunk_with_the_same_text_gets_an_accepted_grade(engine, tmp_path
     carry.carry(engine, folder, "new", "p2")
     # The old chunk o1 is "same text" (n1), yet its grade 3 reaches n2 only as a guess.
     assert carry.carry_status(engine, "p2").chunks[0].mapping == "same_text"
-    grades = carry.judge_classes(engine, "carried:v1", "new")
+    grades = carried_classes.judge_classes(engine, "carried:v1", "new")
     assert grades == {("q1", "n1"): "same_text", ("q1", "n2"): "partial"}
     released = releases.create_release(
         engine, "v2", "p2", tmp_path, accept_carried=True, allow_unresolved=True

@@ -9,10 +9,10 @@ import streamlit as st
 
 from annotator.app import charts, guide_charts, ui
 from annotator.labeling import sampling
-from annotator.labeling.active_pooling import is_active
 from annotator.pools import pool_building
 from annotator.releases.carry import CarryStatus, carry_status
 from pooling.chunking import describe
+from pooling.pool_config import is_active
 from pooling.readers import MAX_NAME
 
 

@@ -13,11 +13,11 @@ from annotator.auth import add_user
 from annotator.judge.calibration import calibrate_judge
 from annotator.labeling import assignment
 from annotator.releases import carry, releases
-from pooling import release_folder
+from pooling import carry_mapping, release_folder
+from pooling.carry_mapping import ChunkPlace
 from pooling.i18n import LocalizedError
 from pooling.qrels import Qrels
 from pooling.spans import Overlap
-from storage.chunk_spans import ChunkPlace
 from storage.db import session_scope
 from storage.imports import import_corpus, import_judgments, import_queries, import_run
 from storage.models import Judgment, User
@@ -49,7 +49,7 @@ def test_plan_maps_every_judgment_and_reports_what_it_cannot_map():
     new_hashes = {"a": "A", "b": "B", "c": "C2", "e": "E", "f": "F", "g": "G"}
     qrels = Qrels({"q1": {"a0": 3, "a1": 0, "b0": 2, "c0": 1}, "q2": {"d0": 2, "e0": 1}})
     qrels.grades["q2"].update({"f0": 1, "g0": 3})
-    chunks = carry.plan(qrels, old, new, old_hashes, new_hashes)
+    chunks = carry_mapping.plan(qrels, old, new, old_hashes, new_hashes)
     found = {(c.query_id, c.chunk_id): (c.mapping, c.overlaps) for c in chunks}
     assert found[("q1", "a0")] == ("merged", (Overlap("a#0", 100, 1.0, 100 / 150),))
     assert found[("q1", "a1")] == (
@@ -64,20 +64,20 @@ def test_plan_maps_every_judgment_and_reports_what_it_cannot_map():
         ("q2", "e0"): "span_unknown",
         ("q2", "g0"): "document_unknown",
     }
-    counts = carry.class_counts(chunks)
+    counts = carry_mapping.class_counts(chunks)
     assert sum(counts.values()) == qrels.size == 8
     assert counts == {
         "same_text": 1, "split": 1, "merged": 1, "partial": 1, "lost": 0,
         "document_changed": 1, "document_missing": 1, "document_unknown": 1, "span_unknown": 1,
     }  # fmt: skip
-    assert carry.unmapped_documents(chunks) == {
+    assert carry_mapping.unmapped_documents(chunks) == {
         "document_changed": ["c"],
         "document_missing": ["d"],
         "document_unknown": ["g"],
         "span_unknown": ["e"],
     }
     # a#0 holds a0 (3, merged) and part of a1 (0, partial): it carries the higher grade.
-    grades = carry.carried_grades(chunks)
+    grades = carry_mapping.carried_grades(chunks)
     # a#1 lies inside a1: the pair's class is "split" (a1 itself is "partial").
     assert grades[("q1", "a#0")] == (3, "merged") and grades[("q1", "a#1")] == (0, "split")
     assert set(grades) == {
@@ -87,10 +87,10 @@ def test_plan_maps_every_judgment_and_reports_what_it_cannot_map():
 
 def test_equal_grades_keep_the_most_faithful_class():
     chunks = [
-        carry.CarriedChunk("q", "x", "d", 2, "partial", (Overlap("n", 5, 0.5, 0.5),)),
-        carry.CarriedChunk("q", "y", "d", 2, "merged", (Overlap("n", 10, 1.0, 0.5),)),
+        carry_mapping.CarriedChunk("q", "x", "d", 2, "partial", (Overlap("n", 5, 0.5, 0.5),)),
+        carry_mapping.CarriedChunk("q", "y", "d", 2, "merged", (Overlap("n", 10, 1.0, 0.5),)),
     ]
-    assert carry.carried_grades(chunks) == {("q", "n"): (2, "merged")}
+    assert carry_mapping.carried_grades(chunks) == {("q", "n"): (2, "merged")}
 
 
 # -- carrying in the database --------------------------------------------------------------

@@ -12,7 +12,7 @@ from sqlmodel import select
 
 from annotator.judge.calibration import calibrate_judge
 from annotator.releases import carry
-from pooling import release_folder
+from pooling import carry_mapping, release_folder
 from storage.chunk_spans import chunk_places
 from storage.db import make_engine, session_scope
 from storage.models import Chunk, CorpusVersion
@@ -146,7 +146,7 @@ def test_cranfield_carried_from_whole_documents_to_300_then_to_500(
     counts = {row.mapping: row.judged for row in status.classes}
     assert sum(counts.values()) == v300.size
     assert counts["merged"] > 0 and counts["partial"] > 0
-    assert all(counts[reason] == 0 for reason in carry.UNMAPPED)  # the same documents
+    assert all(counts[reason] == 0 for reason in carry_mapping.UNMAPPED)  # the same documents
     pooled = pooled_documents(engine, "p500", "cran500")
     for query_id, docs in v300.documents(parents_of(engine, "cran300")).relevant().items():
         assert docs <= pooled[query_id], query_id
