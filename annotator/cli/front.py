@@ -30,6 +30,7 @@ logger = logging.getLogger(__name__)
 ROUTE_COOKIE = "qrels_process"  # also annotator.app.session_cookie's
 LEADS = "lead"  # the cookie's value that sends a connection to the leads' process
 HEAD_LIMIT = 64 * 1024  # a request head longer than this is refused (431)
+HEAD_WITHIN = 60  # seconds a new connection may take to send its request's head
 _CHUNK = 64 * 1024
 _REFUSED = b"HTTP/1.1 %d %s\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
 
@@ -113,11 +114,11 @@ async def relay(
     upstream_writer = None
     try:
         try:
-            head = await client_reader.readuntil(b"\r\n\r\n")
+            head = await asyncio.wait_for(client_reader.readuntil(b"\r\n\r\n"), HEAD_WITHIN)
         except asyncio.LimitOverrunError:
             await _refuse(client_writer, 431, b"Request Header Fields Too Large")
             return
-        except (asyncio.IncompleteReadError, ConnectionError):
+        except (asyncio.IncompleteReadError, ConnectionError, TimeoutError):
             return
         name, address = route(head, backends)
         upgrade = is_upgrade(head)
