@@ -59,6 +59,7 @@ LEAD_VIEWS = 40  # the lead's page views a minute
 LEAD_PAGES = ["", "pools", "adjudication", "agreement", "releases"]
 # "two-even": the same without lowering the leads' priority (what the niceness buys).
 LAYOUTS = {"one": ["--process", "annotators"], "two": [], "two-even": ["--leads-niceness", "0"]}
+LOST_AFTER = 60  # seconds without the next passage after which a key counts as dropped
 GOAL_MS = 100  # the issue's goal for a key's p95; the point where it is passed is reported
 KEYS = "0123"
 FINISHED = '[data-testid="stApp"][data-test-script-state="notRunning"]'
@@ -127,8 +128,9 @@ def annotate(address: str, names: list[str], started: threading.Event, stop: thr
                 if now < due[name]:
                     continue
                 if not page.evaluate(READY):
-                    if now - pressed_at.get(name, now) > 15:  # a key the page dropped
+                    if now - pressed_at.get(name, now) > LOST_AFTER:  # a key the page dropped
                         page.evaluate("() => { window.__pending = null; }")
+                        pressed_at[name] = now
                         lost += 1
                     continue
                 page.keyboard.press(rng.choice(KEYS))
