@@ -1,5 +1,5 @@
 """How ``qrels serve`` runs the app: two app processes on ports of their own on 127.0.0.1,
-the annotators' and the leads' (the leads' at a lower CPU priority), and the front
+the annotators' and the leads', and the front
 (``annotator.cli.front``) on the port asked for, routing each browser to its process. Or,
 with ``--process``, one app process on that port, for a proxy that routes by the same
 cookie (deploy/nginx)."""
@@ -21,9 +21,11 @@ from annotator.cli.context import say
 from pooling.i18n import LocalizedError
 from pooling.settings import PROCESS_VARIABLE, child_environment
 
-# How much lower the leads' process runs (``nice``): on a machine with fewer free cores
-# than busy processes, the annotators' keys are served first (docs/deployment.md).
-LEADS_NICENESS = 5
+# How much lower the leads' process runs (``nice``; ``--leads-niceness``, for benchmarks).
+# None: on a loaded machine nice 5 left the lead 3 views a minute of the 40 asked (a view
+# 24 s) and the keys no faster than at 0 (docs/benchmarks.md, capacity.py's "two-nice");
+# the separate process is what keeps the keys from waiting.
+LEADS_NICENESS = 0
 STARTED_WITHIN = 120  # seconds an app process may take to answer its health check
 
 
@@ -125,11 +127,13 @@ def serve_two(
         sys.stdout.flush()
 
 
-def serve_one(command: list[str], url: str, process: str, **settings: str) -> None:
+def serve_one(
+    command: list[str], url: str, process: str, leads_niceness: int = LEADS_NICENESS
+) -> None:
     """Become the one app process ``process`` (``--process``): exec, so that stopping
     ``qrels serve`` (a signal to this process) stops the app too."""
-    environment = app_environment(url, process, **settings)
-    if process == "leads":
-        os.nice(LEADS_NICENESS)
+    environment = app_environment(url, process)
+    if process == "leads" and leads_niceness:
+        os.nice(leads_niceness)
     sys.stdout.flush()
     os.execve(sys.executable, command, environment)

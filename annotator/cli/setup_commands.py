@@ -135,10 +135,10 @@ def _serve(
     from annotator.cli import serving
 
     say("serving", url=f"http://{host}:{port}")
-    if process is not None:
-        serving.serve_one(app_command(port, host), url, process, **settings)
-        return
     niceness = serving.LEADS_NICENESS if leads_niceness is None else leads_niceness
+    if process is not None:
+        serving.serve_one(app_command(port, host), url, process, niceness)
+        return
     serving.serve_two(app_command, url, port, host, niceness, **settings)
 
 
@@ -152,7 +152,8 @@ def _serve(
     "qrels_process cookie itself (deploy/nginx). Without it, both run behind a front on "
     "--port.",
 )
-@click.option("--leads-niceness", type=int, default=None, hidden=True)  # benchmarks only
+# The leads' process's nice value, for benchmarks/capacity.py (serving.LEADS_NICENESS).
+@click.option("--leads-niceness", type=int, default=None, hidden=True)
 @click.pass_context
 def serve(
     ctx: click.Context, port: int, host: str, process: str | None, leads_niceness: int | None

@@ -209,7 +209,7 @@ def test_serve_runs_streamlit_without_its_full_collection_after_every_page_run(
         lambda command, *args, **kwargs: started.append(command(8501, "127.0.0.1")),
     )
     monkeypatch.setattr(os, "execve", lambda path, args, env: started.append(args))
-    niced = []  # the leads' process runs at a lower priority
+    niced = []  # the leads' process's priority: as the annotators' unless told
     monkeypatch.setattr(os, "nice", niced.append)
     result = CliRunner().invoke(cli, ["--db", f"sqlite:///{tmp_path / 'q.db'}", "init"])
     assert result.exit_code == 0, result.output
@@ -217,10 +217,15 @@ def test_serve_runs_streamlit_without_its_full_collection_after_every_page_run(
         spare.bind(("127.0.0.1", 0))
         port = str(spare.getsockname()[1])
     db = f"sqlite:///{tmp_path / 'q.db'}"
-    for process in ([], ["--process", "annotators"], ["--process", "leads"]):
+    for process in (
+        [],
+        ["--process", "annotators"],
+        ["--process", "leads"],
+        ["--process", "leads", "--leads-niceness", "5"],
+    ):
         result = CliRunner().invoke(cli, ["--db", db, "serve", "--port", port, *process])
         assert result.exit_code == 0, result.output
-    assert len(started) == 3 and niced == [5]
+    assert len(started) == 4 and niced == [5]
     for arguments in started:
         at = arguments.index("--runner.postScriptGC")
         assert arguments[at + 1] == "false"
