@@ -22,7 +22,7 @@ from pooling.i18n import LocalizedError
 from pooling.settings import PROCESS_VARIABLE, child_environment
 
 # How much lower the leads' process runs (``nice``; ``--leads-niceness``, for benchmarks).
-# None: on a loaded machine nice 5 left the lead 3 views a minute of the 40 asked (a view
+# 0: on a loaded machine nice 5 left the lead 3 views a minute of the 40 asked (a view
 # 24 s) and the keys no faster than at 0 (docs/benchmarks.md, capacity.py's "two-nice");
 # the separate process is what keeps the keys from waiting.
 LEADS_NICENESS = 0
