@@ -105,6 +105,19 @@ def chosen(**values: object) -> Iterator[Settings]:
 ONE_BLAS_THREAD = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
 
+# Which of ``qrels serve``'s app processes this one is ("annotators" or "leads"), set by
+# ``qrels serve`` for its processes (or ``--process`` behind a proxy): the app then writes
+# the cookie the front or the proxy routes a lead's connections by (docs/deployment.md).
+PROCESS_VARIABLE = "QRELS_PROCESS"
+PROCESSES = ("annotators", "leads")
+
+
+def serving_process(environ: Mapping[str, str] | None = None) -> str | None:
+    """Which of the routed app processes this is, or None when the app is not routed."""
+    value = (os.environ if environ is None else environ).get(PROCESS_VARIABLE, "").strip()
+    return value if value in PROCESSES else None
+
+
 def child_environment(**extra: str) -> dict[str, str]:
     """The environment for a child process (the app): this one, with the settings chosen
     in this process and ``extra`` (settings by name) written in, and ``ONE_BLAS_THREAD``

@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -59,15 +60,19 @@ def free_port() -> int:
 def serving(
     url: str, tmp_path: Path, arguments: Callable[[int], list[str]] | None = None
 ) -> Iterator[str]:
-    """``qrels serve`` on ``url`` in a process of its own; yields its address.
+    """``qrels serve`` on ``url`` in a process of its own; yields its address. What it
+    prints goes to ``tmp_path/serve-PORT.log``.
     ``arguments(port)``: what follows ``qrels`` instead of ``--db URL serve --port PORT``,
     the URL then coming from ``$QRELS_DATABASE_URL`` (as a service's environment gives it)."""
     port = free_port()
     command = arguments(port) if arguments else ["--db", url, "serve", "--port", str(port)]
+    # What it says (the front's line for each page's websocket) in a file of its own.
+    log = open(tmp_path / f"serve-{port}.log", "w")  # noqa: SIM115  (closed below)
     process = subprocess.Popen(
         [sys.executable, "-m", "annotator.cli", *command],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        stdout=log,
+        stderr=log,
+        start_new_session=True,  # its own process group: the app processes it starts too
         env={
             **os.environ,
             "QRELS_DATABASE_URL": url,
@@ -90,8 +95,9 @@ def serving(
         try:
             process.wait(timeout=20)
         except subprocess.TimeoutExpired:  # a loaded machine (the suite runs on every core)
-            process.kill()
+            os.killpg(process.pid, signal.SIGKILL)  # the front and both app processes
             process.wait(timeout=20)
+        log.close()
     # Stopping `qrels serve` stopped the app: nothing answers on its port any more.
     with pytest.raises(OSError):
         urllib.request.urlopen(address + "/_stcore/health", timeout=2)

@@ -37,6 +37,46 @@ def cookie_script(session_id: str | None) -> str:
     }
 
 
+# The cookie that sends a lead's connections to the leads' app process (``qrels serve``'s
+# front, or deploy/nginx's map): "lead" for a lead, absent otherwise. It only chooses a
+# process, both serving the same app; every page checks the account and its role on the
+# server, so forging it gains nothing (docs/security.md).
+ROUTE_COOKIE, LEADS = "qrels_process", "lead"  # annotator.cli.front's too
+_ROUTE_SCRIPT = r"""<script>
+{  // a block: the session cookie's script before it has its own "page"
+const page = window.parent;
+const tls = page.location.protocol === "https:";
+const want = "%(route)s";
+page.document.cookie = "%(name)s=" + want + "; Max-Age=" + (want ? %(age)d : 0)
+    + "; Path=/; SameSite=Strict" + (tls ? "; Secure" : "");
+const now = page.document.cookie.split("; ").find((c) => c.startsWith("%(name)s="));
+// Reload once, into the process the cookie now names; never when the browser kept no
+// cookie (the page would reload for ever). This frame may not navigate the page (its
+// sandbox), so the page's own script does it. The login form's address is left for the
+// app's own, where the logged-in person's first page is.
+if ((now ? now.slice(%(skip)d) : "") === want) {
+  const reload = page.document.createElement("script");
+  reload.textContent = 'location.replace(location.pathname.replace(/\\/login\\/?$/, "/")'
+      + ' + location.search);';
+  page.document.head.appendChild(reload);
+}
+}
+</script>"""
+
+
+def route_script(session_id: str | None, lead: bool) -> str:
+    """The session cookie written (or cleared, None) and the route cookie set for a lead
+    (cleared otherwise), then the page reloaded once so that its connection goes to the
+    process the cookie names."""
+    route = _ROUTE_SCRIPT % {
+        "name": ROUTE_COOKIE,
+        "route": LEADS if lead else "",
+        "age": int(SESSION_LIFETIME.total_seconds()),
+        "skip": len(ROUTE_COOKIE) + 1,
+    }
+    return cookie_script(session_id) + route
+
+
 def other_port(headers: Mapping[str, str]) -> bool:
     """Whether the page that opened this connection is another port of the app's own host
     (its ``Origin`` against the ``Host`` it asked): Streamlit accepts a WebSocket from any

@@ -49,6 +49,7 @@ def login_form() -> None:
 LANDING = {"annotator": "label", "lead": "team"}
 
 user = ui.current_user()
+ui.to_own_process(user)  # a lead's pages in the leads' process: a reload, at most once
 if user is None:
     pages = [st.Page(login_form, title=ui.t("login_title"), url_path="login")]
 else:

@@ -30,7 +30,14 @@ import streamlit as st
 from sqlalchemy.engine import Engine
 
 from annotator.app.page_keys import page_keys
-from annotator.app.session_cookie import cookie_script, cookie_session_id, other_port
+from annotator.app.session_cookie import (
+    LEADS,
+    ROUTE_COOKIE,
+    cookie_script,
+    cookie_session_id,
+    other_port,
+    route_script,
+)
 from annotator.auth import (
     Account,
     account,
@@ -48,6 +55,7 @@ from annotator.quality.progress import data_version, team_figures
 from pooling.grades import DEFAULT_POLICY, POLICIES
 from pooling.i18n import MESSAGES, LocalizedError, Refused, current_language
 from pooling.i18n import t as translate
+from pooling.settings import serving_process
 from storage.db import make_engine
 
 logger = logging.getLogger(__name__)
@@ -251,6 +259,21 @@ def current_user() -> Account | None:
     else:
         st.session_state[USER_KEY] = user.id
     return user
+
+
+def to_own_process(user: Account | None) -> None:
+    """Where the app runs as ``qrels serve``'s two processes (or behind deploy/nginx), send
+    this page to the one for ``user`` (a lead's, or the annotators' for everyone else,
+    logged out too) when the route cookie its connection came with names another: the
+    cookies are written and the page reloads once, drawing nothing here. So a lead's pages
+    never compute in the process that serves the annotators' keys."""
+    if serving_process() is None:
+        return
+    lead = user is not None and user.role == "lead"
+    if (st.context.cookies.get(ROUTE_COOKIE) or "") == (LEADS if lead else ""):
+        return
+    st.iframe(route_script(st.session_state.get(SESSION_KEY), lead), height=1)
+    st.stop()
 
 
 def logged_in(user: Account, session_id: str) -> None:

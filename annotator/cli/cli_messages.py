@@ -392,6 +392,18 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "starting the app at {url} (Ctrl+C stops it)",
         "zh": "正在启动应用：{url}（按 Ctrl+C 停止）",
     },
+    "serving_two": {
+        "en": "the annotators' and the leads' pages run in two app processes "
+        "(127.0.0.1:{annotators} and 127.0.0.1:{leads}), reached through {url}",
+        "zh": "标注者与负责人的页面分别运行在两个应用进程中（127.0.0.1:{annotators} 与 "
+        "127.0.0.1:{leads}），统一经由 {url} 访问",
+    },
+    "app_process_failed": {
+        "en": "the app process on 127.0.0.1:{port} stopped (exit code {code}), and the "
+        "other with it; see its messages above",
+        "zh": "127.0.0.1:{port} 上的应用进程已停止（退出码 {code}），另一个也随之停止；"
+        "详见上方信息",
+    },
     "demo_accounts": {
         "en": "demo accounts (demo passwords, printed here on purpose: never use `qrels demo` "
         "for real work):",

@@ -3,7 +3,6 @@ the accounts."""
 
 from __future__ import annotations
 
-import os
 import shutil
 import sys
 from pathlib import Path
@@ -128,29 +127,49 @@ def check_port(host: str, port: int) -> None:
     raise LocalizedError("port_taken", host=host, port=port, free=free or port + 1)
 
 
-def _serve(url: str, port: int, host: str, **settings: str) -> None:
-    """Run the app on ``url``; ``settings`` (by name, such as ``release_dir``) are the
-    app's besides the ones this process chose."""
-    from pooling.settings import child_environment
+def _serve(
+    url: str,
+    port: int,
+    host: str,
+    process: str | None = None,
+    leads_niceness: int | None = None,
+    **settings: str,
+) -> None:
+    """Run the app on ``url``: two processes behind the front (``annotator.cli.serving``),
+    or with ``process`` that one alone; ``settings`` (by name, such as ``release_dir``) are
+    the app's besides the ones this process chose. The app reads its settings as this
+    command has them (--lang too), with this database."""
+    from annotator.cli import serving
 
-    command = app_command(port, host)
     say("serving", url=f"http://{host}:{port}")
-    # The app reads its settings as this command has them (--lang too), with this database.
-    environment = child_environment(database_url=url, **settings)
-    # Become Streamlit rather than wait for it, so that stopping `qrels serve` (a signal to
-    # this process) stops the app too instead of leaving it running.
-    sys.stdout.flush()
-    os.execve(sys.executable, command, environment)
+    niceness = serving.LEADS_NICENESS if leads_niceness is None else leads_niceness
+    if process is not None:
+        serving.serve_one(app_command(port, host), url, process, niceness)
+        return
+    serving.serve_two(app_command, url, port, host, niceness, **settings)
 
 
 @click.command()
 @click.option("--port", type=int, default=8501, show_default=True)
 @click.option("--host", default="127.0.0.1", show_default=True)
+@click.option(
+    "--process",
+    type=click.Choice(["annotators", "leads"]),
+    help="Run only this one app process on --port, for a proxy that routes leads by the "
+    "qrels_process cookie itself (deploy/nginx). Without it, both run behind a front on "
+    "--port.",
+)
+# The leads' process's nice value, for benchmarks/capacity.py (serving.LEADS_NICENESS).
+@click.option("--leads-niceness", type=int, default=None, hidden=True)
 @click.pass_context
-def serve(ctx: click.Context, port: int, host: str) -> None:
-    """Start the annotation app on the configured database."""
+def serve(
+    ctx: click.Context, port: int, host: str, process: str | None, leads_niceness: int | None
+) -> None:
+    """Start the annotation app on the configured database: the annotators' and the leads'
+    pages in two processes behind one port, so that a lead's pages never hold up a key."""
     check_port(host, port)
-    _serve(engine(ctx).url.render_as_string(hide_password=False), port, host)
+    url = engine(ctx).url.render_as_string(hide_password=False)
+    _serve(url, port, host, process, leads_niceness)
 
 
 @click.command()

@@ -33,6 +33,7 @@ DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
 TEMPLATE = DEPLOY / "nginx" / "qrels-studio.conf.template"
 NGINX_VALUES = DEPLOY / "nginx" / "qrels-studio.env"
 UNIT = DEPLOY / "systemd" / "qrels-serve@.service"
+LEAD_UNIT = DEPLOY / "systemd" / "qrels-serve-leads@.service"
 GRANTS = DEPLOY / "postgres" / "app-role.sql"
 ROUTE_COOKIE = "qrels_route"
 _PLACEHOLDER = re.compile(r"\$\{(QRELS_[A-Z_]+)\}")
@@ -74,9 +75,10 @@ def render(text: str, values: dict[str, str]) -> str:
     return _PLACEHOLDER.sub(lambda match: values[match.group(1)], text)
 
 
-def unit_arguments(port: int) -> list[str]:
-    """What the systemd unit runs after the ``qrels`` program, for instance ``port``."""
-    lines = [line for line in UNIT.read_text().splitlines() if line.startswith("ExecStart=")]
+def unit_arguments(port: int, unit: Path = UNIT) -> list[str]:
+    """What the systemd unit (the annotators', or ``unit``) runs after the ``qrels``
+    program, for instance ``port``."""
+    lines = [line for line in unit.read_text().splitlines() if line.startswith("ExecStart=")]
     program, *arguments = shlex.split(lines[0].removeprefix("ExecStart="))
     assert program.endswith("/qrels"), program
     return [argument.replace("%i", str(port)) for argument in arguments]
@@ -178,9 +180,15 @@ def _main_config(folder: Path) -> str:
     )
 
 
+def lead_unit_arguments(port: int) -> list[str]:
+    """What the leads' systemd unit runs after the ``qrels`` program, for instance ``port``."""
+    return unit_arguments(port, LEAD_UNIT)
+
+
 @contextmanager
-def proxy(backends: list[str], folder: Path) -> Iterator[Proxy]:
-    """nginx with deploy/nginx's site in front of ``backends`` (``http://host:port``),
+def proxy(backends: list[str], folder: Path, leads: str | None = None) -> Iterator[Proxy]:
+    """nginx with deploy/nginx's site in front of ``backends`` (``http://host:port``), the
+    annotators' processes, and ``leads`` (else the last of ``backends``), the leads';
     listening on free ports of 127.0.0.1; stopped afterwards."""
     nginx = tool("nginx", "nginx")
     folder.mkdir()
@@ -193,6 +201,10 @@ def proxy(backends: list[str], folder: Path) -> Iterator[Proxy]:
         values["QRELS_APP_SERVERS"] = values["QRELS_APP_SERVERS"].replace(
             f"server {address}", f"server {backend.removeprefix('http://')}"
         )
+    (example_leads,) = re.findall(r"server (\S+)", values["QRELS_LEAD_SERVERS"])
+    values["QRELS_LEAD_SERVERS"] = values["QRELS_LEAD_SERVERS"].replace(
+        f"server {example_leads}", f"server {(leads or backends[-1]).removeprefix('http://')}"
+    )
     values |= {
         "QRELS_SERVER_NAME": "127.0.0.1",
         "QRELS_HTTPS_LISTEN": f"127.0.0.1:{https}",

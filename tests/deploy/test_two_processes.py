@@ -1,7 +1,8 @@
-"""The team deployment of deploy/, run: two ``qrels serve`` processes, started as the systemd
-unit starts them, on one PostgreSQL database as the app's restricted role, behind nginx with
-the repository's site config (TLS, sticky sessions, the websocket); annotators grade by
-keyboard at the same time on both processes and a lead on one of them sees all the work."""
+"""The team deployment of deploy/, run: two annotators' ``qrels serve`` processes and a
+leads' one, started as the systemd units start them, on one PostgreSQL database as the app's
+restricted role, behind nginx with the repository's site config (TLS, sticky sessions, the
+websocket, a lead's connections to the leads' process); annotators grade by keyboard at the
+same time on both processes and the lead, on the leads' process, sees all the work."""
 
 from __future__ import annotations
 
@@ -38,10 +39,12 @@ from tests.browser_support import (
 from tests.conftest import run_qrels, write
 from tests.deploy.proxy import (
     DEPLOY,
+    LEAD_UNIT,
     ROUTE_COOKIE,
     TEMPLATE,
     UNIT,
     grant_app_role,
+    lead_unit_arguments,
     nginx_values,
     placeholders,
     proxy,
@@ -177,7 +180,8 @@ def test_two_app_processes_behind_the_proxy_on_one_postgresql(team_database, tmp
     owner_url, app_url = team_database
     with ExitStack() as stack:
         backends = [stack.enter_context(serving(app_url, tmp_path, unit_arguments)) for _ in "ab"]
-        front = stack.enter_context(proxy(backends, tmp_path / "nginx"))
+        leads = stack.enter_context(serving(app_url, tmp_path, lead_unit_arguments))
+        front = stack.enter_context(proxy(backends, tmp_path / "nginx", leads))
         status, headers = front.request(front.plain_address + "/label")
         assert status == 301 and headers["Location"].startswith("https://")
 
@@ -190,7 +194,8 @@ def test_two_app_processes_behind_the_proxy_on_one_postgresql(team_database, tmp
             log_in(pages[name], front.address, name)
         grades = grade_together(pages, owner_url)
 
-        # The lead comes without a key: the proxy gives one. Their process shows all the
+        # The lead comes without a key: the proxy gives one. After the login (on an
+        # annotators' process) the page reloads into the leads' process, which shows all the
         # work, makes a release and serves its download, and takes an upload larger than
         # nginx's default limit (1 MB) into the lead's own session.
         lead = new_page(browser, front)
@@ -221,9 +226,16 @@ def test_two_app_processes_behind_the_proxy_on_one_postgresql(team_database, tmp
         for name, route in placed.items():
             assert front.upstreams(route, stream) == {upstream_of(routes, route)}, name
             assert front.upstreams(route) == {upstream_of(routes, route)}, name
-        lead_upstreams = front.upstreams(cookie["value"], stream)
-        assert len(lead_upstreams) == 1 and front.upstreams(cookie["value"]) == lead_upstreams
-        assert {upstream_of(routes, r) for r in placed.values()} - lead_upstreams
+        # The lead's login form was on the annotators' process their key hashes to; from
+        # the reload on, everything went to the leads' (the download and the upload too).
+        lead_streams, on_leads = (
+            front.upstreams(cookie["value"], stream),
+            {leads.removeprefix("http://")},
+        )
+        assert on_leads < lead_streams and len(lead_streams - on_leads) == 1
+        assert lead_streams - on_leads <= set(routes)
+        for request in ("GET /media/", "PUT /_stcore/upload_file"):
+            assert front.upstreams(cookie["value"], request) == on_leads, request
         assert {e["status"] for e in front.log() if e["request"].startswith(stream)} == {"101"}
 
         # A flood from one address is refused by the rate limit; static files are not counted.
@@ -315,26 +327,34 @@ def test_the_compose_file_gives_the_proxy_every_value_its_template_asks_for():
     values = compose["services"]["proxy"]["environment"]
     asked = placeholders(TEMPLATE.read_text())
     assert asked <= set(values) and asked == set(nginx_values())
-    apps = [n for n, s in compose["services"].items() if "serve" in s.get("command", [])]
-    assert len(apps) >= 2
-    servers = dict(re.findall(r"server (\S+)([^;]*);", values["QRELS_APP_SERVERS"]))
-    assert set(servers) == {f"{name}:8501" for name in apps}
-    example = set(re.findall(r"server \S+([^;]*);", nginx_values()["QRELS_APP_SERVERS"]))
-    assert set(servers.values()) == example == {" max_fails=0"}
+    for kind, listed in (("annotators", "QRELS_APP_SERVERS"), ("leads", "QRELS_LEAD_SERVERS")):
+        apps = [
+            n
+            for n, s in compose["services"].items()
+            if "serve" in s.get("command", []) and s["command"][-2:] == ["--process", kind]
+        ]
+        assert len(apps) >= (2 if kind == "annotators" else 1)
+        servers = dict(re.findall(r"server (\S+)([^;]*);", values[listed]))
+        assert set(servers) == {f"{name}:8501" for name in apps}
+        example = set(re.findall(r"server \S+([^;]*);", nginx_values()[listed]))
+        assert set(servers.values()) == example == {" max_fails=0"}
     readme = (DEPLOY / "README.md").read_text()
     assert all(f"${{{name}}}" in readme for name in asked)
 
 
-def test_systemd_finds_nothing_wrong_with_the_unit(tmp_path):
-    """``systemd-analyze verify`` on the unit, its program pointed at this installation."""
+@pytest.mark.parametrize("unit_file", [UNIT, LEAD_UNIT], ids=["annotators", "leads"])
+def test_systemd_finds_nothing_wrong_with_the_units(tmp_path, unit_file):
+    """``systemd-analyze verify`` on each unit, its program pointed at this installation."""
     analyze = shutil.which("systemd-analyze")
     if analyze is None:
         pytest.skip("systemd-analyze not found (Debian package: systemd)")
-    program = UNIT.read_text().split("ExecStart=")[1].split()[0]
-    unit = tmp_path / UNIT.name
-    unit.write_text(UNIT.read_text().replace(program, str(Path(sys.executable).parent / "qrels")))
+    program = unit_file.read_text().split("ExecStart=")[1].split()[0]
+    unit = tmp_path / unit_file.name
+    here = str(Path(sys.executable).parent / "qrels")
+    unit.write_text(unit_file.read_text().replace(program, here))
+    instance = tmp_path / unit_file.name.replace("@", "@8501")
     result = subprocess.run(
-        [analyze, "verify", "--man=no", str(tmp_path / "qrels-serve@8501.service")],
+        [analyze, "verify", "--man=no", str(instance)],
         capture_output=True,
         text=True,
         timeout=60,

@@ -163,7 +163,10 @@ def test_serve_hides_error_details_and_limits_uploads(monkeypatch, tmp_path):
     from annotator.cli import cli
 
     started = []
-    monkeypatch.setattr(os, "execve", lambda path, args, env: started.append(args))
+    monkeypatch.setattr(  # the command each of the two app processes runs
+        "annotator.cli.serving.serve_two",
+        lambda command, *args, **kwargs: started.append(command(8501, "127.0.0.1")),
+    )
     url = f"sqlite:///{tmp_path / 'q.db'}"
     assert CliRunner().invoke(cli, ["--db", url, "init"]).exit_code == 0
     assert CliRunner().invoke(cli, ["--db", url, "serve"]).exit_code == 0

@@ -203,18 +203,32 @@ def test_serve_runs_streamlit_without_its_full_collection_after_every_page_run(
     from streamlit import config
 
     started = []
+    # the command each app process runs (two behind the front; one with --process)
+    monkeypatch.setattr(
+        "annotator.cli.serving.serve_two",
+        lambda command, *args, **kwargs: started.append(command(8501, "127.0.0.1")),
+    )
     monkeypatch.setattr(os, "execve", lambda path, args, env: started.append(args))
+    niced = []  # the leads' process's priority: as the annotators' unless told
+    monkeypatch.setattr(os, "nice", niced.append)
     result = CliRunner().invoke(cli, ["--db", f"sqlite:///{tmp_path / 'q.db'}", "init"])
     assert result.exit_code == 0, result.output
     with socket.socket() as spare:  # a port free now, as a user's 8501 may not be
         spare.bind(("127.0.0.1", 0))
         port = str(spare.getsockname()[1])
     db = f"sqlite:///{tmp_path / 'q.db'}"
-    result = CliRunner().invoke(cli, ["--db", db, "serve", "--port", port])
-    assert result.exit_code == 0, result.output
-    arguments = started[0]
-    at = arguments.index("--runner.postScriptGC")
-    assert arguments[at + 1] == "false"
+    for process in (
+        [],
+        ["--process", "annotators"],
+        ["--process", "leads"],
+        ["--process", "leads", "--leads-niceness", "5"],
+    ):
+        result = CliRunner().invoke(cli, ["--db", db, "serve", "--port", port, *process])
+        assert result.exit_code == 0, result.output
+    assert len(started) == 4 and niced == [5]
+    for arguments in started:
+        at = arguments.index("--runner.postScriptGC")
+        assert arguments[at + 1] == "false"
     assert "runner.postScriptGC" in config.get_config_options()
     # No watching of the app's sources: it cost most of a page's time (docs/benchmarks.md).
     at = arguments.index("--server.fileWatcherType")
