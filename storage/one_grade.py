@@ -28,9 +28,10 @@ Every function takes a keyword-only ``session`` and never commits.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 from itertools import count
+from typing import Any
 
 from sqlalchemy import insert, update
 from sqlalchemy.orm import aliased
@@ -67,7 +68,7 @@ def first_grade(
     it is their first grade of the pair under that rubric version, the other pools holding
     the pair count it theirs (``graded_elsewhere``); otherwise only this pool's tally moves.
     """
-    others = []
+    others: Sequence[tuple[int, int]] = []
     if user.kind == "human":
         # Graded before under this rubric version: the other pools have their row already
         # (or asked them again after a rubric change). One statement.
@@ -215,7 +216,7 @@ def _rows_for_grades(
     of the imported ``batch_id``) under rubric version ``rubric`` (None: any) where they
     have none. Returns the slots' changes and the (pool id, user id) of each row, for the
     tallies."""
-    imported = () if batch_id is None else (Judgment.batch_id == batch_id,)
+    imported: tuple[Any, ...] = () if batch_id is None else (Judgment.batch_id == batch_id,)
     if rubric is not None:
         imported += (Judgment.rubric_version == rubric,)
     rows = session.exec(

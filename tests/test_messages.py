@@ -116,7 +116,7 @@ def test_each_catalog_translates_every_key_with_the_same_fields(module):
     template = catalogs.read(folder / catalogs.TEMPLATE)
     keys = [entry.msgctxt for entry in template]
     assert len(keys) == len(set(keys)), "a key twice in one template"
-    for lang, name in catalogs.TRANSLATIONS.items():
+    for name in catalogs.TRANSLATIONS.values():
         translation = {entry.msgctxt: entry for entry in catalogs.read(folder / name)}
         assert sorted(translation) == sorted(keys), f"{name}: keys differ from the template"
         for entry in template:
