@@ -244,6 +244,7 @@ def test_serve_and_demo_on_a_taken_port_say_so_and_name_port(tmp_path, monkeypat
 
     started = []
     monkeypatch.setattr(os, "execve", lambda path, args, env: started.append(args))
+    monkeypatch.setattr("annotator.cli.serving.serve_two", lambda *a, **k: started.append(a))
     monkeypatch.chdir(tmp_path)
     db = f"sqlite:///{tmp_path / 'q.db'}"
     assert CliRunner().invoke(cli, ["--db", db, "init"]).exit_code == 0

@@ -115,12 +115,19 @@ def test_the_annotators_still_have_work_and_a_second_run_adds_nothing(demo):
 def test_the_demos_app_finds_the_demos_release(tmp_path, monkeypatch):
     """``qrels demo`` serves the app with QRELS_RELEASE_DIR at the demo's releases, so that
     Evaluate offers demo-v1 (``--empty`` here: the same serving, quicker)."""
-    import os
+    from annotator.cli import serving
 
-    started = []
-    monkeypatch.setattr(os, "execve", lambda path, args, env: started.append(env))
+    started = []  # the environment each of the two app processes would get
+    monkeypatch.setattr(
+        serving,
+        "serve_two",
+        lambda command, url, port, host, niceness, **settings: started.extend(
+            serving.app_environment(url, process, **settings) for process in ("annotators", "leads")
+        ),
+    )
     monkeypatch.setenv("QRELS_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.delenv("QRELS_RELEASE_DIR", raising=False)
     result = CliRunner().invoke(cli, ["demo", "--dir", str(tmp_path / "d"), "--empty"])
     assert result.exit_code == 0, result.output
-    assert started[0]["QRELS_RELEASE_DIR"] == str((tmp_path / "d" / "releases").resolve())
+    releases = str((tmp_path / "d" / "releases").resolve())
+    assert [env["QRELS_RELEASE_DIR"] for env in started] == [releases, releases]
