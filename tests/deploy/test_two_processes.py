@@ -228,10 +228,13 @@ def test_two_app_processes_behind_the_proxy_on_one_postgresql(team_database, tmp
             assert front.upstreams(route) == {upstream_of(routes, route)}, name
         # The lead's login form was on the annotators' process their key hashes to; from
         # the reload on, everything went to the leads' (the download and the upload too).
-        lead_streams, on_leads = (
-            front.upstreams(cookie["value"], stream),
-            {leads.removeprefix("http://")},
-        )
+        # The login form's websocket closed at the reload, the leads' one only as the page
+        # closed just now: nginx may not have logged that one yet.
+        on_leads, deadline = {leads.removeprefix("http://")}, time.monotonic() + 15
+        while not on_leads < (lead_streams := front.upstreams(cookie["value"], stream)):
+            if time.monotonic() > deadline:
+                break
+            time.sleep(0.2)
         assert on_leads < lead_streams and len(lead_streams - on_leads) == 1
         assert lead_streams - on_leads <= set(routes)
         for request in ("GET /media/", "PUT /_stcore/upload_file"):
