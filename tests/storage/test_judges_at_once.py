@@ -49,9 +49,8 @@ def imported(pairs: list[tuple[str, str]], tag: str, annotator: str = "a1") -> W
     return write
 
 
-def pressed(item: assignment.Item, user_id: int, stale: bool = False) -> Write:
-    """The key that grades ``item``, held by ``user_id`` (the labeling page's write);
-    ``stale``: refused, as the pair was graded (imported) meanwhile, which closed the item."""
+def pressed(item: assignment.Item, user_id: int) -> Write:
+    """The key that grades ``item``, held by ``user_id`` (the labeling page's write)."""
 
     def write(session: Session) -> None:
         user = session.get(User, user_id)
@@ -67,7 +66,7 @@ def pressed(item: assignment.Item, user_id: int, stale: bool = False) -> Write:
             seconds=None,
             rubric_version="v1",
         )
-        assert (judgment is None) == stale
+        assert judgment is not None
 
     return write
 
@@ -134,7 +133,7 @@ def test_one_person_judging_a_pair_twice_at_once_is_one_judge(engine, pool, orde
     key, first_import = pressed(item, pool["a1"]), imported(pair, "i1")
     writes = {
         "key, then import": (key, first_import),
-        "import, then key": (first_import, pressed(item, pool["a1"], stale=True)),
+        "import, then key": (first_import, key),
         "two imports": (first_import, imported(pair, "i2")),
     }[order]
     at_once(engine, *writes)
