@@ -15,7 +15,7 @@ import functools
 import logging
 import re
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -215,6 +215,20 @@ def lost_a_race(error: BaseException) -> bool:
     from sqlalchemy.exc import DBAPIError
 
     return isinstance(error, DBAPIError) and getattr(error.orig, "sqlstate", None) in RETRYABLE
+
+
+def retried(engine: Engine, work: Callable[[Session], Row], attempts: int = 5) -> Row:
+    """``work(session)`` in one transaction (``session_scope``), run again when PostgreSQL
+    undid it in a collision with another (``lost_a_race``): nothing of it was written, so a
+    keypress caught in someone else's deadlock is not lost. The last collision is raised."""
+    for attempt in range(attempts):
+        try:
+            with session_scope(engine) as session:
+                return work(session)
+        except Exception as error:
+            if attempt == attempts - 1 or not lost_a_race(error):
+                raise
+    raise AssertionError("unreachable")
 
 
 def _alembic_config(engine: Engine) -> Config:

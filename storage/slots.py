@@ -259,6 +259,36 @@ def claim(
     (possibly by another annotator a moment ago) or ``user`` already judged it. A gold check
     (``unbounded``) takes a slot beyond the candidate's own: any number may judge it."""
     now = now or utcnow()
+    # A claim that fails lets go of the candidate's lock (rolled back to its savepoint):
+    # the caller tries other candidates in the annotator's own order, not in id order, and
+    # two annotators each holding one full candidate while waiting for the other's
+    # deadlocked on PostgreSQL, taking a keypress queued behind them down with them.
+    attempt = session.begin_nested()
+    try:
+        held = _take(
+            pool, candidate_id, user, session=session, now=now, hold=hold, unbounded=unbounded
+        )
+    except IntegrityError:  # another annotator took that slot first: the caller moves on
+        held = None
+    if held is None:
+        attempt.rollback()
+        return None
+    attempt.commit()
+    session.refresh(held)
+    return held
+
+
+def _take(
+    pool: Pool,
+    candidate_id: int,
+    user: User,
+    *,
+    session: Session,
+    now: datetime,
+    hold: timedelta,
+    unbounded: bool,
+) -> Assignment | None:
+    """``claim``'s work inside its savepoint: the assignment holding a free slot, or None."""
     # The candidate is locked before an assignment of it is inserted: the tallies' lock
     # order, which a grade counted in another pool (``storage.one_grade``) inserts in too.
     candidate = session.exec(
@@ -284,39 +314,34 @@ def claim(
             Assignment.candidate_id == candidate_id, Assignment.user_id == user.id
         )
     ).first()
-    try:
-        with session.begin_nested():
-            if existing is None:
-                existing = Assignment(
-                    pool_id=pool.id,
-                    candidate_id=candidate_id,
-                    user_id=user.id,
-                    slot=free,
-                    taken_at=now,
-                    expires_at=now + hold,
-                )
-                session.add(existing)
-                session.flush()
-            else:
-                if existing.done_at is not None or existing.slot is not None or existing.found_at:
-                    return None  # judged, held, or found by them
-                taken = session.execute(
-                    update(Assignment)
-                    .where(
-                        Assignment.id == existing.id,
-                        Assignment.slot.is_(None),
-                        Assignment.found_at.is_(None),
-                    )
-                    .values(slot=free, taken_at=now, expires_at=now + hold, skipped_at=None),
-                    execution_options=NO_SYNC,
-                )
-                if taken.rowcount != 1:
-                    return None
-            tallies.apply(pool, [SlotChange(candidate_id, takers=(user.id,))], session=session)
-            tallies.took(pool, user.id, candidate.query_id, session=session)
-    except IntegrityError:  # another annotator took that slot first: the caller moves on
-        return None
-    session.refresh(existing)
+    if existing is None:
+        existing = Assignment(
+            pool_id=pool.id,
+            candidate_id=candidate_id,
+            user_id=user.id,
+            slot=free,
+            taken_at=now,
+            expires_at=now + hold,
+        )
+        session.add(existing)
+        session.flush()
+    else:
+        if existing.done_at is not None or existing.slot is not None or existing.found_at:
+            return None  # judged, held, or found by them
+        taken = session.execute(
+            update(Assignment)
+            .where(
+                Assignment.id == existing.id,
+                Assignment.slot.is_(None),
+                Assignment.found_at.is_(None),
+            )
+            .values(slot=free, taken_at=now, expires_at=now + hold, skipped_at=None),
+            execution_options=NO_SYNC,
+        )
+        if taken.rowcount != 1:
+            return None
+    tallies.apply(pool, [SlotChange(candidate_id, takers=(user.id,))], session=session)
+    tallies.took(pool, user.id, candidate.query_id, session=session)
     return existing
 
 

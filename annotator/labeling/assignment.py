@@ -31,7 +31,7 @@ from storage import active_records, gold_records, history, sample_records, slots
 from storage.accounts import acting
 from storage.candidate_texts import candidate_rows, neighbour_texts
 from storage.catalog import query_key_of
-from storage.db import lost_a_race, referenced, session_scope
+from storage.db import lost_a_race, referenced, retried, session_scope
 from storage.models import Assignment, Pool, User
 from storage.pool_records import get_pool
 
@@ -254,7 +254,9 @@ def submit(
     check_unsure_note(unsure, note)
     if not unsure:
         check_grade(grade)
-    with session_scope(engine) as session:
+    rubric_version = current_version()
+
+    def record(session: Session) -> bool:
         judgment = slots.record_judgment(
             item.assignment_id,
             acting(user_id, session=session),
@@ -264,16 +266,19 @@ def submit(
             unsure=unsure,
             note=note.strip(),
             seconds=seconds,
-            rubric_version=current_version(),
+            rubric_version=rubric_version,
         )
-    return judgment is not None
+        return judgment is not None
+
+    return retried(engine, record)
 
 
 def skip(engine: Engine, item: Item, user_id: int) -> None:
     """Put ``item`` back: its slot is free for others, and it comes back to this annotator
     once nothing else is open to them. Raises ``Refused`` unless ``user_id`` may act and
     holds the item."""
-    with session_scope(engine) as session:
+
+    def give_up(session: Session) -> None:
         acting(user_id, session=session)
         assignment = referenced(Assignment, item.assignment_id, session=session)
         if assignment.user_id != user_id:
@@ -281,6 +286,8 @@ def skip(engine: Engine, item: Item, user_id: int) -> None:
         slots.give_up(
             referenced(Pool, assignment.pool_id, session=session), assignment, session=session
         )
+
+    retried(engine, give_up)
 
 
 def judged_items(engine: Engine, pool_name: str, user_id: int) -> list[Item]:

@@ -6,15 +6,17 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from alembic import command
-from sqlalchemy import update
+from sqlalchemy import select, update
+from sqlalchemy.exc import OperationalError
 
 from annotator.labeling import assignment
 from annotator.pools.pool_building import build_pool
 from storage import slots, tallies
-from storage.db import _alembic_config, session_scope, upgrade
+from storage.db import _alembic_config, retried, session_scope, upgrade
 from storage.imports import import_corpus, import_queries, import_run
-from storage.models import Assignment
+from storage.models import Assignment, PoolCandidate, User
 from storage.pool_records import get_pool
 from tests.conftest import together, write
 from tests.storage.test_imports import jsonl
@@ -51,6 +53,28 @@ def test_a_new_pool_is_counted(engine, pool):
 def test_annotators_at_once_with_skips(engine, pool):
     together(lambda name: work(engine, pool[name], seed=len(name) + int(name[1:])), pool)
     assert_tallies_agree(engine)
+
+
+def test_a_claim_that_fails_lets_go_of_the_candidate(engine, pool):
+    """next_item tries candidates in the annotator's own order: two annotators each keeping
+    the lock of a full candidate while waiting for the other's deadlocked on PostgreSQL
+    (and a keypress queued behind them was the one undone)."""
+    if engine.dialect.name != "postgresql":
+        pytest.skip("SQLite's writers take turns: it locks no rows")
+    with session_scope(engine) as session:
+        pool_row = get_pool("p", session=session)
+        first = select(PoolCandidate.id).where(PoolCandidate.pool_id == pool_row.id)
+        candidate = session.exec(first.order_by(PoolCandidate.id)).first()[0]
+        for name in ("a1", "a2"):  # the pool's overlap: the candidate is full
+            assert slots.claim(pool_row, candidate, session.get(User, pool[name]), session=session)
+    with session_scope(engine) as session:
+        pool_row = get_pool("p", session=session)
+        a3 = session.get(User, pool["a3"])
+        assert slots.claim(pool_row, candidate, a3, session=session) is None
+        with engine.connect() as other:  # another annotator's transaction takes it at once
+            locking = select(PoolCandidate.id).where(PoolCandidate.id == candidate)
+            other.execute(locking.with_for_update(key_share=True, nowait=True)).one()
+            other.rollback()
 
 
 def test_expired_holds_and_more_judgments_asked_for(engine, pool):
@@ -106,3 +130,38 @@ def test_a_pool_of_ten_thousand_queries_is_built(engine, tmp_path):
     with session_scope(engine) as session:
         assert len(tallies.queries(get_pool("p", session=session), session=session)) == queries
     assert_tallies_agree(engine)
+
+
+class Undone(Exception):
+    """What psycopg raises for a transaction PostgreSQL undid in a deadlock."""
+
+    sqlstate = "40P01"
+
+
+def test_a_keypress_undone_in_someone_elses_deadlock_is_written_again(engine, pool):
+    """PostgreSQL undoes one transaction of a deadlock, perhaps a grade queued behind the
+    two that collided: the grade is written again, not lost (nor written twice)."""
+    item = assignment.next_item(engine, "p", pool["a1"])
+    record, undone = slots.record_judgment, []
+
+    def undone_once(*args, **kwargs):
+        judgment = record(*args, **kwargs)
+        if not undone:
+            undone.append(judgment.id)
+            raise OperationalError("UPDATE pool_candidate", {}, Undone())
+        return judgment
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(slots, "record_judgment", undone_once)
+        assert assignment.submit(engine, item, pool["a1"], grade=2)
+    assert undone and assignment.judged_count(engine, "p", pool["a1"]) == 1
+    assert_tallies_agree(engine)
+    calls = []
+
+    def disk_full(session):
+        calls.append(session)
+        raise OperationalError("UPDATE", {}, ValueError("disk full"))
+
+    with pytest.raises(OperationalError):  # another error is no collision: raised at once
+        retried(engine, disk_full)
+    assert len(calls) == 1
