@@ -180,9 +180,11 @@ def median_seconds(pool: Pool, *, session: Session) -> dict[str, float]:
 def completions_by_hour(pool: Pool, *, session: Session) -> list[tuple[int, int]]:
     """``(hour_start, candidates)``: how many of the pool's candidates got their
     ``overlap``-th judgment from a distinct human annotator in each hour, oldest first.
-    Judgments count from anywhere (app or import), as in ``catalog.pool_summary``, so the
-    counts add up to its ``complete``; an active pool's candidates not chosen yet are left
-    out."""
+    Judgments count from anywhere (app or import), those of people with a judged row of
+    the candidate in the pool (its judges, ``storage.tallies``: a grade under another
+    rubric version than the pool counted is none), so the counts add up to
+    ``catalog.pool_summary``'s ``complete``; an active pool's candidates not chosen yet are
+    left out."""
     firsts = (
         select(
             PoolCandidate.id.label("candidate"),
@@ -199,6 +201,13 @@ def completions_by_hour(pool: Pool, *, session: Session) -> list[tuple[int, int]
             PoolCandidate.pool_id == pool.id,
             func.coalesce(PoolCandidate.required, 1) != 0,
             User.kind == "human",
+            select(Assignment.id)
+            .where(
+                Assignment.candidate_id == PoolCandidate.id,
+                Assignment.user_id == Judgment.user_id,
+                Assignment.done_at.is_not(None),
+            )
+            .exists(),
         )
         .group_by(PoolCandidate.id, Judgment.user_id)
         .subquery()

@@ -132,6 +132,14 @@ JUDGMENT_FIELDS = (
     Judgment.grade,
     Judgment.note,
     epoch_seconds(Judgment.created_at),
+    # A judge of the candidate in the pool: a judged row of theirs there (``storage.tallies``).
+    select(Assignment.id)
+    .where(
+        Assignment.candidate_id == PoolCandidate.id,
+        Assignment.user_id == Judgment.user_id,
+        Assignment.done_at.is_not(None),
+    )
+    .exists(),
 )
 
 

@@ -112,12 +112,13 @@ def append_judgments(
             waiting = []
     if waiting:
         _insert_judgments(waiting, session=session)
-    tallies.judged_in_batch(user, batch.id, session=session)
+    tallies.judging_batch(user, batch.id, session=session)
     # One grade per person per pair: the pools count it theirs, under the rubric in force.
     if user.kind == "human" and rubric_in_force in (None, rubric_version):
         one_grade.imported(
             batch.id, query_set.id, corpus_version.id, session=session, rubric=rubric_version
         )
+        tallies.judged_in_batch(user, batch.id, session=session)
     return True
 
 

@@ -55,29 +55,23 @@ ONE_BY_ONE = 500
 PAGE = 10_000  # candidates named in one statement
 
 
-def in_other_pools(pool_id: int, counted: Iterable[tuple[int, int]]) -> bool:
-    """Whether ``counted`` (``tallies.judged``'s) holds a candidate of another pool."""
-    return any(other != pool_id for other, _ in counted)
-
-
 def first_grade(
     user: User,
     pool_id: int,
     judgment: Judgment,
-    counted: list[tuple[int, int]],
     *,
     session: Session,
     now: datetime,
 ) -> None:
     """``user`` judged their item in pool ``pool_id`` for the first time, writing
-    ``judgment`` (under the rubric in force); ``counted`` is ``tallies.judged``'s. When
+    ``judgment`` (under the rubric in force; ``tallies.judging`` locked its pair). When
     it is their first grade of the pair under that rubric version, the other pools holding
     the pair count it theirs (``graded_elsewhere``); otherwise only this pool's tally moves.
     """
-    others: Sequence[tuple[int, int]] = counted if in_other_pools(pool_id, counted) else []
-    if not others and user.kind == "human":
-        # Graded before (so counted nowhere as a new judge): under another rubric version
-        # only, the other pools ask no more of them for it now. One statement.
+    others: Sequence[tuple[int, int]] = []
+    if user.kind == "human":
+        # Graded before under this rubric version: the other pools have their row already
+        # (or asked them again after a rubric change). One statement.
         earlier = aliased(Judgment)
         same_rubric_before = select(earlier.id).where(
             earlier.user_id == user.id,
@@ -110,7 +104,7 @@ def graded_elsewhere(
 ) -> None:
     """``user`` graded a pair for the first time in pool ``pool_id`` (their item there is
     judged: one more done, counted here); ``counted`` are the (pool, candidate) of the pair
-    that counted them as a new judge (``tallies.judged``). Each candidate of another pool
+    of other pools to count it. Each candidate of another pool
     gets their row, judged, on a slot; the tallies of every pool are then updated in one
     order (``tallies.apply_pools``)."""
     changes: dict[int, list[SlotChange]] = defaultdict(list)
@@ -199,7 +193,7 @@ def earlier_grades(
     ``rubric`` (None: any version, for callers with no rubric in force), and their tallies:
     counted from scratch in a ``fresh`` pool (made in this transaction: nobody else writes
     to it) when there are many. Returns how many rows were made. Run after the candidates'
-    judges were counted (``tallies.judges_counted``)."""
+    judges are counted (``tallies.judges_counted``: people with a judged row)."""
     changes, done = _rows_for_grades(pool, keys, session=session, now=now, rubric=rubric)
     if fresh and len(done) > ONE_BY_ONE:
         tallies.refill(pool, session=session)
@@ -232,6 +226,8 @@ def _rows_for_grades(
             PoolCandidate.chunk_id,
             Judgment.user_id,
             Assignment.id,
+            Assignment.slot,
+            Assignment.found_at.is_not(None),
         )
         .join(
             Judgment,
@@ -247,38 +243,52 @@ def _rows_for_grades(
         )
         .where(
             PoolCandidate.pool_id == pool.id,
-            PoolCandidate.judges > 0,
             User.kind == "human",
-            # No row of theirs, or the finder's (never offered to them, not judged).
-            Assignment.id.is_(None)
-            | (Assignment.found_at.is_not(None) & Assignment.done_at.is_(None)),
+            # No row of theirs, or one not judged: held open (a tab), skipped, lapsed, or
+            # the finder's (never offered to them), as ``_judged_here`` takes them.
+            Assignment.done_at.is_(None),
             *imported,
         )
         .distinct()
     ).all()
-    people: dict[int, dict[int, int | None]] = defaultdict(dict)
-    for candidate, query, chunk, user, found in rows:
-        if keys is None or (query, chunk) in keys:
-            people[candidate][user] = found
+    people: dict[int, dict[int, tuple | None]] = defaultdict(dict)
+    done: list[tuple[int, int]] = []
+    for candidate, query, chunk, user, row, slot, found in rows:
+        if keys is not None and (query, chunk) not in keys:
+            continue
+        if row is not None and slot is not None:
+            # Held open (another tab): judged now, on the slot it holds; the revision
+            # moves, so that a grade sent from the tab is refused as a stale one.
+            session.execute(
+                update(Assignment)
+                .where(Assignment.id == row)
+                .values(done_at=now, revision=Assignment.revision + 1),
+                execution_options=NO_SYNC,
+            )
+            done.append((pool.id, user))
+        else:
+            people[candidate][user] = None if row is None else (row, found)
     if not people:
-        return [], []
+        return [], done
     used = _used_slots(list(people), session=session) if keys is None else {}
-    made, changes, done = [], [], []
+    made, changes = [], []
     for candidate in sorted(people):
         free = (slot for slot in count() if slot not in used.get(candidate, ()))
         users = sorted(people[candidate])
         for user, slot in zip(users, free, strict=False):
-            if (found := people[candidate][user]) is None:
+            if (mine := people[candidate][user]) is None:
                 made.append(_judged_row(pool.id, candidate, user, slot, now))
             else:  # the finder's mark stays; their grade fills a slot as anyone's does
                 session.execute(
                     update(Assignment)
-                    .where(Assignment.id == found)
-                    .values(slot=slot, done_at=now, revision=Assignment.revision + 1),
+                    .where(Assignment.id == mine[0])
+                    .values(
+                        slot=slot, done_at=now, skipped_at=None, revision=Assignment.revision + 1
+                    ),
                     execution_options=NO_SYNC,
                 )
             done.append((pool.id, user))
-        finders = tuple(u for u in users if people[candidate][u] is not None)
+        finders = tuple(u for u in users if (people[candidate][u] or (0, False))[1])
         changes.append(SlotChange(candidate, takers=tuple(users), finders=finders))
     if made:
         session.execute(insert(Assignment), made)

@@ -128,13 +128,13 @@ def _insert_candidates(
         ],
     )
     added = [(queries[c.query_id], required) for c in candidates]
-    # Judges before the query tallies: the tallies' lock order (candidates, then queries).
-    tallies.judges_counted(pool, session=session)
     tallies.candidates_added(pool, added, session=session)
     # A pair someone graded already (in another pool, an import) is theirs here too.
     keys = {(queries[c.query_id], chunks[c.chunk_id]) for c in candidates}
     # Under the rubric in force (``rubric``, the caller's: None counts any version).
     one_grade.earlier_grades(pool, keys, session=session, now=now, fresh=fresh, rubric=rubric)
+    # Their judges: the people with a row judged now (a grade under another rubric is none).
+    tallies.judges_counted(pool, session=session)
     _insert_sources(pool, candidates, queries, chunks, session=session)
 
 

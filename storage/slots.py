@@ -429,9 +429,11 @@ def record_judgment(
     if expected_revision == 0:  # a change of their grade is not a new judge
         # The candidate before the annotator's tally: the tallies' lock order (a claim of
         # the same candidate by another annotator deadlocked the other way round).
-        counted = tallies.judged(user, judgment, session=session)
+        tallies.judging(user, judgment, session=session)
         # One grade per person per pair (under one rubric): the other pools count it theirs.
-        one_grade.first_grade(user, assignment.pool_id, judgment, counted, session=session, now=now)
+        one_grade.first_grade(user, assignment.pool_id, judgment, session=session, now=now)
+        if user.kind == "human":  # its candidates' judges: people with a judged row
+            tallies.judged(judgment, session=session)
     return judgment
 
 

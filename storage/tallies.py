@@ -32,7 +32,6 @@ from dataclasses import dataclass
 from sqlalchemy import Select, bindparam, case, delete, func, insert, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import aliased
-from sqlalchemy.sql.dml import ReturningUpdate, Update
 from sqlmodel import Session, select
 
 from storage.models import (
@@ -240,27 +239,32 @@ def queries(pool: Pool, *, session: Session) -> list[QueryTally]:
 
 
 # -- human judges per candidate ----------------------------------------------------------
-# ``pool_candidate.judges``: the distinct human annotators with a judgment of the
-# candidate's (query, chunk), whichever pool or batch it came with; and per query the
+# ``pool_candidate.judges``: the distinct people (human annotators) with a judged row of
+# the candidate in its pool: judged there, or graded elsewhere and counted there by the one
+# grade per person per pair (``storage.one_grade``, under the rubric version in force). So
+# a grade that gives no row in a pool (under another rubric version than the one in force
+# when the pool's candidates were counted, or imported under another) is no judge there,
+# and the app, which asks for what has no row, and ``qrels status`` agree. Per query the
 # candidates that have the pool's overlap of them while asked about (``complete``), so that
 # ``qrels status`` reads how many are complete from the query tallies, not every candidate.
 #
-# On PostgreSQL (READ COMMITTED) the candidates are first locked in id order, and counted
-# by the next statement, whose snapshot then holds the judgments of every transaction that
-# held them before: one person's judgments of a pair written at once (two tabs, an import
-# beside the app) count once, and a large import takes its locks in the order a keypress
-# does, so one waits for the other instead of deadlocking. SQLite's writers take turns.
+# On PostgreSQL (READ COMMITTED) the candidates of a pair (or of an imported batch) are
+# first locked in id order, before any row of theirs is written, and counted afresh by a
+# later statement, whose snapshot then holds the rows of every transaction that held them
+# before: one person's grades of a pair written at once (two tabs, an import beside the
+# app) count once, and a large import takes its locks in the order a keypress does, so one
+# waits for the other instead of deadlocking. SQLite's writers take turns.
 
 
 def _human_judges():
     """The count ``judges`` keeps, from scratch: a correlated subquery on ``pool_candidate``."""
     return (
-        select(func.count(func.distinct(Judgment.user_id)))
-        .join(User, User.id == Judgment.user_id)
+        select(func.count(func.distinct(Assignment.user_id)))
+        .join(User, User.id == Assignment.user_id)
         .where(
             User.kind == "human",
-            Judgment.query_id == PoolCandidate.query_id,
-            Judgment.chunk_id == PoolCandidate.chunk_id,
+            Assignment.candidate_id == PoolCandidate.id,
+            Assignment.done_at.is_not(None),
         )
         .scalar_subquery()
     )
@@ -276,114 +280,94 @@ def _lock(session: Session, candidates: Select) -> int:
     return session.execute(select(func.count()).select_from(locked)).scalar_one()
 
 
-def _counted(statement: Update, *, at_least: bool = False) -> ReturningUpdate:
-    """``statement``, an UPDATE of ``judges``, returning (pool, query key) of each candidate
-    it made complete: one that reached the pool's overlap (``at_least``: a count from 0
-    that reached it or more) and is asked about."""
+def _recounted(session: Session, candidates: Select) -> None:
+    """Count the judges of ``candidates`` (a select of ``pool_candidate.id``, locked
+    before their rows were written) afresh, and move the query tallies' ``complete`` by
+    the candidates that became complete (or stopped being: a count never falls today)."""
+    ids = PoolCandidate.id.in_(candidates.scalar_subquery())
+    before = dict(session.execute(select(PoolCandidate.id, PoolCandidate.judges).where(ids)).all())
+    if not before:
+        return
     overlap = select(Pool.overlap).where(Pool.id == PoolCandidate.pool_id).scalar_subquery()
-    enough = PoolCandidate.judges >= overlap if at_least else PoolCandidate.judges == overlap
     asked = func.coalesce(PoolCandidate.required, 1) != 0
-    return statement.returning(
-        PoolCandidate.pool_id, PoolCandidate.query_id, enough & asked, PoolCandidate.id
-    )
-
-
-def _completed(
-    session: Session, statement: Update, *, at_least: bool = False
-) -> list[tuple[int, int]]:
-    """Run ``_counted(statement)`` and add what it completed to the query tallies, in their
-    lock order; with ``at_least`` (new candidates) their rows are made if missing. Returns
-    the (pool, candidate) of every candidate it counted."""
-    rows = session.execute(_counted(statement, at_least=at_least), execution_options=NO_SYNC)
-    counted = rows.all()
-    completed = Counter((pool, query) for pool, query, done, _ in counted if done)
-    if not completed:
-        return [(pool, candidate) for pool, _, _, candidate in counted]
-    keys = sorted(completed)
-    if at_least:
-        _ensure(session, QueryTally, [{"pool_id": p, "query_id": q} for p, q in keys])
+    rows = session.execute(
+        update(PoolCandidate)
+        .where(ids)
+        .values(judges=_human_judges())
+        .returning(
+            PoolCandidate.id, PoolCandidate.pool_id, PoolCandidate.query_id,
+            PoolCandidate.judges, overlap, asked,
+        ),
+        execution_options=NO_SYNC,
+    ).all()
+    moved: Counter = Counter()
+    for candidate, pool, query, judges, needed, is_asked in rows:
+        if is_asked:
+            moved[pool, query] += (judges >= needed) - (before.get(candidate, 0) >= needed)
+    keys = sorted(k for k, n in moved.items() if n)
+    if not keys:
+        return
     table = QueryTally.__table__
     session.execute(
         update(table)
         .where(table.c.pool_id == bindparam("p"), table.c.query_id == bindparam("q"))
         .values(complete=table.c.complete + bindparam("n")),
-        [{"p": p, "q": q, "n": completed[p, q]} for p, q in keys],
+        [{"p": p, "q": q, "n": moved[p, q]} for p, q in keys],
     )
-    return [(pool, candidate) for pool, _, _, candidate in counted]
 
 
-def judged(user: User, judgment: Judgment, *, session: Session) -> list[tuple[int, int]]:
-    """``user`` wrote ``judgment`` (flushed): its candidates, in every pool, have one judge
-    more, unless ``user`` is a model or judged that (query, chunk) before. One statement
-    (two on PostgreSQL), and one more for the query's tally when a candidate is complete.
-    Returns the (pool, candidate) it counted ``user`` in: where they are a new judge."""
-    if user.kind != "human":
-        return []
-    pair = (
-        PoolCandidate.query_id == judgment.query_id,
-        PoolCandidate.chunk_id == judgment.chunk_id,
+def _of_pair(query_id: int, chunk_id: int) -> Select:
+    return select(PoolCandidate.id).where(
+        PoolCandidate.query_id == query_id, PoolCandidate.chunk_id == chunk_id
     )
-    if _lock(session, select(PoolCandidate.id).where(*pair)) > 1:
-        # The pair is in several pools: their query tallies are locked now, in order, before
-        # those of some are updated here and the others' by ``storage.one_grade``.
-        pools = select(PoolCandidate.pool_id).where(*pair)
+
+
+def judging(user: User, judgment: Judgment, *, session: Session) -> None:
+    """``user`` is writing ``judgment`` (flushed), their first of their item: lock the
+    candidates of its pair in every pool, and the query tallies of those pools (in order),
+    before their rows are written here and by ``storage.one_grade``; ``judged`` counts
+    them after."""
+    if _lock(session, _of_pair(judgment.query_id, judgment.chunk_id)) > 1:
+        pools = select(PoolCandidate.pool_id).where(
+            PoolCandidate.query_id == judgment.query_id,
+            PoolCandidate.chunk_id == judgment.chunk_id,
+        )
         tallied = select(QueryTally.id).where(
             QueryTally.query_id == judgment.query_id, QueryTally.pool_id.in_(pools)
         )
         ordered = tallied.order_by(QueryTally.pool_id).with_for_update().subquery()
         session.execute(select(func.count()).select_from(ordered))
-    earlier = aliased(Judgment)
-    before = select(earlier.id).where(
-        earlier.user_id == user.id,
-        earlier.query_id == judgment.query_id,
-        earlier.chunk_id == judgment.chunk_id,
-        earlier.id != judgment.id,
+
+
+def judged(judgment: Judgment, *, session: Session) -> None:
+    """The rows of ``judgment``'s pair are written (``judging`` locked them): count the
+    judges of its candidates in every pool afresh."""
+    _recounted(session, _of_pair(judgment.query_id, judgment.chunk_id))
+
+
+def _of_batch(batch_id: int) -> Select:
+    # Driven from the batch's rows, each looked for as a candidate: the planner has no
+    # statistics for rows this transaction wrote and took the batch for one row.
+    new = aliased(Judgment)
+    return (
+        select(PoolCandidate.id)
+        .join(new, _same_pair(new, PoolCandidate))
+        .where(new.batch_id == batch_id)
     )
-    statement = (
-        update(PoolCandidate).where(*pair, ~before.exists()).values(judges=PoolCandidate.judges + 1)
-    )
-    return _completed(session, statement)
+
+
+def judging_batch(user: User, batch_id: int, *, session: Session) -> None:
+    """``user``'s batch of judgments was appended (an import, carried grades): lock the
+    candidates of its pairs before ``storage.one_grade`` writes their rows."""
+    if user.kind == "human":
+        _lock(session, _of_batch(batch_id))
 
 
 def judged_in_batch(user: User, batch_id: int, *, session: Session) -> None:
-    """``user``'s batch of judgments was appended (an import, carried grades): each
-    (query, chunk) in it they had not judged before has one judge more."""
-    if user.kind != "human":
-        return
-    # Driven from the batch's rows, each looked for as a candidate, and each checked for an
-    # earlier judgment of theirs by one indexed look (LIMIT 1). The planner has no statistics
-    # for rows this transaction wrote: it took the batch, and a newcomer's judgments, for one
-    # row each, and as an anti-join scanned every judgment of the batch for each of them
-    # (100,000 imported at L on PostgreSQL: still counting after 17 minutes).
-    new, earlier, candidate = aliased(Judgment), aliased(Judgment), aliased(PoolCandidate)
-    _lock(
-        session,
-        select(PoolCandidate.id)
-        .join(new, _same_pair(new, PoolCandidate))
-        .where(new.batch_id == batch_id),
-    )
-    earlier_one = (
-        select(earlier.id)
-        .where(
-            earlier.user_id == user.id,
-            earlier.query_id == new.query_id,
-            earlier.chunk_id == new.chunk_id,
-            earlier.batch_id.is_(None) | (earlier.batch_id != batch_id),
-        )
-        .limit(1)
-        .scalar_subquery()
-    )
-    firsts = (
-        select(candidate.id)
-        .join(new, _same_pair(new, candidate))
-        .where(new.batch_id == batch_id, earlier_one.is_(None))
-    )
-    statement = (
-        update(PoolCandidate)
-        .where(PoolCandidate.id.in_(firsts))
-        .values(judges=PoolCandidate.judges + 1)
-    )
-    _completed(session, statement)
+    """The rows of ``user``'s batch are written: count the judges of its pairs'
+    candidates afresh."""
+    if user.kind == "human":
+        _recounted(session, _of_batch(batch_id).distinct())
 
 
 def _same_pair(judgment, candidate):
@@ -392,15 +376,17 @@ def _same_pair(judgment, candidate):
 
 
 def judges_counted(pool: Pool, *, session: Session) -> None:
-    """New candidates of ``pool`` were inserted (``judges`` 0): count the judges of those
-    already judged, from scratch. Candidates counted before are unchanged by a recount."""
-    judgments = select(Judgment.id).where(
-        Judgment.query_id == PoolCandidate.query_id, Judgment.chunk_id == PoolCandidate.chunk_id
+    """New candidates of ``pool`` were inserted (``judges`` 0) and given the rows of
+    earlier grades (``one_grade.earlier_grades``): count the judges of those with one.
+    Candidates counted before are unchanged by a recount."""
+    judged_rows = select(Assignment.id).where(
+        Assignment.candidate_id == PoolCandidate.id, Assignment.done_at.is_not(None)
     )
-    uncounted = (PoolCandidate.pool_id == pool.id, PoolCandidate.judges == 0, judgments.exists())
-    _lock(session, select(PoolCandidate.id).where(*uncounted))
-    statement = update(PoolCandidate).where(*uncounted).values(judges=_human_judges())
-    _completed(session, statement, at_least=True)
+    uncounted = select(PoolCandidate.id).where(
+        PoolCandidate.pool_id == pool.id, PoolCandidate.judges == 0, judged_rows.exists()
+    )
+    _lock(session, uncounted)
+    _recounted(session, uncounted)
 
 
 def judges(pool: Pool, *, session: Session, recount: bool = False) -> dict[int, int]:

@@ -97,6 +97,9 @@ class Kept:
     row_judgment: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     row_grade: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int8))  # UNSURE too
     row_first: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))  # seconds
+    # The person has a judged row of the candidate in the pool: a judge of it there (a
+    # grade under another rubric version than the pool counted is none, ``storage.tallies``)
+    row_counted: np.ndarray = field(default_factory=lambda: np.zeros(0, bool))
     app: AppRows = field(default_factory=AppRows)  # the Team progress figures' judgments
     completed: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))  # hour or -1
     notes: dict[int, str] = field(default_factory=dict)  # row key -> note, when one was left
@@ -133,10 +136,11 @@ class Kept:
         return order[np.minimum(found, len(order) - 1)]
 
     def apply(self, rows: list[tuple]) -> np.ndarray:
-        """Apply judgments ``(id, candidate id, user id, grade or None, note, made)``, each
-        standing where it is the person's newest on the candidate, and the earliest one
-        telling when they first judged it (``row_first``, seconds since 1970); returns
-        the positions whose grades changed."""
+        """Apply judgments ``(id, candidate id, user id, grade or None, note, made,
+        counted)``, each standing where it is the person's newest on the candidate, the
+        earliest one telling when they first judged it (``row_first``, seconds since 1970),
+        and any ``counted`` that they are a judge of it in the pool (``row_counted``: a
+        judged row there); returns the positions whose grades or judges changed."""
         if not rows:
             return np.zeros(0, np.int64)
         judgment = np.fromiter((r[0] for r in rows), np.int64, len(rows))
@@ -144,10 +148,12 @@ class Kept:
         user = np.fromiter((r[2] for r in rows), np.int64, len(rows))
         grade = np.fromiter((UNSURE if r[3] is None else r[3] for r in rows), np.int8, len(rows))
         made = np.fromiter((r[5] for r in rows), np.int64, len(rows))
+        counted = np.fromiter((bool(r[6]) for r in rows), bool, len(rows))
         key = (self.positions(candidate) << USER_BITS) | user
         order = np.lexsort((judgment, key))  # by key, newest last
         starts = np.flatnonzero(np.r_[True, key[order][1:] != key[order][:-1]])
         first = np.minimum.reduceat(made[order], starts)
+        counted = np.maximum.reduceat(counted[order], starts)
         last = order[np.r_[starts[1:] - 1, len(order) - 1]]
         key, judgment, grade = key[last], judgment[last], grade[last]
         at = np.searchsorted(self.row_key, key)
@@ -156,6 +162,10 @@ class Kept:
         earlier = found.copy()  # a person's first judgment moved: when it completed too
         earlier[found] = first[found] < self.row_first[at[found]]
         self.row_first[at[earlier]] = first[earlier]
+        judge = found.copy()  # a judged row of theirs appeared in the pool
+        judge[found] = counted[found] & ~self.row_counted[at[found]]
+        self.row_counted[at[judge]] = True
+        earlier |= judge
         newer = found.copy()
         newer[found] = judgment[found] > self.row_judgment[at[found]]
         self.row_judgment[at[newer]] = judgment[newer]
@@ -165,6 +175,7 @@ class Kept:
         self.row_judgment = np.insert(self.row_judgment, at[fresh], judgment[fresh])
         self.row_grade = np.insert(self.row_grade, at[fresh], grade[fresh])
         self.row_first = np.insert(self.row_first, at[fresh], first[fresh])
+        self.row_counted = np.insert(self.row_counted, at[fresh], counted[fresh])
         changed = newer | fresh
         moved = np.unique(key[earlier & ~changed] >> USER_BITS)
         notes = [rows[i][4] or "" for i in last[changed]]
@@ -214,7 +225,10 @@ class Kept:
         position = self.row_key[rows] >> USER_BITS
         user = self.row_key[rows] & USER_MASK
         grade = self.row_grade[rows].astype(np.int64)
-        done, hour = completions(position, user, self.row_first[rows], self.overlap)
+        judges = self.row_counted[rows]
+        done, hour = completions(
+            position[judges], user[judges], self.row_first[rows][judges], self.overlap
+        )
         self.completed[done] = hour
         # Counted with bincount, which is many times faster than np.unique or np.add.at.
         self.counts += (
@@ -319,6 +333,7 @@ class Kept:
             note_user=np.array([k & USER_MASK for k, _ in notes], np.int64),
             note=np.array([n for _, n in notes], dtype=str),
             first=self.row_first,
+            counted=self.row_counted,
             **self.app.arrays(),
             # The candidates, in position order: a restart reads them here, not in the
             # database (half a million rows joined to their queries and chunks at L).
@@ -390,7 +405,7 @@ class Kept:
         """The grades of a saved ``payload``; False when it names a candidate no longer in
         the pool, or was saved before it held what the Team progress figures need."""
         saved = np.load(io.BytesIO(payload), allow_pickle=False)
-        if "first" not in saved.files or "app_made" not in saved.files:
+        if not {"first", "counted", "app_made"} <= set(saved.files):
             return False
         candidate = saved["candidate"]
         if len(candidate) and not len(self.candidate_ids):
@@ -402,6 +417,7 @@ class Kept:
         order = np.argsort(key)
         self.row_key, self.row_judgment = key[order], saved["judgment"][order]
         self.row_grade, self.row_first = saved["grade"][order], saved["first"][order]
+        self.row_counted = saved["counted"][order]
         self.app = AppRows.of(saved)
         note_key = (self.positions(saved["note_candidate"]) << USER_BITS) | saved["note_user"]
         self.notes = dict(zip(note_key.tolist(), saved["note"].tolist(), strict=True))

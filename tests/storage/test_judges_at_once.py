@@ -49,8 +49,9 @@ def imported(pairs: list[tuple[str, str]], tag: str, annotator: str = "a1") -> W
     return write
 
 
-def pressed(item: assignment.Item, user_id: int) -> Write:
-    """The key that grades ``item``, held by ``user_id`` (the labeling page's write)."""
+def pressed(item: assignment.Item, user_id: int, stale: bool = False) -> Write:
+    """The key that grades ``item``, held by ``user_id`` (the labeling page's write);
+    ``stale``: refused, as the pair was graded (imported) meanwhile, which closed the item."""
 
     def write(session: Session) -> None:
         user = session.get(User, user_id)
@@ -66,7 +67,7 @@ def pressed(item: assignment.Item, user_id: int) -> Write:
             seconds=None,
             rubric_version="v1",
         )
-        assert judgment is not None
+        assert (judgment is None) == stale
 
     return write
 
@@ -133,7 +134,7 @@ def test_one_person_judging_a_pair_twice_at_once_is_one_judge(engine, pool, orde
     key, first_import = pressed(item, pool["a1"]), imported(pair, "i1")
     writes = {
         "key, then import": (key, first_import),
-        "import, then key": (first_import, key),
+        "import, then key": (first_import, pressed(item, pool["a1"], stale=True)),
         "two imports": (first_import, imported(pair, "i2")),
     }[order]
     at_once(engine, *writes)

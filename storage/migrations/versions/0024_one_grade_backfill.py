@@ -9,7 +9,9 @@ again and it counts toward that pool's overlap. Those rows are made as grades ar
 database whose pools shared pairs before kept handing people pairs they had graded in the
 other pool. This makes the rows that are missing, as the code makes them, and recounts the
 tallies of the pools it touched (``pool_candidate.held``, ``query_tally.held`` and ``open``,
-``annotator_tally.done`` and ``waiting``), as ``storage.tallies.recount`` counts them.
+``annotator_tally.done`` and ``waiting``), as ``storage.tallies.recount`` counts them; then
+every candidate's ``judges`` (now the people with a judged row of it) and every query's
+``complete``.
 
 A row is made for a human's grade under the rubric version of the newest human judgment (the
 version in force when the database was last written to: a migration cannot read the app's
@@ -54,7 +56,7 @@ MISSING = sa.text(
     " JOIN judgment j ON j.query_id = pc.query_id AND j.chunk_id = pc.chunk_id"
     " JOIN app_user u ON u.id = j.user_id"
     " LEFT JOIN assignment a ON a.candidate_id = pc.id AND a.user_id = j.user_id"
-    " WHERE u.kind = 'human' AND j.rubric_version = :version AND pc.judges > 0"
+    " WHERE u.kind = 'human' AND j.rubric_version = :version"
     " AND a.done_at IS NULL"
 )
 
@@ -85,8 +87,28 @@ RECOUNT = (
 )
 
 
+# ``pool_candidate.judges`` is now the people with a judged row of the candidate (a grade
+# under another rubric version gives no row, so no judge: ``storage.tallies``), and each
+# query's ``complete`` the candidates asked about with the pool's overlap of them.
+JUDGES = (
+    "UPDATE pool_candidate SET judges = (SELECT count(DISTINCT a.user_id) FROM assignment a"
+    " JOIN app_user u ON u.id = a.user_id WHERE u.kind = 'human'"
+    " AND a.candidate_id = pool_candidate.id AND a.done_at IS NOT NULL)",
+    "UPDATE query_tally SET complete = (SELECT count(*) FROM pool_candidate pc"
+    " JOIN pool ON pool.id = pc.pool_id"
+    " WHERE pc.pool_id = query_tally.pool_id AND pc.query_id = query_tally.query_id"
+    " AND coalesce(pc.required, 1) <> 0 AND pc.judges >= pool.overlap)",
+)
+
+
 def upgrade() -> None:
     bind = op.get_bind()
+    _rows(bind)
+    for statement in JUDGES:
+        bind.execute(sa.text(statement))
+
+
+def _rows(bind) -> None:
     version = bind.execute(
         sa.text(
             "SELECT j.rubric_version FROM judgment j JOIN app_user u ON u.id = j.user_id"

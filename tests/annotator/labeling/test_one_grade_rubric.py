@@ -13,10 +13,11 @@ from annotator.labeling import assignment
 from annotator.pools.pool_building import build_pool
 from annotator.rubric import current_version, new_rubric
 from storage import tallies
-from storage.db import session_scope
+from storage.db import read_connection, session_scope
 from storage.imports import import_judgments
 from storage.pool_records import get_pool
-from tests.annotator.labeling.test_one_grade import CANDIDATES, grade_all
+from storage.status import status
+from tests.annotator.labeling.test_one_grade import CANDIDATES, assert_all_agree, grade_all
 from tests.conftest import N_CHUNKS, N_QUERIES, write
 from tests.storage.test_imports import jsonl
 
@@ -64,6 +65,31 @@ def test_a_pool_built_after_the_rubric_changed_asks_again(engine, pool, rubrics)
         assert assignment.next_item(engine, name, pool["a1"]) is None, name
         assert assignment.judged_count(engine, name, pool["a1"]) == CANDIDATES, name
     kept_as_counted(engine, "p", "old", "p2", "p3", "p4")
+
+
+def test_status_the_app_and_team_progress_agree_on_a_pool_built_after_a_rubric_change(
+    engine, db_url, pool, rubrics
+):
+    # a1 and a2 grade every pair under v1 in p: complete there. Pool B, built under v2,
+    # asks both again: not complete in ``qrels status`` either (it counted their v1 grades).
+    grade_all(engine, "p", pool["a1"])
+    grade_all(engine, "p", pool["a2"], grade=2)
+    rubrics("v2")
+    another_pool(engine, "b")
+    people = {name: pool[name] for name in ("a1", "a2", "a3")}
+    assert_all_agree(engine, db_url, "b", people)
+    for _ in range(N_CHUNKS + 2):  # a1 part way: a query done, one item held
+        item = assignment.next_item(engine, "b", pool["a1"])
+        assert assignment.submit(engine, item, pool["a1"], grade=1)
+    assert_all_agree(engine, db_url, "b", people)
+    grade_all(engine, "b", pool["a1"])
+    assert_all_agree(engine, db_url, "b", people)
+    grade_all(engine, "b", pool["a3"], grade=3)  # a3 takes the second slots
+    grade_all(engine, "b", pool["a2"])  # nothing left for a2
+    for name in ("b", "p"):
+        assert_all_agree(engine, db_url, name, people)
+    with read_connection(db_url) as connection:
+        assert {p.name: p.complete for p in status(connection).pools}["b"] == CANDIDATES
 
 
 def _all_pairs(grade: int) -> str:
