@@ -295,8 +295,12 @@ def _recounted(session: Session, candidates: Select) -> None:
         .where(ids)
         .values(judges=_human_judges())
         .returning(
-            PoolCandidate.id, PoolCandidate.pool_id, PoolCandidate.query_id,
-            PoolCandidate.judges, overlap, asked,
+            PoolCandidate.id,
+            PoolCandidate.pool_id,
+            PoolCandidate.query_id,
+            PoolCandidate.judges,
+            overlap,
+            asked,
         ),
         execution_options=NO_SYNC,
     ).all()
