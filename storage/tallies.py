@@ -29,7 +29,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from sqlalchemy import Select, bindparam, case, delete, func, insert, update
+from sqlalchemy import Select, bindparam, case, delete, func, insert, tuple_, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import aliased
 from sqlmodel import Session, select
@@ -280,6 +280,21 @@ def _lock(session: Session, candidates: Select) -> int:
     return session.execute(select(func.count()).select_from(locked)).scalar_one()
 
 
+def _lock_with_tallies(session: Session, candidates: Select) -> None:
+    """``_lock`` ``candidates``, then their query tallies in (pool, query) order. Those are
+    locked now because the judges are counted, and complete ones added to the query
+    tallies, after the annotators' tallies moved: taken then, a claim or skip holding the
+    query's tally while waiting for an annotator's deadlocked with it on PostgreSQL."""
+    if not _lock(session, candidates):
+        return
+    keys = select(PoolCandidate.pool_id, PoolCandidate.query_id).where(
+        PoolCandidate.id.in_(candidates)
+    )
+    tallied = select(QueryTally.id).where(tuple_(QueryTally.pool_id, QueryTally.query_id).in_(keys))
+    ordered = tallied.order_by(QueryTally.pool_id, QueryTally.query_id).with_for_update()
+    session.execute(select(func.count()).select_from(ordered.subquery()))
+
+
 def _recounted(session: Session, candidates: Select) -> None:
     """Count the judges of ``candidates`` (a select of ``pool_candidate.id``, locked
     before their rows were written) afresh, and move the query tallies' ``complete`` by
@@ -328,19 +343,9 @@ def _of_pair(query_id: int, chunk_id: int) -> Select:
 
 def judging(user: User, judgment: Judgment, *, session: Session) -> None:
     """``user`` is writing ``judgment`` (flushed), their first of their item: lock the
-    candidates of its pair in every pool, and the query tallies of those pools (in order),
-    before their rows are written here and by ``storage.one_grade``; ``judged`` counts
-    them after."""
-    if _lock(session, _of_pair(judgment.query_id, judgment.chunk_id)) > 1:
-        pools = select(PoolCandidate.pool_id).where(
-            PoolCandidate.query_id == judgment.query_id,
-            PoolCandidate.chunk_id == judgment.chunk_id,
-        )
-        tallied = select(QueryTally.id).where(
-            QueryTally.query_id == judgment.query_id, QueryTally.pool_id.in_(pools)
-        )
-        ordered = tallied.order_by(QueryTally.pool_id).with_for_update().subquery()
-        session.execute(select(func.count()).select_from(ordered))
+    candidates of its pair in every pool and their query tallies, before their rows are
+    written here and by ``storage.one_grade``; ``judged`` counts them after."""
+    _lock_with_tallies(session, _of_pair(judgment.query_id, judgment.chunk_id))
 
 
 def judged(judgment: Judgment, *, session: Session) -> None:
@@ -362,9 +367,10 @@ def _of_batch(batch_id: int) -> Select:
 
 def judging_batch(user: User, batch_id: int, *, session: Session) -> None:
     """``user``'s batch of judgments was appended (an import, carried grades): lock the
-    candidates of its pairs before ``storage.one_grade`` writes their rows."""
+    candidates of its pairs and their query tallies before ``storage.one_grade`` writes
+    their rows."""
     if user.kind == "human":
-        _lock(session, _of_batch(batch_id))
+        _lock_with_tallies(session, _of_batch(batch_id))
 
 
 def judged_in_batch(user: User, batch_id: int, *, session: Session) -> None:

@@ -16,7 +16,7 @@ from annotator.pools.pool_building import build_pool
 from storage import slots, tallies
 from storage.db import _alembic_config, retried, session_scope, upgrade
 from storage.imports import import_corpus, import_queries, import_run
-from storage.models import Assignment, PoolCandidate, User
+from storage.models import Assignment, Judgment, PoolCandidate, QueryTally, User
 from storage.pool_records import get_pool
 from tests.conftest import together, write
 from tests.storage.test_imports import jsonl
@@ -75,6 +75,29 @@ def test_a_claim_that_fails_lets_go_of_the_candidate(engine, pool):
             locking = select(PoolCandidate.id).where(PoolCandidate.id == candidate)
             other.execute(locking.with_for_update(key_share=True, nowait=True)).one()
             other.rollback()
+
+
+def test_a_first_grade_locks_its_query_tally_with_its_candidate(engine, pool):
+    """The judges are counted, and a complete candidate added to its query's tally, after
+    the annotator's tally moved: were the query's tally taken only then, a claim or skip
+    holding it while waiting for that annotator's tally deadlocked (PostgreSQL)."""
+    if engine.dialect.name != "postgresql":
+        pytest.skip("SQLite's writers take turns: it locks no rows")
+    item = assignment.next_item(engine, "p", pool["a1"])
+    with session_scope(engine) as session:
+        user, candidate = session.get(User, pool["a1"]), session.get(Assignment, item.assignment_id)
+        row = session.get(PoolCandidate, candidate.candidate_id)
+        pair = {"query_id": row.query_id, "chunk_id": row.chunk_id}
+        grade = Judgment(user_id=user.id, **pair, grade=1, rubric_version="1")
+        session.add(grade)
+        session.flush()
+        tallies.judging(user, grade, session=session)
+        with engine.connect() as other, pytest.raises(OperationalError, match="lock"):
+            tally = select(QueryTally.id).where(
+                QueryTally.pool_id == row.pool_id, QueryTally.query_id == row.query_id
+            )
+            other.execute(tally.with_for_update(nowait=True)).one()
+        session.rollback()
 
 
 def test_expired_holds_and_more_judgments_asked_for(engine, pool):
