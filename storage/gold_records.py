@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import exists, func
+from sqlalchemy import exists, func, update
 from sqlalchemy.orm import aliased
 from sqlmodel import Session, select
 
@@ -89,6 +89,12 @@ def add(
         required=NOT_ASKED,
     )
     asked = [ids[key] for key in ids if key not in new]  # candidates that were ordinary work
+    # Each check's judgment says it was asked as a gold item (``record_judgment`` copies
+    # the candidate's reason).
+    session.execute(
+        update(PoolCandidate).where(PoolCandidate.id.in_(list(ids.values()))).values(reason="gold"),
+        execution_options={"synchronize_session": False},
+    )
     tallies.apply(
         pool,
         [SlotChange(c, required=NOT_ASKED, set_required=True) for c in sorted(asked)],

@@ -98,6 +98,21 @@ def test_gold_comes_at_the_rate_and_looks_like_any_item(engine, gold_pool):
     assert len(runs) == len(set(runs)) == QUERIES
 
 
+def test_a_gold_check_is_recorded_as_asked_for_gold(engine, gold_pool):
+    gold.configure(engine, "p", rate=4)
+    judge(engine, gold_pool["a1"], 1000)
+    with session_scope(engine) as session:
+        rows = session.exec(
+            select(Query.query_id, Chunk.chunk_id, Judgment.reason)
+            .join(Query, Query.id == Judgment.query_id)
+            .join(Chunk, Chunk.id == Judgment.chunk_id)
+            .where(Judgment.pool_id == get_pool("p", session=session).id)
+        ).all()
+    reasons = {(q, c): reason for q, c, reason in rows}
+    assert any(pair in GOLD for pair in reasons)
+    assert all((reason == "gold") == (pair in GOLD) for pair, reason in reasons.items())
+
+
 def test_gold_never_changes_a_grade_nor_anyones_overlap(engine, gold_pool, tmp_path):
     gold.configure(engine, "p", rate=4)
     for name in ("a1", "a2", "a3"):  # everyone grades everything 0, gold included
