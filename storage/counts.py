@@ -272,15 +272,17 @@ def combination_relevance(
     """Each set of systems that found the same candidates (as in ``system_combinations``)
     -> ``(candidates, judged, relevant)``: of the candidates exactly that set found, how
     many are judged, and how many of those are relevant (grade >= ``threshold``); every
-    system's and the whole pool's figures are sums of these. A candidate's grade is the
-    lead's latest adjudication, else the median (rounded down) of the humans' current
-    grades, which is what a release resolves an agreed candidate to: relevant when fewer
-    than half of them are below ``threshold``. Unsure judgments carry no grade."""
+    system's and the whole pool's figures are sums of these. A candidate's grade is, in
+    ``pooling.resolution.merged``'s order, the lead's latest adjudication, else its gold
+    grade (a gold item), else the median (rounded down) of the humans' current grades,
+    which is what a release resolves an agreed candidate to: relevant when fewer than half
+    of them are below ``threshold``. Unsure judgments carry no grade."""
     sources, graded = candidate_sources(pool), _graded_candidates(pool, threshold)
-    decided = graded.c.decision.is_not(None)
-    judged = decided | (graded.c.grades > 0)
+    decided, golden = graded.c.decision.is_not(None), graded.c.gold.is_not(None)
+    judged = decided | golden | (graded.c.grades > 0)
     relevant = case(
         (decided, graded.c.decision % DECISION_SCALE >= threshold),
+        (golden, graded.c.gold >= threshold),
         else_=lower_median_reaches(graded.c.low, graded.c.grades),
     )
     rows = session.exec(
@@ -303,9 +305,10 @@ DECISION_SCALE = len(GRADES)
 
 def _graded_candidates(pool: Pool, threshold: int = RELEVANT):
     """Per candidate of the pool: ``grades`` (human grades given, each human's current
-    one), ``low`` (of them below ``threshold``) and ``decision`` (the latest decision as
-    ``id * DECISION_SCALE + grade``, or NULL). Judgments and decisions are counted in one
-    grouping by (query, chunk), then joined to the candidates once."""
+    one), ``low`` (of them below ``threshold``), ``decision`` (the latest decision as
+    ``id * DECISION_SCALE + grade``, or NULL) and ``gold`` (its gold grade, or NULL).
+    Judgments and decisions are counted in one grouping by (query, chunk), then joined to
+    the candidates once."""
     on_candidate = (PoolCandidate.query_id == Judgment.query_id) & (
         PoolCandidate.chunk_id == Judgment.chunk_id
     )
@@ -348,11 +351,19 @@ def _graded_candidates(pool: Pool, threshold: int = RELEVANT):
             func.coalesce(per_pair.c.grades, 0).label("grades"),
             func.coalesce(per_pair.c.low, 0).label("low"),
             per_pair.c.decision,
+            GoldItem.grade.label("gold"),
         )
         .join(
             per_pair,
             (per_pair.c.query_id == PoolCandidate.query_id)
             & (per_pair.c.chunk_id == PoolCandidate.chunk_id),
+            isouter=True,
+        )
+        .join(
+            GoldItem,
+            (GoldItem.pool_id == PoolCandidate.pool_id)
+            & (GoldItem.query_id == PoolCandidate.query_id)
+            & (GoldItem.chunk_id == PoolCandidate.chunk_id),
             isouter=True,
         )
         .where(PoolCandidate.pool_id == pool.id)

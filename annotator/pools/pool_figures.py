@@ -21,7 +21,7 @@ from annotator.labeling.active_pooling import QueryStatus, pool_status
 from annotator.quality import maintained
 from annotator.quality.grade_tables import SIZE, Kept, Systems
 from pooling.grades import RELEVANT, lower_median_reaches
-from storage import figure_records, pool_records
+from storage import figure_records, gold_records, pool_records
 from storage.counts import combination_relevance
 from storage.db import snapshot_scope
 
@@ -77,7 +77,10 @@ def pool_figures(engine: Engine, pool_name: str) -> PoolFigures:
                 for old in [k for k in _MADE_UP if k[:2] == where]:
                     del _MADE_UP[old]
                 _MADE_UP[key] = made_up
-    return _figures(made_up.report, _relevance(kept, made_up.systems))
+        gold = {
+            (g.query_id, g.chunk_id): g.grade for g in gold_records.items(pool, session=session)
+        }
+    return _figures(made_up.report, _relevance(kept, made_up.systems, gold))
 
 
 def _made_up(kept: Kept, pool, session) -> _MadeUp:
@@ -88,19 +91,29 @@ def _made_up(kept: Kept, pool, session) -> _MadeUp:
     return _MadeUp(pool_records.pool_report(pool, session=session, counted=counted), systems)
 
 
-def _relevance(kept: Kept, systems: Systems) -> dict[tuple[str, ...], tuple[int, ...]]:
-    """``storage.counts.combination_relevance`` from the kept grades and decisions."""
+def _relevance(
+    kept: Kept, systems: Systems, gold: dict[tuple[str, str], int]
+) -> dict[tuple[str, ...], tuple[int, ...]]:
+    """``storage.counts.combination_relevance`` from the kept grades and decisions and the
+    pool's ``gold`` grades (a few, read with each view)."""
     with kept.lock:
         graded = kept.counts[:, :SIZE].sum(axis=1)
         low = kept.counts[:, :RELEVANT].sum(axis=1)
         decision = np.full(len(kept.candidate_ids), -1, np.int64)
-        for key, made in kept.decisions.items():
-            place = kept.position_of.get(key)
-            if place is not None:
-                decision[place] = made[0]
-    decided = decision >= 0
-    judged = decided | (graded > 0)
-    relevant = judged & np.where(decided, decision >= RELEVANT, lower_median_reaches(low, graded))
+        settled = np.full(len(kept.candidate_ids), -1, np.int64)
+        decided_grades = {key: made[0] for key, made in kept.decisions.items()}
+        for grades, given in ((decision, decided_grades), (settled, gold)):
+            for key, grade in given.items():
+                place = kept.position_of.get(key)
+                if place is not None:
+                    grades[place] = grade
+    decided, golden = decision >= 0, settled >= 0
+    judged = decided | golden | (graded > 0)
+    # ``pooling.resolution.merged``'s order: a decision, else the gold grade, else people's.
+    by_people = lower_median_reaches(low, graded)
+    relevant = judged & np.where(
+        decided, decision >= RELEVANT, np.where(golden, settled >= RELEVANT, by_people)
+    )
     has = systems.found_by >= 0
     found_by, n = systems.found_by[has], len(systems.sets)
     columns = [

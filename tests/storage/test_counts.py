@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 import pytest
 
 from annotator.labeling import assignment
-from storage import counts
+from storage import counts, gold_records
 from storage.accounts import get_user
 from storage.catalog import pool_summary
 from storage.db import session_scope
@@ -134,6 +134,30 @@ def test_what_each_system_found_and_how_much_of_it_is_relevant(engine, two_runs,
     assert report.unique == {"run:a": 3, "run:b": 2}
     assert report.shared == {"run:a": {"run:b": 1}, "run:b": {"run:a": 1}}
     assert report.sizes == {"q0": 4, "q1": 2}
+
+
+def test_a_gold_grade_stands_unless_a_lead_decided(engine, two_runs, tmp_path):
+    """``pooling.resolution.merged``'s order: people's grades < a gold grade < a decision."""
+    lines = [("q0", "c0", 0), ("q0", "c1", 2), ("q1", "c0", 2)]
+    rows = [{"query_id": q, "chunk_id": c, "grade": g} for q, c, g in lines]
+    import_grades(engine, tmp_path, "x", rows)
+    with session_scope(engine) as session:
+        pool, boss = get_pool("p", session=session), get_user("boss", session=session)
+        adjudicate(pool, "q1", "c0", 0, "no", boss, "any", session=session)
+        settled = {("q0", "c0"): (3, "yes"), ("q1", "c0"): (3, "yes"), ("q1", "c4"): (2, "yes")}
+        gold_records.add(pool, settled, source="adjudication", user_id=None, session=session)
+    with session_scope(engine) as session:
+        relevance = counts.combination_relevance(get_pool("p", session=session), session=session)
+    # A gold item is found by its source too. q0 c0: gold 3 over a 0, relevant; q1 c0:
+    # decided 0 over gold 3, not; q1 c4: gold 2, nobody graded it: judged, relevant.
+    gold = "gold:adjudication"
+    assert relevance == {
+        ("run:a",): (1, 1, 1),  # q0 c1
+        (gold, "run:a"): (2, 2, 1),  # q0 c0, q1 c0
+        (gold, "run:b"): (1, 1, 1),  # q1 c4
+        ("run:a", "run:b"): (1, 0, 0),  # q0 c2
+        ("run:b",): (1, 0, 0),  # q0 c3
+    }
 
 
 def test_a_higher_threshold_counts_fewer_relevant(engine, two_runs, tmp_path):
