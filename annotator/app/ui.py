@@ -186,9 +186,10 @@ def message_of(message: object) -> str:
 # CommonMark lets a backslash escape any ASCII punctuation, and an escaped character is
 # only itself. These are the ones that start something: code, emphasis, strikethrough, a
 # link or an image, HTML or an autolink, an entity, LaTeX (remark-math), a table, a heading,
-# a quote; a colour (remark-directive) needs a "[" straight after its name. Other
-# punctuation (a quote mark, a colon, a full stop) is left as it is, to read as written.
-_MARKUP = re.compile(r"([\\`*_\[\]<>!&$|~#])")
+# a quote; a colour (remark-directive) needs a "[" straight after its name; a colon
+# starts an emoji's `:shortcode:` and a bare web address (GFM links "https://" as it is).
+# Other punctuation (a quote mark, a full stop) is left as it is, to read as written.
+_MARKUP = re.compile(r"([\\`*_\[\]<>!&$|~#:])")
 # At a line's start a list item ("- ", "1. ") or a rule ("---", "===") needs its mark escaped.
 _LINE_START = re.compile(r"^(\d*)([-+=.)])")
 
@@ -198,8 +199,7 @@ def as_text(message: object) -> str:
     element's own type, for the elements that render Markdown: alerts, headers, widget
     labels, a progress bar's text. On one line (a line's start could make a heading, a
     list or a block of code), every character that could start markup escaped with a
-    backslash. A bare web address in it stays a link to itself (GFM's literal links),
-    which fetches nothing until clicked."""
+    backslash: a `:shortcode:` stays words and a bare web address stays text."""
     line = " ".join(message_of(message).splitlines()).strip()
     escaped = _MARKUP.sub(r"\\\1", line)
     return _LINE_START.sub(r"\1\\\2", escaped)

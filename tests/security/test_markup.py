@@ -125,15 +125,19 @@ def test_nothing_from_a_file_or_a_user_is_rendered_as_markdown(marked, tmp_path)
 
 
 def test_an_alert_shows_even_a_message_built_to_break_out_as_text():
-    """Backticks to close the code span early, a blank line to end its paragraph."""
+    """Backticks to close the code span early, a blank line to end its paragraph; an
+    emoji's shortcode and a bare web address (drawn as an emoji and a link before)."""
 
     def page():
         from annotator.app import ui
 
-        breakout = "a `` b ``` c\n\n![p](http://127.0.0.1:9/pixel.png) :red[x]\r\n$x$ `"
+        breakout = "a `` b ``` c\n\n![p](http://127.0.0.1:9/pixel.png) :red[x]\r\n$x$ ` :smile: https://x.example"
         for kind in ("error", "warning", "info", "success"):
             ui.plain(breakout, kind)
 
     at = AppTest.from_function(page).run()
     assert not at.exception and markup_shown(at) == []
-    assert literal(at.error[0]) == "a `` b ``` c  ![p](http://127.0.0.1:9/pixel.png) :red[x] $x$ `"
+    shown = (
+        "a `` b ``` c  ![p](http://127.0.0.1:9/pixel.png) :red[x] $x$ ` :smile: https://x.example"
+    )
+    assert literal(at.error[0]) == shown

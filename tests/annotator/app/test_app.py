@@ -73,7 +73,7 @@ def shown_text(at: AppTest) -> str:
     return "\n".join(str(p) for p in parts)
 
 
-MARKUP = r"[\\`*_\[\]<>!&$|~#]"  # what could start Markdown: ui.as_text escapes each
+MARKUP = r"[\\`*_\[\]<>!&$|~#:]"  # what could start Markdown: ui.as_text escapes each
 ESCAPED = r"\\([!-/:-@\[-`{-~])"  # a backslash before ASCII punctuation: that character
 
 
@@ -269,7 +269,7 @@ def test_a_lead_builds_and_tops_up_a_pool_in_the_app(demo_url):
     systems.input("bm25")
     at.button[[b.label for b in at.button].index("Build")].click().run()
     assert not at.exception
-    assert any("pool 'second':" in s.value for s in at.success), [e.value for e in at.error]
+    assert any("pool 'second':" in literal(s) for s in at.success), [e.value for e in at.error]
     at = page("pools_page.py", demo_url, as_user="lead")
     systems = [w for w in at.text_input if w.label.startswith("Systems")][1]
     systems.input("vector")
@@ -290,7 +290,7 @@ def test_a_lead_builds_an_active_pool_and_sees_where_each_query_stands(demo_url)
     [w for w in at.checkbox if w.label.startswith("Active pooling")][0].check()
     [w for w in at.number_input if w.label.startswith("Active: judgments")][0].set_value(3)
     at.button[[b.label for b in at.button].index("Build")].click().run()
-    assert any("pool 'active':" in s.value for s in at.success), [e.value for e in at.error]
+    assert any("pool 'active':" in literal(s) for s in at.success), [e.value for e in at.error]
     assert not at.exception
     first = assignment.next_item(make_engine(demo_url), "active", user_id(demo_url, "annotator1"))
     assert first is not None

@@ -16,7 +16,7 @@ from annotator.quality.pool_quality import record_decision
 from annotator.releases import releases
 from pooling.i18n import t
 from storage.db import session_scope
-from tests.annotator.app.test_app import PAGES, user_id
+from tests.annotator.app.test_app import PAGES, literal, user_id
 from tests.annotator.app.test_chart_pages import figure, same
 from tests.annotator.quality.test_gold import CHUNKS, GOLD, gold_pool, judge  # noqa: F401  (a fixture)
 
@@ -62,7 +62,7 @@ def test_the_lead_reads_each_annotators_standing(checked, db_url, lang):
     drawn, shown = figure(at, "gold")
     same(drawn, shown, expected)
     assert [s.annotator for s in found if s.flagged] == ["a1"]  # everything 3: kappa 0
-    warned = " ".join(w.value for w in at.warning)
+    warned = " ".join(literal(w) for w in at.warning)
     assert t("gold_flagged_names", lang, names="a1") in warned
     assert t("section_gold", lang) in [h.value for h in at.subheader]
 
