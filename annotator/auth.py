@@ -87,19 +87,20 @@ def add_user(name: str, role: str, password: str, *, session: Session) -> User:
 
 @dataclass(frozen=True)
 class Account:
-    """A logged-in person as the app knows them; ``language`` the one they chose last
-    (None until they choose)."""
+    """A logged-in person as the app knows them; ``language`` and ``pool`` the ones they
+    chose last (None until they choose)."""
 
     id: int
     name: str
     role: str
     language: str | None = None
+    pool: str | None = None
 
 
 def _account(user: User | None) -> Account | None:
     if user is None or user.disabled or user.password_hash is None:
         return None
-    return Account(user.id, user.name, user.role, user.language)
+    return Account(user.id, user.name, user.role, user.language, user.pool)
 
 
 @functools.cache
@@ -181,6 +182,13 @@ def remember_language(engine: Engine, user_id: int, language: str) -> None:
     """Keep ``language`` as ``user_id``'s choice for their next login."""
     with session_scope(engine) as session:
         accounts.set_language(user_id, language, session=session)
+
+
+def remember_pool(engine: Engine, user_id: int, pool: str) -> None:
+    """Keep ``pool`` as the one ``user_id`` works in: a reload, a new tab and another page
+    open it again."""
+    with session_scope(engine) as session:
+        accounts.set_pool(user_id, pool, session=session)
 
 
 def account(engine: Engine, user_id: int) -> Account | None:

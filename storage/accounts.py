@@ -119,6 +119,12 @@ def set_language(user_id: int, language: str, *, session: Session) -> None:
     session.execute(update(User).where(User.id == user_id).values(language=language))
 
 
+def set_pool(user_id: int, pool: str, *, session: Session) -> None:
+    """Remember the pool ``user_id`` chose in the app; ``Refused`` unless they may act."""
+    acting(user_id, session=session)
+    session.execute(update(User).where(User.id == user_id).values(pool=pool))
+
+
 def session_key(session_id: str) -> str:
     """What the table keeps of a session id: its sha256."""
     return hashlib.sha256(session_id.encode("utf-8", "surrogatepass")).hexdigest()

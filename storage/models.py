@@ -241,6 +241,8 @@ class User(SQLModel, table=True):
     disabled: bool = False
     # The app's language this person chose last ("en" or "zh"); None until they choose.
     language: str | None = None
+    # The pool this person chose last in the app (its name); None until they choose.
+    pool: str | None = None
     # Superseded by ``login_throttle`` (revision 0003), which counts unknown names too;
     # kept because migrations only ever add.
     failed_logins: int = 0

@@ -12,10 +12,10 @@ const STALE = '[class*="st-key-grade_"] [data-stale="true"], .st-key-passage [da
 // nothing, without a word.
 const DISCONNECTED = '[class*="st-key-grade_"] button:disabled';
 
-// What the mounted component asked for: {labeling, notice, seenMs, language}; null while
-// no page of the app has mounted it (between pages, say), when no key is touched.
+// What the mounted component asked for: {labeling, notice, seenMs, language, pool}; null
+// while no page of the app has mounted it (between pages, say), when no key is touched.
 let mounted = null;
-let language = null;
+let chosen = null;  // the language and the pool the page last showed
 
 // The item on the screen: its buttons' key (assignment and revision), query and passage.
 const onScreen = () => {
@@ -79,8 +79,9 @@ window.addEventListener("keydown", (event) => {
 }, true);
 
 // A click on the language radio leaves the focus on it, where every key is taken for the
-// radio's (Streamlit's shortcuts ignore them, arrows switch the language again): once the
-// page speaks the new language, the focus goes back to the page.
+// radio's (Streamlit's shortcuts ignore them, arrows switch the language again), and a
+// choice in the pool box leaves it in the box's search, where a grade key is typed: once
+// the page shows the new language or pool, the focus goes back to the page.
 const returnFocus = () => {
   const active = document.activeElement;
   if (active && active !== document.body && active.closest('[data-testid="stSidebar"]')) {
@@ -91,8 +92,9 @@ const returnFocus = () => {
 export default function (component) {
   const asked = component.data;
   mounted = asked;
-  if (language !== null && asked.language !== language) { returnFocus(); }
-  language = asked.language;
+  const now = `${asked.language}\n${asked.pool}`;
+  if (chosen !== null && now !== chosen) { returnFocus(); }
+  chosen = now;
   // Streamlit calls this on unmount; a later mount may have replaced this one already.
   return () => { if (mounted === asked) { mounted = null; } };
 }

@@ -28,6 +28,7 @@ for no gain in what the guard knows.
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 import streamlit as st
@@ -39,12 +40,11 @@ _component = st.components.v2.component(
 )
 
 
-def page_keys(language: str, notice: str, *, labeling: bool) -> None:
+def page_keys(language: str, pool: str | None, notice: str, *, labeling: bool) -> None:
     """Mount the keys on this page: the labeling page's keys when ``labeling``, saying
     ``notice`` when one is stopped; on every page, the focus back after a switch to
-    ``language``."""
-    _component(
-        key="page_keys",
-        data={"labeling": labeling, "notice": notice, "seenMs": SEEN_MS, "language": language},
-        height=0,
-    )
+    ``language`` or to ``pool`` (the pool box's choice)."""
+    # The pool only as a digest: the script needs to see it change, not to read it.
+    shown = hashlib.sha256(str(pool).encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    data = {"labeling": labeling, "notice": notice, "seenMs": SEEN_MS}
+    _component(key="page_keys", data={**data, "language": language, "pool": shown}, height=0)

@@ -43,9 +43,11 @@ from annotator.auth import (
     account,
     end_session,
     remember_language,
+    remember_pool,
     session_account,
 )
 from annotator.judge.judge_report import judge_report
+from annotator.labeling.assignment import pool_with_work
 from annotator.labeling.guidance import guide_progress
 from annotator.pools.pool_building import pool_names
 from annotator.pools.pool_figures import active_queries, pool_figures
@@ -61,6 +63,7 @@ from storage.db import make_engine
 logger = logging.getLogger(__name__)
 
 USER_KEY, LANG_KEY, POOL_KEY, SESSION_KEY = "user_id", "lang", "pool", "login_session"
+CHOSEN_POOL = "chosen_pool"  # the pool box's choice, kept across pages (the box's own is not)
 
 
 # Whether ``freeze_libraries`` has run in this process. Not ``gc.get_freeze_count()``: that
@@ -361,16 +364,31 @@ def sidebar(user: Account, *, labeling: bool = False) -> None:
             st.rerun()
         if st.session_state.get(SESSION_KEY):
             session_cookie(st.session_state[SESSION_KEY])
-        page_keys(lang(), t("key_not_applied"), labeling=labeling)
+        page_keys(lang(), st.session_state.get(POOL_KEY), t("key_not_applied"), labeling=labeling)
 
 
 def choose_pool() -> str:
-    """The pool chosen in the sidebar; with no pool at all, says so and stops the page."""
+    """The pool chosen in the sidebar; with no pool at all, says so and stops the page. The
+    choice holds on every page and, kept by the account, after a reload and in a new tab
+    (a page's own box starts afresh on each page); before any choice, an annotator lands in
+    the first pool with work for them."""
     names = pool_names(engine())
     if not names:
         st.info(t("no_pools"))
         st.stop()
-    return st.sidebar.selectbox(t("pool_select"), names, key=POOL_KEY)
+    chosen = st.session_state.get(CHOSEN_POOL)
+    if chosen not in names:
+        user = account(engine(), st.session_state[USER_KEY])
+        chosen = user.pool if user is not None else None
+        if chosen not in names and user is not None and user.role != "lead":
+            chosen = pool_with_work(engine(), names, user.id)
+        chosen = chosen if chosen in names else names[0]
+        st.session_state[CHOSEN_POOL] = chosen
+    picked = st.sidebar.selectbox(t("pool_select"), names, index=names.index(chosen), key=POOL_KEY)
+    if picked != chosen:
+        st.session_state[CHOSEN_POOL] = picked
+        as_user(remember_pool, engine(), st.session_state[USER_KEY], picked)
+    return picked
 
 
 def choose_policy() -> str:

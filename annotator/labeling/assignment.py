@@ -357,6 +357,18 @@ def progress(engine: Engine, pool_name: str, user_id: int, query_id: str | None)
     return in_turn(engine, pool_name, user_id, work) or Progress(0, 0, 0, 0)
 
 
+def pool_with_work(engine: Engine, pool_names: list[str], user_id: int) -> str | None:
+    """The first of ``pool_names`` in which ``user_id`` holds an item or has one open to
+    them (the pool a person who chose none yet lands in); None when there is none."""
+    with session_scope(engine) as session:
+        user = acting(user_id, session=session)
+        for name in pool_names:
+            held = slots.pool_standing(get_pool(name, session=session), user, session=session)
+            if held.held or held.open > 0:
+                return name
+    return None
+
+
 def standing(pool: Pool, user: User, query_key: int | None, session: Session) -> Progress:
     """``progress`` inside a transaction, for the query ``query_key`` (a primary key)."""
     here = slots.Standing(0, 0, 0)

@@ -25,7 +25,7 @@ def opened(url: str, page: str, user: str, lang: str = "en", **state) -> AppTest
     at = AppTest.from_file(str(PAGES / page), default_timeout=120)
     at.session_state["user_id"] = user_id(url, user)
     at.session_state["lang"] = lang
-    at.session_state["pool"] = "g"
+    at.session_state["chosen_pool"] = "g"
     for name, value in state.items():
         at.session_state[name] = value
     at.run()

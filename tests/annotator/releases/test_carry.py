@@ -358,7 +358,7 @@ def app_page(name: str, url: str, user: str, pool: str):
 
     at = AppTest.from_file(str(PAGES / name), default_timeout=60)
     at.session_state["user_id"] = user_id(url, user)
-    at.session_state["pool"] = pool
+    at.session_state["chosen_pool"] = pool
     return at.run()
 
 
