@@ -10,10 +10,13 @@ slot: the pool was "complete" while the app still handed the pair to a third per
 from __future__ import annotations
 
 import pytest
+from sqlmodel import select
 
 from annotator.labeling import assignment
 from annotator.labeling.search import ManualSearch
 from annotator.pools.pool_building import build_pool
+from storage.db import session_scope
+from storage.models import Chunk, Judgment, Query
 from tests.annotator.labeling.test_one_grade import assert_all_agree, grade_all
 from tests.conftest import N_CHUNKS, N_QUERIES, import_grades
 
@@ -63,3 +66,21 @@ def test_a_pair_graded_elsewhere_then_found_counts_as_graded(engine, db_url, poo
     assert FOUND in grade_all(engine, "a", people["a2"])
     assert assignment.next_item(engine, "a", people["a3"]) is None
     assert_all_agree(engine, db_url, "a", people)
+
+
+def test_a_judgment_of_a_found_pair_says_it_was_found(engine, pool):
+    """Why each judgment was asked (``storage.models.ASKED_WHY``): a pair a person's search
+    added is asked as ``search``, and the pool's own candidates carry no reason."""
+    build_pool(engine, "a", systems="run:r", depth=3, overlap=2)
+    ManualSearch(engine, "a").add(*FOUND, pool["a1"])
+    handed = grade_all(engine, "a", pool["a2"])
+    assert FOUND in handed
+    with session_scope(engine) as session:
+        rows = session.exec(
+            select(Query.query_id, Chunk.chunk_id, Judgment.reason)
+            .join(Query, Query.id == Judgment.query_id)
+            .join(Chunk, Chunk.id == Judgment.chunk_id)
+        ).all()
+    assert {(q, c): why for q, c, why in rows} == {pair: None for pair in handed} | {
+        FOUND: "search"
+    }
