@@ -5,7 +5,7 @@ Every function takes a keyword-only ``session`` and only reads.
 
 from __future__ import annotations
 
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from pooling.i18n import NotFound
 from storage.models import Chunk, CorpusVersion, Pool, Query, QuerySet
@@ -39,13 +39,15 @@ def resolve_corpus_version(name: str | None, *, session: Session) -> CorpusVersi
     )
 
 
-def _all(model, session: Session) -> list:
-    return list(session.exec(select(model).order_by(model.name)).all())
-
-
 def version_names(*, session: Session) -> tuple[list[str], list[str]]:
-    """The names of all query sets and of all corpus versions."""
-    return [q.name for q in _all(QuerySet, session)], [c.name for c in _all(CorpusVersion, session)]
+    """The names of all query sets and of all corpus versions, newest first: what the app
+    offers first is what a lead imported last (the oldest took a run imported just after
+    a new version, and the pool then found no such run)."""
+    newest = [
+        [v.name for v in session.exec(select(model).order_by(col(model.id).desc())).all()]
+        for model in (QuerySet, CorpusVersion)
+    ]
+    return newest[0], newest[1]
 
 
 def query_keys(query_set: QuerySet, *, session: Session) -> dict[str, int]:

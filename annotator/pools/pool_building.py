@@ -196,7 +196,7 @@ def pool_names(engine: Engine) -> list[str]:
 
 
 def version_names(engine: Engine) -> tuple[list[str], list[str]]:
-    """The names of all query sets and of all corpus versions."""
+    """The names of all query sets and of all corpus versions, newest first."""
     from storage.catalog import version_names as names
 
     with session_scope(engine) as session:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from sqlmodel import select
 
 from storage import tallies
+from storage.catalog import version_names
 from storage.db import read_connection, session_scope
 from storage.imports import annotator_account, import_corpus, import_judgments, import_queries
 from storage.models import Chunk, Pool, PoolCandidate, Query
@@ -75,3 +76,17 @@ def test_status_counts_each_query_sets_judgments_apart(engine, tmp_path):
         {"ann": 2},
     )
     assert (two.name, two.judgments, two.judged_queries) == ("two", 1, 1)
+
+
+def test_the_app_offers_the_newest_versions_first(engine, tmp_path):
+    """A lead who imports a new corpus version and its run takes the form's first choice:
+    the newest, not the first by name (the run went to an old version before)."""
+    with session_scope(engine) as session:
+        for version in ("z-old", "a-new"):
+            import_corpus(
+                write(tmp_path, "c.jsonl", jsonl(CORPUS)), session=session, version=version
+            )
+            import_queries(
+                write(tmp_path, "q.jsonl", jsonl(QUERIES)), session=session, name=version
+            )
+        assert version_names(session=session) == (["a-new", "z-old"], ["a-new", "z-old"])
