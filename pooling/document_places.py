@@ -39,13 +39,14 @@ class Place:
             return str(self.first_page)
         return f"{self.first_page}-{self.last_page}"
 
-    def label(self, lang: str | None = None) -> str:
-        """``page 3 · Brakes``, in ``lang``; "" when nothing is known."""
+    def label(self, lang: str | None = None, title: str = "") -> str:
+        """``page 3 · Brakes``, in ``lang``; "" when nothing is known. A section headed with
+        the document's ``title`` (a Markdown file's first ``# Title``) is not named again."""
         parts = []
         if self.first_page is not None:
             key = "place_page" if self.last_page in (None, self.first_page) else "place_pages"
             parts.append(t(key, lang, pages=self.pages()))
-        if self.section:
+        if self.section and self.section.strip() != title.strip():
             parts.append(self.section)
         return " · ".join(parts)
 

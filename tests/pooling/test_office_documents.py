@@ -169,6 +169,11 @@ def test_a_chunks_place_is_its_pages_and_the_heading_it_is_under():
     assert place_of(meta, 90, 260).label("en") == "pages 1-4 · Brakes"
     assert place_of(meta, 200, 220).label("zh") == "第 2 页 · Tea"
     assert Place().label("en") == ""
+    # A section headed with the document's title (a Markdown file's "# Title") is said once,
+    # by the heading's "from: Title" (a user trial read "from: Tea · Tea").
+    assert Place(None, None, "Tea").label("en", title="Tea") == ""
+    assert Place(2, 2, "Tea").label("en", title="Tea") == "page 2"
+    assert Place(2, 2, "Tea").label("en", title="Brakes") == "page 2 · Tea"
 
 
 def test_markdown_headings_in_code_fences_are_not_sections():

@@ -296,9 +296,8 @@ def labeling_panel(pool_name: str, user_id: int) -> None:
         (item.assignment_id, item.revision), time.monotonic()
     )
     progress_bars(view.progress)
-    ui.show_pair(
-        item.query_text, item.query_notes, item.title, item.chunk_text, item.place.label(ui.lang())
-    )
+    place = item.place.label(ui.lang(), title=item.title)
+    ui.show_pair(item.query_text, item.query_notes, item.title, item.chunk_text, place)
     # The buttons right under the passage: on a laptop's screen they are in view with it.
     grade_buttons(item, user_id)
     other_buttons(view, item, user_id)

@@ -23,9 +23,10 @@ pytestmark = pytest.mark.browser
 
 PAGE_ONE = "Brake pads wear out and must be checked every month by the rider."
 PAGE_TWO = "Hydraulic brakes need bleeding once a year to keep the lever firm."
-# Each passage's first words, and the end of its header in each language.
+# Each passage's first words, and the end of its header in each language. The Word and
+# Markdown files' title is their first heading, the passages' section: said once.
 EXPECTED = {
-    "Hydraulic brakes": {"en": "page 2", "zh": "第 2 页"},
+    "Hydraulic brakes": {"en": "Brake manual · page 2", "zh": "Brake manual · 第 2 页"},
     "Storing green tea": {"en": "Storing green tea", "zh": "Storing green tea"},
     "# 绿茶的保存": {"en": "绿茶的保存", "zh": "绿茶的保存"},
 }
@@ -77,6 +78,7 @@ def test_the_passage_header_names_the_page_or_the_section(documents_pool, browse
         if turn < len(EXPECTED) - 1:  # after the last, nothing is left to judge
             press_until_saved(page, url, name, "1")
     for first, ends in EXPECTED.items():
-        assert headers[first].endswith(" · " + ends[lang]), headers
+        assert headers[first].endswith(ends[lang]), headers
+        assert headers[first].count(ends[lang].split(" · ")[0]) == 1, headers
     # The PDF's chunk names its page, not the document's other page too.
     assert "1" not in headers["Hydraulic brakes"].rsplit("·", 1)[1], headers
