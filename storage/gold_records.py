@@ -38,7 +38,7 @@ from storage.models import (
     User,
 )
 from storage.pool_records import GOLD_PREFIX, ensure_candidates
-from storage.tallies import SlotChange
+from storage.tallies import NO_SYNC, SlotChange
 
 
 @dataclass(frozen=True)
@@ -93,7 +93,7 @@ def add(
     # the candidate's reason).
     session.execute(
         update(PoolCandidate).where(PoolCandidate.id.in_(list(ids.values()))).values(reason="gold"),
-        execution_options={"synchronize_session": False},
+        execution_options=NO_SYNC,
     )
     tallies.apply(
         pool,

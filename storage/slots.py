@@ -37,13 +37,12 @@ from storage.models import (
     User,
     utcnow,
 )
-from storage.tallies import SlotChange
+from storage.tallies import NO_SYNC, SlotChange
 
+# Bulk updates here (``NO_SYNC``) are conditional writes whose outcome is read from the row
+# count; the session's copies are refreshed explicitly where needed.
 HOLD = timedelta(minutes=20)
 PRIME = 65521
-# Bulk updates here are conditional writes whose outcome is read from the row count; the
-# session's copies are refreshed explicitly where needed.
-NO_SYNC = {"synchronize_session": False}
 
 
 def _open_hold():
