@@ -218,6 +218,22 @@ def passage(page) -> str:
     return page.locator(".st-key-passage").inner_text()
 
 
+RUNNING = '[data-testid="stStatusWidgetRunningIcon"]'
+
+
+def idle(page, quiet: float = 0.6, seconds: float = 60) -> None:
+    """Wait until the page's script has not been running for ``quiet`` seconds. A form
+    submitted while a run of the page is still under way (the figures of a pool just
+    chosen, on a loaded machine) was seen to be lost once in about fifty runs; a person
+    submits when the page has settled, and the test does too."""
+    deadline, since = time.monotonic() + seconds, time.monotonic()
+    while time.monotonic() - since < quiet:
+        assert time.monotonic() < deadline, "the page kept running"
+        if page.locator(RUNNING).count():
+            since = time.monotonic()
+        time.sleep(0.1)
+
+
 def settle(page) -> None:
     """Wait until the item's buttons are drawn: a key pressed while the page is still being
     redrawn finds no button (it is dropped, never applied to another item)."""

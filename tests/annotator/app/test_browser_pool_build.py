@@ -5,14 +5,24 @@ one whose vector system asks a local OpenAI-compatible embeddings server (issue 
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from annotator.labeling import assignment
 from storage.accounts import get_user
 from storage.db import make_engine, session_scope
 from storage.pool_records import find_pool, pool_report
-from tests.browser_support import LAPTOP, browser, choose, lead_on, server, until  # noqa: F401 (fixtures)
+from tests.browser_support import (  # noqa: F401 (fixtures)
+    LAPTOP,
+    browser,
+    choose,
+    idle,
+    lead_on,
+    server,
+    until,
+)
 from tests.fake_chat_server import FakeChat
 
 pytestmark = pytest.mark.browser
@@ -51,11 +61,18 @@ def test_a_lead_builds_and_tops_up_a_pool_from_the_app(
     until(lambda: size(url) is not None)
     built = size(url)
     choose(page, words["pool"], "fresh")
+    # The page shows the pool just chosen (its heading, in either language) and has settled.
+    page.get_by_text(re.compile(r"^fresh[:：] ?run:r")).wait_for(timeout=60_000)
+    idle(page)
     page.get_by_text(words["topup"], exact=True).click()
     page.locator(".st-key-topup_pool_systems input").fill("run:r")
     page.locator(".st-key-topup_pool_submit button").click()
     alert = page.locator('[data-testid="stAlert"]').filter(has_text=words["topped"])
-    alert.first.wait_for(timeout=60_000)
+    try:
+        alert.first.wait_for(timeout=60_000)
+    except PlaywrightTimeout:
+        shown = page.locator('[data-testid="stAlert"]').all_inner_texts()
+        raise AssertionError(f"no top-up reported; the page says {shown}") from None
     until(lambda: (size(url) or 0) > (built or 0))
     engine = make_engine(url)
     with session_scope(engine) as session:
