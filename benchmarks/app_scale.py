@@ -356,22 +356,22 @@ def restart() -> None:
     import streamlit as st
 
     from annotator.pools import pool_figures
-    from annotator.quality import maintained
+    from annotator.quality.kept import figures as kept_figures
 
     st.cache_resource.clear()
     st.cache_data.clear()
-    maintained.forget()
+    kept_figures.forget()
     pool_figures.forget()
 
 
 def counted_once(url: str) -> None:
     """Count the kept figures once, saving their grades: what a running app's earlier
     views leave behind (``pages`` does it when the quiet views are measured)."""
-    from annotator.quality import maintained
+    from annotator.quality.kept import figures as kept_figures
     from storage.db import make_engine
 
     engine = make_engine(url)
-    maintained.kept_grades(engine, "p")
+    kept_figures.kept_grades(engine, "p")
     engine.dispose()
 
 

@@ -11,7 +11,7 @@ The status rule has two forms, side by side here and pinned equal on random hist
 judgments (``tests/pooling/test_rule_forms.py``): ``statuses``, the **recount** from the
 judgments frame, and ``kept_statuses``, the same rule read off the per-candidate grade
 counts the lead's views **keep** up to date as judgments are written
-(``annotator.quality.grade_tables.Kept.counts``, read by ``annotator.quality.view_tables``).
+(``annotator.quality.kept.current_grades.Kept.counts``, read by ``annotator.quality.kept.views``).
 A change to the rule is made to both, here.
 """
 

@@ -1,4 +1,4 @@
-"""Reads behind the lead's maintained figures (``annotator.quality.maintained``) and their
+"""Reads behind the lead's kept figures (``annotator.quality.kept.figures``) and their
 checkpoint (``storage.figure_tables``). Every function takes a keyword-only ``session``;
 only ``save_checkpoint`` writes.
 

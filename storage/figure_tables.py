@@ -1,4 +1,4 @@
-"""The lead's maintained figures, persisted (``annotator.quality.maintained``): per pool, the
+"""The lead's kept figures, persisted (``annotator.quality.kept.figures``): per pool, the
 current human grades its figures are counted from and how far into the judgments they
 reach, so that the first view after a restart reads one row and the judgments since, not a
 million. Imported by ``storage.models`` (a module of its own: that one is near its 500

@@ -42,7 +42,7 @@ ROOMS: dict[str, tuple[str, ...]] = {
     "labeling": (),  # who judges what next: assignment, page position, active choice
     # building and topping up pools (from a run's Judged@k too), their figures (from the
     # grades quality keeps)
-    "pools": ("labeling", "quality.maintained", "quality.grade_tables"),
+    "pools": ("labeling", "quality.kept"),
     "quality": (),  # agreement, adjudication, gold, progress
     "evaluation": (),  # scoring runs against a release (Judged@k: pooling.judged_at_k)
     "releases": ("quality",),  # publishing releases, their files, carrying, their diff
@@ -353,7 +353,7 @@ def test_the_private_name_check_catches_one_and_lets_public_names_pass():
     assert private_imports(path, "from storage.models import _created, json_field\n") == [
         "storage/judge_tables.py:1: imports storage.models._created"
     ]
-    inside = "def f():\n    from annotator.quality.grade_tables import _ranges\n"
+    inside = "def f():\n    from annotator.quality.kept.current_grades import _ranges\n"
     assert len(private_imports(path, inside)) == 1
     assert private_imports(path, "from storage.columns import one_of\nimport _thread\n") == []
     assert private_imports(path, "from __future__ import annotations\n") == []

@@ -52,7 +52,7 @@ from annotator.labeling.guidance import guide_progress
 from annotator.pools.pool_building import pool_names
 from annotator.pools.pool_figures import active_queries, pool_figures
 from annotator.quality.gold import team_gold
-from annotator.quality.maintained import pool_agreement, pool_queue
+from annotator.quality.kept.figures import pool_agreement, pool_queue
 from annotator.quality.progress import data_version, team_figures
 from pooling.grades import DEFAULT_POLICY, POLICIES
 from pooling.i18n import MESSAGES, LocalizedError, Refused, current_language
@@ -111,7 +111,7 @@ FIGURES: dict[str, Callable[..., Any]] = {
     "judge": judge_report,
 }
 FIGURES_KEPT = 60
-# Figures kept up to date as judgments arrive (``annotator.quality.maintained``): counting
+# Figures kept up to date as judgments arrive (``annotator.quality.kept.figures``): counting
 # them again costs what changed, so they are never shown older than the data.
 MAINTAINED = {"agreement", "adjudication", "team", "pools"}
 FIGURES_HELD = 64  # sets of figures kept, the least recently counted dropped first

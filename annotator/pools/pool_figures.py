@@ -2,7 +2,7 @@
 they turned out to be worth, the combinations of systems that found the same candidates,
 and where each query of an active pool stands. No Streamlit in here.
 
-The figures are drawn from the grades ``annotator.quality.maintained`` keeps up to date
+The figures are drawn from the grades ``annotator.quality.kept.figures`` keeps up to date
 (a view costs what changed since the last one) and the systems that found each candidate,
 read once per pool until a candidate or a source is added; ``counted_pool_figures``
 counts them from scratch in the database, which the tests pin equal.
@@ -18,8 +18,8 @@ import pandas as pd
 from sqlalchemy.engine import Engine
 
 from annotator.labeling.active_pooling import QueryStatus, pool_status
-from annotator.quality import maintained
-from annotator.quality.grade_tables import SIZE, Kept, Systems
+from annotator.quality.kept import figures as kept_figures
+from annotator.quality.kept.current_grades import SIZE, Kept, Systems
 from pooling.grades import RELEVANT, lower_median_reaches
 from storage import figure_records, gold_records, pool_records
 from storage.counts import combination_relevance
@@ -64,7 +64,7 @@ _MADE_UP_LOCK = threading.Lock()
 def pool_figures(engine: Engine, pool_name: str) -> PoolFigures:
     """How pool ``pool_name`` is made up and what its systems found. Raises ``NotFound``
     for an unknown pool."""
-    kept = maintained.kept_grades(engine, pool_name)
+    kept = kept_figures.kept_grades(engine, pool_name)
     with snapshot_scope(engine) as session:
         pool = pool_records.get_pool(pool_name, session=session)
         where = (engine.url.render_as_string(hide_password=True), pool.id)
@@ -84,7 +84,7 @@ def pool_figures(engine: Engine, pool_name: str) -> PoolFigures:
 
 
 def _made_up(kept: Kept, pool, session) -> _MadeUp:
-    systems = maintained.current_systems(kept, pool, session)
+    systems = kept_figures.current_systems(kept, pool, session)
     found_by = systems.found_by
     sizes = np.bincount(found_by[found_by >= 0], minlength=len(systems.sets)).tolist()
     counted = dict(zip(systems.sets, sizes, strict=True))

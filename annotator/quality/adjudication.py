@@ -178,7 +178,7 @@ class Queue:
     annotators: list[str]
     slice_tags: list[str]
     query_ids: list[str]
-    # A kept queue (``annotator.quality.maintained``) has no columns of who said what but a
+    # A kept queue (``annotator.quality.kept.figures``) has no columns of who said what but a
     # bit per annotator in ``people``, and gives ``grades``, ``notes``, ``unsure`` of the
     # candidates asked for here.
     details: Callable[[list[tuple[str, str]]], list[tuple[dict, dict, list]]] | None = None

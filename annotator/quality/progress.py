@@ -4,7 +4,7 @@ Every figure comes from a few grouped counts: an annotator's items are counted w
 current grade, at the hour it was given, so the figures of one pool agree with each other
 (an annotator's items over time add up to their ``judged``, and their grade distribution
 to the same). The Team progress figures count them from the judgments kept up to date by
-``annotator.quality.maintained`` (a view costs what changed since the last one);
+``annotator.quality.kept.figures`` (a view costs what changed since the last one);
 ``counted_team_figures`` counts them from scratch in the database (``storage.counts``),
 which the tests pin equal. Times are UTC. A chart and the table behind it are drawn from
 the same frame.
@@ -22,8 +22,8 @@ import numpy as np
 import pandas as pd
 from sqlalchemy.engine import Engine
 
-from annotator.quality import maintained
-from annotator.quality.progress_tables import completions_by_hour
+from annotator.quality.kept import figures as kept_figures
+from annotator.quality.kept.progress_rows import completions_by_hour
 from pooling.grades import GRADES
 from pooling.i18n import check_name
 from pooling.pool_config import is_active
@@ -75,7 +75,7 @@ def team_figures(
     its finish projected from ``now`` (default: the current time). Raises ``NotFound``
     for an unknown pool and ``LocalizedError`` for an unknown ``per``."""
     check_name(per, PERIODS, "what_period")
-    kept = maintained.kept_grades(engine, pool_name)
+    kept = kept_figures.kept_grades(engine, pool_name)
     with snapshot_scope(engine) as session:
         pool = get_pool(pool_name, session=session)
         names = figure_records.user_names(session=session)

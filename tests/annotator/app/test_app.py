@@ -340,7 +340,7 @@ def test_a_lead_adjudicates_a_disagreement(demo_url, monkeypatch):
     assert f"Recorded: {query_id} / {chunk_id} → 2" in shown_text(at)
     assert "Nothing needs a decision." in shown_text(at)  # decided: out of the queue
     # The decision changed the data: the queue is drawn again from the kept tables
-    # (annotator.quality.maintained), reading the decision and nothing older.
+    # (annotator.quality.kept.figures), reading the decision and nothing older.
     assert len(counted) == 2
     at.toggle(key="include_resolved").set_value(True).run()
     at.selectbox(key="candidate").set_value((query_id, chunk_id)).run()

@@ -15,7 +15,7 @@ from sqlmodel import select
 
 from annotator.labeling import assignment
 from annotator.pools.pool_building import build_pool
-from annotator.quality import maintained
+from annotator.quality.kept import figures as kept_figures
 from annotator.quality.progress import counted_team_figures, my_progress, team_figures
 from annotator.releases.releases import create_release
 from storage import tallies
@@ -224,7 +224,7 @@ def test_a_grade_changed_from_the_other_pool_shows_in_team_progress(engine, pool
     assert assignment.submit(engine, earlier, pool["a1"], grade=3)
     for restart in (False, True):
         if restart:
-            maintained.forget()
+            kept_figures.forget()
         for figures in (team_figures(engine, "p"), counted_team_figures(engine, "p")):
             assert _grades_of(figures.distribution, "a1") == {"1": CANDIDATES - 1, "3": 1}
             assert figures.table.set_index("annotator")["judged"]["a1"] == CANDIDATES

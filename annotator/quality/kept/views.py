@@ -1,5 +1,5 @@
 """The Adjudication and Agreement views' own tables, derived from one pool's kept grades
-(``grade_tables.Kept``) and brought up to date query by query: under a policy, each
+(``kept.current_grades.Kept``) and brought up to date query by query: under a policy, each
 candidate's status, severity, agreed grade and a lead's decision; and per query each
 person's confusion counts against the final grades, before and after adjudication.
 
@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from annotator.quality.grade_tables import (
+from annotator.quality.kept.current_grades import (
     SIZE,
     USER_BITS,
     USER_MASK,

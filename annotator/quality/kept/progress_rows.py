@@ -1,5 +1,5 @@
 """What the Team progress figures are counted from, kept up to date with the lead's other
-figures (``annotator.quality.maintained``): each assignment's current judgment in the
+figures (``annotator.quality.kept.figures``): each assignment's current judgment in the
 pool's app (``AppRows``), and when each person first judged each candidate (``Kept``'s
 ``row_first``), from which the hours candidates were completed follow. Plain numpy; no
 database, no Streamlit.

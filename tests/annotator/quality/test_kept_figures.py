@@ -1,4 +1,4 @@
-"""The lead's kept figures (``annotator.quality.maintained``) equal a count from scratch
+"""The lead's kept figures (``annotator.quality.kept.figures``) equal a count from scratch
 (``pool_quality``; for the Team progress and Pools figures ``progress.counted_team_figures``
 and ``pool_figures.counted_pool_figures``) after random interleavings of judgments,
 revisions, decisions, gold items and imported grades (the way carried grades are
@@ -18,8 +18,9 @@ from annotator.auth import add_user
 from annotator.labeling import assignment
 from annotator.pools import pool_figures
 from annotator.pools.pool_building import build_pool, topup_pool
-from annotator.quality import adjudication, gold, maintained, pool_quality, progress
+from annotator.quality import adjudication, gold, pool_quality, progress
 from annotator.quality.agreement import Figure
+from annotator.quality.kept import figures as kept_figures
 from storage.db import session_scope
 from storage.imports import import_corpus, import_queries, import_run
 from storage.models import Judgment
@@ -36,7 +37,7 @@ def team(engine, tmp_path, monkeypatch) -> dict[str, int]:
     """Pool p of QUERIES x CHUNKS candidates (overlap 2), queries with slices and splits,
     annotators PEOPLE and lead boss; the user ids by name."""
     monkeypatch.setenv("QRELS_LANG", "en")
-    maintained.forget()
+    kept_figures.forget()
     corpus = [{"_id": f"c{i}", "text": f"chunk number {i}"} for i in range(CHUNKS)]
     queries = [
         {
@@ -58,7 +59,7 @@ def team(engine, tmp_path, monkeypatch) -> dict[str, int]:
         ids["boss"] = add_user("boss", "lead", "password-1", session=session).id
     build_pool(engine, "p", systems="run:r", depth=CHUNKS, overlap=2)
     yield ids
-    maintained.forget()
+    kept_figures.forget()
 
 
 def same_figure(kept: Figure, counted: Figure) -> None:
@@ -69,7 +70,7 @@ def same_figure(kept: Figure, counted: Figure) -> None:
 
 
 def same_agreement(engine, policy: str, by: str | None) -> None:
-    kept = maintained.pool_agreement(engine, "p", policy, by, rounds=ROUNDS)
+    kept = kept_figures.pool_agreement(engine, "p", policy, by, rounds=ROUNDS)
     counted = pool_quality.pool_agreement(engine, "p", policy, by, rounds=ROUNDS)
     assert [r.group for r in kept.reports] == [r.group for r in counted.reports]
     for mine, theirs in zip(kept.reports, counted.reports, strict=True):
@@ -89,7 +90,7 @@ def same_agreement(engine, policy: str, by: str | None) -> None:
 
 
 def same_queue(engine, policy: str) -> None:
-    kept = maintained.pool_queue(engine, "p", policy)
+    kept = kept_figures.pool_queue(engine, "p", policy)
     counted = pool_quality.pool_queue(engine, "p", policy)
     assert (kept.annotators, kept.slice_tags, kept.query_ids) == (
         counted.annotators,
@@ -193,7 +194,7 @@ def step(engine, tmp_path, ids: dict[str, int], rng: random.Random, n: int) -> N
 @pytest.mark.parametrize("seed", [0, 1])
 def test_kept_figures_equal_a_count_from_scratch(engine, team, tmp_path, seed, monkeypatch):
     if seed:  # the grades and tables saved at every view that changed them
-        monkeypatch.setattr(maintained, "SAVE_EVERY", 0)
+        monkeypatch.setattr(kept_figures, "SAVE_EVERY", 0)
     rng = random.Random(seed)
     for n in range(50):
         (tmp_path / f"batch{n}").mkdir()
@@ -201,35 +202,35 @@ def test_kept_figures_equal_a_count_from_scratch(engine, team, tmp_path, seed, m
         if n % 10 == 9:
             check(engine)
         if n % 25 == 24:  # a restart: from the saved grades and the judgments since
-            maintained.forget()
+            kept_figures.forget()
     check(engine)
 
 
 def test_a_restart_reads_the_saved_grades_not_every_judgment(engine, team, monkeypatch):
-    monkeypatch.setattr(maintained.records, "LAG", 0)  # a small database: no ids read again
+    monkeypatch.setattr(kept_figures.records, "LAG", 0)  # a small database: no ids read again
     rng = random.Random(3)
     for _ in range(20):
         person = rng.choice(PEOPLE)
         item = assignment.next_item(engine, "p", team[person])
         assignment.submit(engine, item, team[person], grade=rng.randrange(4))
-    maintained.pool_agreement(engine, "p", "threshold", rounds=0)  # counted and saved
-    maintained.forget()
+    kept_figures.pool_agreement(engine, "p", "threshold", rounds=0)  # counted and saved
+    kept_figures.forget()
     item = assignment.next_item(engine, "p", team["a1"])
     assignment.submit(engine, item, team["a1"], grade=3)
     read: list[int] = []
-    since = maintained.records.judgments_since
+    since = kept_figures.records.judgments_since
 
     def counted_since(pool, after, *, session):
         read.append(after)
         return since(pool, after, session=session)
 
-    monkeypatch.setattr(maintained.records, "judgments_since", counted_since)
+    monkeypatch.setattr(kept_figures.records, "judgments_since", counted_since)
 
     def every_candidate(pool, *, session):
         raise AssertionError("the candidates are read from the checkpoint")
 
-    monkeypatch.setattr(maintained.records, "pool_candidates", every_candidate)
-    maintained.pool_agreement(engine, "p", "threshold", rounds=0)
+    monkeypatch.setattr(kept_figures.records, "pool_candidates", every_candidate)
+    kept_figures.pool_agreement(engine, "p", "threshold", rounds=0)
     assert read and min(read) >= 20  # never from the first judgment again
     monkeypatch.undo()
     check(engine)
@@ -239,7 +240,7 @@ def test_a_restart_reads_the_systems_saved_with_the_grades(engine, team, monkeyp
     """The systems that found each candidate (the Pools figures) are saved with the
     grades: a restart reads them there, and they are read again once a source is added
     (a manual find of a candidate in the pool, a top-up's new candidates)."""
-    monkeypatch.setattr(maintained, "SAVE_EVERY", 0)  # saved at each view that changed
+    monkeypatch.setattr(kept_figures, "SAVE_EVERY", 0)  # saved at each view that changed
     build_pool(engine, "small", systems="run:r", depth=3, overlap=2)
     for person in PEOPLE[:2]:
         for grade in (0, 2):
@@ -251,11 +252,11 @@ def test_a_restart_reads_the_systems_saved_with_the_grades(engine, team, monkeyp
         raise AssertionError("the systems are read from the checkpoint")
 
     def restart_and_compare() -> None:
-        maintained.kept_grades(engine, "small")  # saved, with the systems read since
-        maintained.forget()
+        kept_figures.kept_grades(engine, "small")  # saved, with the systems read since
+        kept_figures.forget()
         pool_figures.forget()
         with monkeypatch.context() as patched:
-            patched.setattr(maintained.records, "candidate_systems", unread)
+            patched.setattr(kept_figures.records, "candidate_systems", unread)
             same_pools(engine, "small")
 
     restart_and_compare()
@@ -278,14 +279,14 @@ def test_a_judgment_below_the_mark_is_noticed(engine, team, monkeypatch):
     person = team["a1"]
     item = assignment.next_item(engine, "p", person)
     assignment.submit(engine, item, person, grade=1)
-    kept = maintained.kept_grades(engine, "p")
-    monkeypatch.setattr(maintained.records, "LAG", 0)
+    kept = kept_figures.kept_grades(engine, "p")
+    monkeypatch.setattr(kept_figures.records, "LAG", 0)
     kept.seen -= 1  # as if one more judgment had turned up below the mark
     kept.judgment_mark = 10**9
-    maintained.kept_grades(engine, "p")
+    kept_figures.kept_grades(engine, "p")
     monkeypatch.undo()
     check(engine)
-    assert np.all(maintained.kept_grades(engine, "p").row_grade >= 0)
+    assert np.all(kept_figures.kept_grades(engine, "p").row_grade >= 0)
 
 
 def _graded_then_imported_at(engine, team, id_: int) -> dict:
@@ -307,11 +308,11 @@ def test_a_judgment_committed_late_below_the_mark_is_counted(engine, team, monke
     reads none when nothing was written since: one that appears there late, below what
     was already read, still makes the figures count again; below the lag (0: nothing read
     again, only counted) or in it (read again once it is there)."""
-    monkeypatch.setattr(maintained.records, "LAG", lag)
+    monkeypatch.setattr(kept_figures.records, "LAG", lag)
     row = _graded_then_imported_at(engine, team, 10)
-    maintained.kept_grades(engine, "p")  # read up to 10
+    kept_figures.kept_grades(engine, "p")  # read up to 10
     counted: list[int] = []
-    up_to = maintained.records.judgments_up_to
+    up_to = kept_figures.records.judgments_up_to
 
     def spied(mark, *, session, after=0):
         counted.append(after)
@@ -321,10 +322,10 @@ def test_a_judgment_committed_late_below_the_mark_is_counted(engine, team, monke
         raise AssertionError("nothing was written since the last view")
 
     with monkeypatch.context() as patched:
-        patched.setattr(maintained.records, "judgments_up_to", spied)
-        patched.setattr(maintained.records, "judgments_since", unread)
-        patched.setattr(maintained.records, "app_judgments_since", unread)
-        maintained.kept_grades(engine, "p")
+        patched.setattr(kept_figures.records, "judgments_up_to", spied)
+        patched.setattr(kept_figures.records, "judgments_since", unread)
+        patched.setattr(kept_figures.records, "app_judgments_since", unread)
+        kept_figures.kept_grades(engine, "p")
     # Not every judgment from the first on SQLite; on PostgreSQL every one (below).
     assert counted and (0 in counted) == (engine.dialect.name == "postgresql")
     late = row | {"id": 7, "user_id": team["a2"], "grade": 0}  # given id 7, committed now
@@ -339,26 +340,26 @@ def test_a_view_counts_the_judgments_from_the_first_once(engine, team, monkeypat
     grades), counts those from the first id to the lag once (a million at L, on
     PostgreSQL at every view): what it keeps for the next view's check is the count it
     just made. The figures still equal a count from scratch."""
-    monkeypatch.setattr(maintained.records, "LAG", 2)
+    monkeypatch.setattr(kept_figures.records, "LAG", 2)
     for person in PEOPLE:
         item = assignment.next_item(engine, "p", team[person])
         assignment.submit(engine, item, team[person], grade=2)
-    maintained.kept_grades(engine, "p")
+    kept_figures.kept_grades(engine, "p")
     if restart:
-        maintained._save(engine, "p", maintained.kept_grades(engine, "p"))
-        maintained.forget()
+        kept_figures._save(engine, "p", kept_figures.kept_grades(engine, "p"))
+        kept_figures.forget()
     person = team["a1"]
     assignment.submit(engine, assignment.next_item(engine, "p", person), person, grade=3)
     counted: list[int] = []
-    up_to = maintained.records.judgments_up_to
+    up_to = kept_figures.records.judgments_up_to
 
     def spied(mark, *, session, after=0):
         counted.append(after)
         return up_to(mark, session=session, after=after)
 
     with monkeypatch.context() as patched:
-        patched.setattr(maintained.records, "judgments_up_to", spied)
-        maintained.kept_grades(engine, "p")
+        patched.setattr(kept_figures.records, "judgments_up_to", spied)
+        kept_figures.kept_grades(engine, "p")
     assert len([after for after in counted if after <= 0]) == 1
     check(engine)
 
@@ -371,11 +372,11 @@ def test_an_import_committed_late_far_below_the_mark_is_counted_on_postgresql(
     checks every id."""
     if engine.dialect.name != "postgresql":
         pytest.skip("SQLite's writers take turns: no id commits below one already read")
-    monkeypatch.setattr(maintained.records, "LAG", 0)
-    monkeypatch.setattr(maintained.records, "CHECKED", 1)
+    monkeypatch.setattr(kept_figures.records, "LAG", 0)
+    monkeypatch.setattr(kept_figures.records, "CHECKED", 1)
     row = _graded_then_imported_at(engine, team, 1_000)
-    maintained.kept_grades(engine, "p")  # read up to 1,000
-    maintained.kept_grades(engine, "p")  # a view that found nothing new
+    kept_figures.kept_grades(engine, "p")  # read up to 1,000
+    kept_figures.kept_grades(engine, "p")  # a view that found nothing new
     late = row | {"id": 500, "user_id": team["a2"], "grade": 0}  # far below: committed now
     with session_scope(engine) as session:
         session.connection().execute(insert(Judgment).values(late))
@@ -384,4 +385,4 @@ def test_an_import_committed_late_far_below_the_mark_is_counted_on_postgresql(
 
 def test_a_pool_nobody_judged_yet(engine, team):
     check(engine)
-    assert maintained.pool_queue(engine, "p", "threshold").table.empty
+    assert kept_figures.pool_queue(engine, "p", "threshold").table.empty

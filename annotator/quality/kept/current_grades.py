@@ -1,5 +1,5 @@
 """One pool's current human grades and the small count tables derived from them, kept by
-``annotator.quality.maintained``: the rows (a person's newest grade per candidate), per
+``annotator.quality.kept.figures``: the rows (a person's newest grade per candidate), per
 candidate its grades, per query alpha's coincidence shares, per pair of people and query
 their confusion counts. Plain numpy; no database, no Streamlit.
 """
@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from annotator.quality.agreement import PairAgreement
-from annotator.quality.progress_tables import AppRows, completions
+from annotator.quality.kept.progress_rows import AppRows, completions
 from pooling.grades import GRADES
 from pooling.resolution import UNSURE_COUNT
 
@@ -121,7 +121,7 @@ class Kept:
     saved: float = 0.0
     kept_pairs: dict[tuple, tuple[tuple, list[PairAgreement]]] = field(default_factory=dict)
     # Bumped by every count, and per query the count that last touched it: what the views'
-    # own tables (``maintained``'s, in ``derived``) bring up to date, query by query.
+    # own tables (``figures``'s, in ``derived``) bring up to date, query by query.
     version: int = 0
     query_version: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     derived: dict[tuple, Any] = field(default_factory=dict)

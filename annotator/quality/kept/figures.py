@@ -6,7 +6,7 @@ Per pool, this process keeps the current human grade of every (candidate, person
 from it small count tables: per candidate its grades (0-3, unsure), per query the
 coincidence of grades (Krippendorff's alpha), and per pair of people and query their
 confusion counts; and for the Team progress figures, each assignment's current judgment in
-the pool's app and when each person first judged each candidate (``progress_tables``).
+the pool's app and when each person first judged each candidate (``kept.progress_rows``).
 A view reads the judgments written since the last one (ids above a
 mark, ``storage.figure_records``), applies them, counts the queries they touched again and
 derives the figures from the tables: a bootstrap interval resamples the pairs' per-query
@@ -31,7 +31,6 @@ from collections.abc import Callable
 import numpy as np
 import pandas as pd
 
-from annotator.quality import view_tables
 from annotator.quality.adjudication import Queue
 from annotator.quality.agreement import (
     PAGE_ROUNDS,
@@ -42,7 +41,8 @@ from annotator.quality.agreement import (
     krippendorff_alpha,
     pairs_of_shares,
 )
-from annotator.quality.grade_tables import (
+from annotator.quality.kept import views
+from annotator.quality.kept.current_grades import (
     SIZE,
     UNSURE,
     USER_BITS,
@@ -54,8 +54,8 @@ from annotator.quality.grade_tables import (
     distinct_codes,
     saved_candidates,
 )
+from annotator.quality.kept.views import CELLS, GRADED
 from annotator.quality.pool_quality import PoolAgreement
-from annotator.quality.view_tables import CELLS, GRADED
 from pooling.grades import check_policy
 from pooling.grouping import GROUPINGS
 from pooling.i18n import check_name
@@ -352,7 +352,7 @@ def _versus_final(kept: Kept, policy: str) -> pd.DataFrame:
     """Each person's quadratic kappa against the final grades, before and after
     adjudication, as ``adjudication.versus_final`` gives it: from per-query counts
     brought up to date for what changed since the last view."""
-    totals = view_tables.versus(kept, policy)
+    totals = views.versus(kept, policy)
     people = sorted((p for p, t in totals.items() if t[GRADED]), key=lambda p: kept.names[p])
     rows = [
         {
@@ -385,8 +385,8 @@ def pool_queue(engine, pool_name: str, policy: str) -> Queue:
     half a million strings."""
     kept = kept_grades(engine, pool_name)
     with kept.lock:
-        found = view_tables.statuses(kept, policy)
-        status = view_tables.settled(kept, found)
+        found = views.statuses(kept, policy)
+        status = views.settled(kept, found)
         judged = np.flatnonzero(status >= 0)
         # Most severe first, then in position (query, chunk id) order: a stable sort.
         judged = judged[np.argsort(-found.severity[judged], kind="stable")]
@@ -403,7 +403,7 @@ def pool_queue(engine, pool_name: str, policy: str) -> Queue:
                 "severity": found.severity[judged].astype(np.int64),
                 "auto_grade": _or_none(found.auto[judged]),
                 "slices": columns["slices"][query],
-                "people": view_tables.people_masks(kept, annotators)[judged],
+                "people": views.people_masks(kept, annotators)[judged],
             }
         )
         present = np.flatnonzero(np.bincount(query, minlength=len(kept.query_ids)))
@@ -431,7 +431,7 @@ def _columns(kept: Kept) -> dict:
         found = kept.derived[("columns",)] = {
             "chunk_id": pd.array(kept.chunk_ids, dtype="str"),
             "query_id": pd.CategoricalDtype(kept.query_ids),
-            "status": pd.CategoricalDtype(view_tables.STATUSES),
+            "status": pd.CategoricalDtype(views.STATUSES),
             "slices": slices,
         }
     return found

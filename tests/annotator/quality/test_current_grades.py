@@ -1,5 +1,5 @@
-"""The pieces of the kept grades that make a restart quick (``grade_tables``,
-``progress_tables``) against the plain way they replace: a dict of positions, a lexsort,
+"""The pieces of the kept grades that make a restart quick (``kept.current_grades``,
+``kept.progress_rows``) against the plain way they replace: a dict of positions, a lexsort,
 texts encoded one by one."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import random
 import numpy as np
 import pytest
 
-from annotator.quality.grade_tables import Places, _of_texts, _texts
-from annotator.quality.progress_tables import _in_order
+from annotator.quality.kept.current_grades import Places, _of_texts, _texts
+from annotator.quality.kept.progress_rows import _in_order
 
 IDS = ["a", "b", "é", "中文", "z\u2028", "😀", "a b", "", "nul\x00"]
 
