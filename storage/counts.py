@@ -276,7 +276,9 @@ def combination_relevance(
     ``pooling.resolution.merged``'s order, the lead's latest adjudication, else its gold
     grade (a gold item), else the median (rounded down) of the humans' current grades,
     which is what a release resolves an agreed candidate to: relevant when fewer than half
-    of them are below ``threshold``. Unsure judgments carry no grade."""
+    of them are below ``threshold``. Unsure judgments carry no grade. A grade carried from an
+    earlier release (``qrels carry``) stands only in a release that accepts it
+    (``release create --accept-carried``), so it is not counted here."""
     sources, graded = candidate_sources(pool), _graded_candidates(pool, threshold)
     decided, golden = graded.c.decision.is_not(None), graded.c.gold.is_not(None)
     judged = decided | golden | (graded.c.grades > 0)
