@@ -235,10 +235,12 @@ def idle(page, quiet: float = 0.6, seconds: float = 60) -> None:
 
 
 def settle(page) -> None:
-    """Wait until the item's buttons are drawn: a key pressed while the page is still being
-    redrawn finds no button (it is dropped, never applied to another item)."""
+    """Wait until the item's buttons are drawn and the page's run is over: a key pressed
+    while the page is still being redrawn finds no button or a stale one (it is refused,
+    never applied to another item), and on a loaded machine a redraw after another page
+    outlasted a burst of keys (test_browser_keys, once)."""
     page.locator(".st-key-grade_3 button").first.wait_for(timeout=20_000)
-    page.wait_for_timeout(400)
+    idle(page, quiet=0.4)
 
 
 def press_until_saved(page, url: str, name: str, key: str) -> None:
