@@ -10,7 +10,7 @@ pages by the sidebar at ``LEAD_VIEWS`` views a minute. Two layouts of ``qrels se
 - ``one``: one app process for everyone, as ``qrels serve`` was before issue 41
   (``qrels serve --process annotators``: that process alone on the port);
 - ``two``: ``qrels serve`` as it is, the annotators' and the leads' processes behind the
-  front on the port (``two-nice``: the leads' process at nice 5).
+  front on the port (``two-nice`` and ``two-nice19``: the leads' process at nice 5, 19).
 
 Runs: for each layout, ``--compare`` annotators with keys alone and with the lead
 browsing, side by side (the issue's target: with a lead, p95 at most 150 ms and within
@@ -22,10 +22,12 @@ a PostgreSQL one is served as it is, the keys going into it (give it a copy: L l
 left stop pressing). Either is made ready once: the lead's kept figures counted (what a
 running app's views leave behind) and annotators added up to the largest N (``x00``...).
 The browsers share the machine with the server, as the people's own computers would not:
-the load average is recorded beside the numbers.
+the load average is recorded beside the numbers, and ``--lead-browser-nice N`` runs the
+lead's Chromium at nice N, standing for the lead's own computer.
 
     python benchmarks/capacity.py --db URL [--annotators 1,4,8,16]
-        [--compare 4] [--layouts one,two] [--seconds 60] [--rounds 1] [--json F]
+        [--compare 4] [--layouts one,two] [--seconds 60] [--rounds 1]
+        [--lead-browser-nice N] [--json F]
     python benchmarks/capacity.py --report F [F ...]
 """
 
@@ -57,8 +59,13 @@ PACE = 3.0  # seconds between one annotator's keys: reading a short passage, dec
 LEAD_VIEWS = 40  # the lead's page views a minute
 # The five lead pages' addresses ("": Team progress, the lead's first page, at the root)
 LEAD_PAGES = ["", "pools", "adjudication", "agreement", "releases"]
-# "two-nice": the leads' process at a lower CPU priority (tried, not kept: serving.py).
-LAYOUTS = {"one": ["--process", "annotators"], "two": [], "two-nice": ["--leads-niceness", "5"]}
+# "two-nice*": the leads' process at a lower CPU priority (tried, not kept: serving.py).
+LAYOUTS = {
+    "one": ["--process", "annotators"],
+    "two": [],
+    "two-nice": ["--leads-niceness", "5"],
+    "two-nice19": ["--leads-niceness", "19"],
+}
 LOST_AFTER = 60  # seconds without the next passage after which a key counts as dropped
 GOAL_MS = 100  # the issue's goal for a key's p95; the point where it is passed is reported
 KEYS = "0123"
@@ -88,11 +95,18 @@ READY = """() => !window.__pending && !!document.querySelector('.st-key-grade_3 
 LAUNCH = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"]
 
 
-def chromium():
+def chromium(niceness: int = 0):
+    """Headless Chromium (Debian's), at ``niceness`` (``nice``) when it is not 0."""
     from playwright.sync_api import sync_playwright
 
     playwright = sync_playwright().start()
     path = shutil.which("chromium") or "/usr/bin/chromium"
+    if niceness:
+        # Through a script that execs it under nice: its pipe to Playwright stays as is.
+        wrapper = Path(tempfile.mkdtemp()) / "chromium"
+        wrapper.write_text(f'#!/bin/sh\nexec nice -n {niceness} {path} "$@"\n')
+        wrapper.chmod(0o755)
+        path = str(wrapper)
     return playwright, playwright.chromium.launch(executable_path=path, args=LAUNCH)
 
 
@@ -146,10 +160,13 @@ def annotate(address: str, names: list[str], started: threading.Event, stop: thr
         playwright.stop()
 
 
-def browse(address: str, started: threading.Event, stop: threading.Event) -> list[float]:
-    """The lead's browser: log in, then open the lead pages in turn from the sidebar at
-    ``LEAD_VIEWS`` a minute until ``stop``; each view's seconds until its run ended."""
-    playwright, browser = chromium()
+def browse(
+    address: str, started: threading.Event, stop: threading.Event, niceness: int = 0
+) -> list[float]:
+    """The lead's browser (at ``niceness``): log in, then open the lead pages in turn from
+    the sidebar at ``LEAD_VIEWS`` a minute until ``stop``; each view's seconds until its
+    run ended."""
+    playwright, browser = chromium(niceness)
     views = []
     try:
         page = log_in(browser, address, "lead")
@@ -206,8 +223,11 @@ def copy(url: str, folder: Path) -> str:
     return f"sqlite:///{target}"
 
 
-def run(url: str, layout: str, annotators: int, lead: bool, seconds: float) -> dict:
-    """One run: ``annotators`` pressing keys for ``seconds``, with the lead browsing or not."""
+def run(
+    url: str, layout: str, annotators: int, lead: bool, seconds: float, lead_nice: int = 0
+) -> dict:
+    """One run: ``annotators`` pressing keys for ``seconds``, with the lead browsing or not
+    (their browser at nice ``lead_nice``)."""
     with tempfile.TemporaryDirectory() as folder:
         folder = Path(folder)
         copied = copy(url, folder) if url.startswith("sqlite:///") else url
@@ -217,7 +237,7 @@ def run(url: str, layout: str, annotators: int, lead: bool, seconds: float) -> d
         names = sorted(names)[:annotators]
         work = [("keys", lambda: annotate(address, names, started, stop))]
         if lead:
-            work.append(("views", lambda: browse(address, started, stop)))
+            work.append(("views", lambda: browse(address, started, stop, lead_nice)))
         threads = [
             threading.Thread(target=lambda k=k, f=f: results.__setitem__(k, f()), daemon=True)
             for k, f in work
@@ -244,6 +264,7 @@ def run(url: str, layout: str, annotators: int, lead: bool, seconds: float) -> d
         "layout": layout,
         "annotators": annotators,
         "lead": lead,
+        "lead_browser_nice": lead_nice if lead else None,
         "keys": len(timed),
         "lost_keys": lost,
         "p50_ms": statistics.median(timed) if timed else None,
@@ -317,6 +338,12 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--json", dest="json_path")
+    parser.add_argument(
+        "--lead-browser-nice",
+        type=int,
+        default=0,
+        help="the lead's Chromium at this nice: it stands for the lead's own computer",
+    )
     parser.add_argument("--report", nargs="+", metavar="FILE")
     args = parser.parse_args()
     if args.report:
@@ -332,7 +359,7 @@ def main() -> None:
     rows = []
     for _ in range(args.rounds):
         for layout, n, lead in plan:
-            rows.append(run(args.db, layout, n, lead, args.seconds))
+            rows.append(run(args.db, layout, n, lead, args.seconds, args.lead_browser_nice))
             print(json.dumps(rows[-1]), file=sys.stderr)
             if args.json_path:
                 document = {"db": args.db, "cores": os.cpu_count(), "runs": rows}
