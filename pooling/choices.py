@@ -24,14 +24,18 @@ def chosen_values() -> Mapping[str, object]:
     return CHOSEN.get() or {}
 
 
-def language(environ: Mapping[str, str] | None = None) -> str:
+def language(environ: Mapping[str, str] | None = None, browser: str | None = None) -> str:
     """The language of messages: the one the command chose, else ``QRELS_LANG`` in
-    ``environ`` (the process's environment), else the locale's, else English."""
+    ``environ`` (the process's environment), else the ``browser``'s (a page's visitor:
+    ``zh-CN``, ``en-GB``; the server's locale says nothing of them), else the locale's,
+    else English."""
     env = os.environ if environ is None else environ
     picked = chosen_values().get("language")
     explicit = str(picked) if picked else env.get(LANGUAGE_VARIABLE, "").strip()
     if explicit.lower() in LANGUAGES:
         return explicit.lower()
+    if browser:
+        return "zh" if browser.strip().lower().startswith("zh") else "en"
     for variable in ("LC_ALL", "LC_MESSAGES", "LANG"):
         value = env.get(variable, "").lower()
         if value:

@@ -46,10 +46,11 @@ def register(messages: dict[str, dict[str, str]]) -> None:
     MESSAGES.update(messages)
 
 
-def current_language() -> str:
+def current_language(browser: str | None = None) -> str:
     """The language for messages (``pooling.choices``): the one the command chose
-    (``--lang``), else ``QRELS_LANG``, else the locale, else English."""
-    return choices.language()
+    (``--lang``), else ``QRELS_LANG``, else the ``browser``'s (the app's visitor), else the
+    locale, else English."""
+    return choices.language(browser=browser)
 
 
 def t(key: str, lang: str | None = None, **params: object) -> str:

@@ -167,7 +167,8 @@ def counted_at(counted: Counted) -> None:
 
 def lang() -> str:
     if LANG_KEY not in st.session_state:
-        st.session_state[LANG_KEY] = current_language()
+        # Before a login: the deployment's QRELS_LANG, else the browser's language.
+        st.session_state[LANG_KEY] = current_language(browser=st.context.locale)
     return st.session_state[LANG_KEY]
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from pooling import choices
 from pooling.i18n import LocalizedError
 from pooling.settings import ONE_BLAS_THREAD, child_environment, chosen, current
 
@@ -62,3 +63,11 @@ def test_the_app_gets_one_blas_thread_unless_the_environment_chose(monkeypatch):
     assert all(child_environment()[name] == "1" for name in ONE_BLAS_THREAD)
     monkeypatch.setenv("OPENBLAS_NUM_THREADS", "4")
     assert child_environment()["OPENBLAS_NUM_THREADS"] == "4"
+
+
+def test_a_browsers_language_comes_after_the_deployments_and_before_the_servers_locale():
+    assert choices.language({"LANG": "en_US.UTF-8"}, browser="zh-CN") == "zh"
+    assert choices.language({"LANG": "zh_CN.UTF-8"}, browser="en-GB") == "en"
+    assert choices.language({"QRELS_LANG": "en"}, browser="zh-TW") == "en"
+    assert choices.language({"LANG": "zh_CN.UTF-8"}, browser=None) == "zh"
+    assert choices.language({}, browser="") == "en"
