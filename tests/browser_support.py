@@ -218,7 +218,16 @@ def passage(page) -> str:
     return page.locator(".st-key-passage").inner_text()
 
 
-RUNNING = '[data-testid="stStatusWidgetRunningIcon"]'
+# The page's script at work: its run state as the app root says it (at once, where the
+# status widget's running icon may come later), or a redraw's stale elements still shown.
+RUNNING = ", ".join(
+    [
+        '[data-testid="stApp"][data-test-script-state="running"]',
+        '[data-testid="stApp"][data-test-script-state="rerunRequested"]',
+        '[data-testid="stStatusWidgetRunningIcon"]',
+        '[data-stale="true"]',
+    ]
+)
 
 
 def idle(page, quiet: float = 0.6, seconds: float = 60) -> None:

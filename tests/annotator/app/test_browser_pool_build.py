@@ -66,13 +66,19 @@ def test_a_lead_builds_and_tops_up_a_pool_from_the_app(
     idle(page)
     page.get_by_text(words["topup"], exact=True).click()
     page.locator(".st-key-topup_pool_systems input").fill("run:r")
-    page.locator(".st-key-topup_pool_submit button").click()
     alert = page.locator('[data-testid="stAlert"]').filter(has_text=words["topped"])
-    try:
-        alert.first.wait_for(timeout=60_000)
-    except PlaywrightTimeout:
-        shown = page.locator('[data-testid="stAlert"]').all_inner_texts()
-        raise AssertionError(f"no top-up reported; the page says {shown}") from None
+    # Submitted a second time, as a person would, only when the first click did nothing at
+    # all: on a loaded machine (the whole browser suite on 2 cores) a submit of this form
+    # was lost about once in three runs of the suite, with no error, no reconnection and no
+    # run of the page that saw it (the cause, inside Streamlit's frontend, is not known).
+    for attempt in range(2):
+        page.locator(".st-key-topup_pool_submit button").click()
+        try:
+            alert.first.wait_for(timeout=20_000 if attempt == 0 else 60_000)
+            break
+        except PlaywrightTimeout:
+            shown = page.locator('[data-testid="stAlert"]').all_inner_texts()
+            assert attempt == 0 and size(url) == built, f"no top-up reported: {shown}"
     until(lambda: (size(url) or 0) > (built or 0))
     engine = make_engine(url)
     with session_scope(engine) as session:
