@@ -231,10 +231,10 @@ RUNNING = ", ".join(
 
 
 def idle(page, quiet: float = 0.6, seconds: float = 60) -> None:
-    """Wait until the page's script has not been running for ``quiet`` seconds. A form
-    submitted while a run of the page is still under way (the figures of a pool just
-    chosen, on a loaded machine) was seen to be lost once in about fifty runs; a person
-    submits when the page has settled, and the test does too."""
+    """Wait until the page's script has not been running for ``quiet`` seconds (the app
+    root's run state, the running icon, stale elements): a key pressed on a redraw still
+    under way is refused, and a person acts once the page has settled; the test does
+    too."""
     deadline, since = time.monotonic() + seconds, time.monotonic()
     while time.monotonic() - since < quiet:
         assert time.monotonic() < deadline, "the page kept running"
