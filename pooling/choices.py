@@ -34,10 +34,9 @@ def language(environ: Mapping[str, str] | None = None, browser: str | None = Non
     explicit = str(picked) if picked else env.get(LANGUAGE_VARIABLE, "").strip()
     if explicit.lower() in LANGUAGES:
         return explicit.lower()
-    if browser:
-        return "zh" if browser.strip().lower().startswith("zh") else "en"
-    for variable in ("LC_ALL", "LC_MESSAGES", "LANG"):
-        value = env.get(variable, "").lower()
+    # The browser's language tag and the locale's variables, read by one rule.
+    told = [(browser or "").strip(), *(env.get(v, "") for v in ("LC_ALL", "LC_MESSAGES", "LANG"))]
+    for value in told:
         if value:
-            return "zh" if value.startswith("zh") else "en"
+            return "zh" if value.lower().startswith("zh") else "en"
     return "en"
