@@ -75,6 +75,26 @@ MEMBERS_LIMIT = 10_000
 UNPACKED_BYTES = 4 * LIMIT_BYTES
 DOCUMENTS_SUFFIX = ".zip"
 _LINK = 0o120000  # S_IFLNK in a member's Unix mode (the high bits of ``external_attr``)
+_UTF8_NAME = 0x800  # general purpose bit 11: the member's name is UTF-8
+# Tried in turn for a name without that bit: zip on Linux and macOS writes UTF-8 without
+# saying so, Windows in Chinese writes the ANSI code page (GBK); cp437, the format's own
+# default, is what zipfile read, and stands when neither fits.
+_UNFLAGGED_NAMES = ("utf-8", "gbk")
+
+
+def _member_name(member: zipfile.ZipInfo) -> str:
+    """A member's name as its writer meant it. ``zipfile`` reads a name without the UTF-8
+    bit as cp437, which made ``faq/清洁.md`` of a zip made on Linux ``faq/µ╕àµ┤ü.md``, a
+    document id no run names."""
+    if member.flag_bits & _UTF8_NAME:
+        return member.filename
+    raw = member.filename.encode("cp437")
+    for encoding in _UNFLAGGED_NAMES:
+        try:
+            return raw.decode(encoding)
+        except UnicodeDecodeError:
+            continue
+    return member.filename
 
 
 def _member_parts(name: str, label: str) -> list[str]:
@@ -128,9 +148,10 @@ def _unzip(data: bytes, label: str, root: Path, budget: list[int]) -> None:
             raise InputError(label, "upload_too_many_members", limit=MEMBERS_LIMIT)
         checked = []
         for member in members:
-            parts = _member_parts(member.filename, label)
+            name = _member_name(member)
+            parts = _member_parts(name, label)
             if (member.external_attr >> 16) & 0o170000 == _LINK:
-                raise InputError(label, "upload_member_link", member=member.filename)
+                raise InputError(label, "upload_member_link", member=name)
             checked.append((member, parts))
         for member, parts in checked:
             if parts[0] == "__MACOSX":
@@ -140,7 +161,7 @@ def _unzip(data: bytes, label: str, root: Path, budget: list[int]) -> None:
                     _write_member(root, parts, source, budget, label)
             except (zipfile.BadZipFile, NotImplementedError, RuntimeError, EOFError):
                 # a damaged member, an unknown compression, an encrypted one
-                name = member.filename
+                name = "/".join(parts)
                 raise InputError(label, "upload_member_unreadable", member=name) from None
 
 

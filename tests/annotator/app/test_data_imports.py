@@ -180,3 +180,27 @@ def test_loose_files_keep_only_their_last_name_and_are_not_given_twice(tmp_path,
         with pytest.raises(LocalizedError), uploads.document_folder(files):
             pass
     assert list(tmp_path.iterdir()) == []
+
+
+def unflagged(name: str, encoding: str) -> bytes:
+    """A zip holding ``name`` as a writer that sets no UTF-8 bit would: its bytes in
+    ``encoding`` (Python's zipfile flags every non-ASCII name, so the bytes are put in after)."""
+    raw = name.encode(encoding)
+    stand_in = b"x" * len(raw)
+    data = zipped({stand_in.decode(): "# 清洁\n\n每天冲洗滴水盘。"})
+    assert data.count(stand_in) == 2  # the local header and the central directory
+    return data.replace(stand_in, raw)
+
+
+@pytest.mark.parametrize("encoding", ["utf-8", "gbk"])
+def test_a_zip_without_the_utf8_bit_keeps_its_chinese_names(encoding, tmp_path, monkeypatch):
+    # zip on Linux and macOS writes UTF-8 names without the bit, Windows in Chinese GBK:
+    # zipfile reads both as cp437, and the document's id became 'faq/µ╕àµ┤ü.md'.
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    with uploads.document_folder([("docs.zip", unflagged("faq/清洁.md", encoding))]) as folder:
+        assert [p.name for p in folder.path.rglob("*.md")] == ["清洁.md"]
+    with (
+        pytest.raises(InputError, match="not a plain path"),
+        uploads.document_folder([("evil.zip", unflagged("../清洁.md", encoding))]),
+    ):
+        pass
