@@ -63,7 +63,7 @@ def test_markdown_in_uploaded_runs_is_shown_as_text(database, browser, tmp_path)
         page.get_by_role("textbox", name="Password").fill("secret-password")
         page.get_by_role("button", name="Log in").click()
         page.get_by_role("link", name="Evaluate").click(timeout=30_000)
-        page.get_by_text("or upload TREC runs to evaluate them").wait_for(timeout=30_000)
+        page.get_by_text("or upload run files (TREC, JSONL or CSV)").wait_for(timeout=30_000)
         upload = page.locator("input[type=file]")
         upload.set_input_files(
             [

@@ -33,7 +33,7 @@ def test_a_lead_evaluates_two_runs_and_downloads_the_report(database, browser, t
         page.get_by_role("textbox", name="Password").fill("secret-password")
         page.get_by_role("button", name="Log in").click()
         page.get_by_role("link", name="Evaluate").click(timeout=30_000)
-        page.get_by_text("or upload TREC runs to evaluate them").wait_for(timeout=30_000)
+        page.get_by_text("or upload run files (TREC, JSONL or CSV)").wait_for(timeout=30_000)
         page.locator("input[type=file]").set_input_files([str(f) for f in files])
         page.get_by_text("Overall", exact=True).wait_for(timeout=60_000)
 
