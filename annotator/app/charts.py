@@ -387,8 +387,7 @@ def statuses(frame: pd.DataFrame) -> alt.Chart:
 
 
 def systems(frame: pd.DataFrame) -> alt.VConcatChart:
-    """Per system: candidates found and found by it alone; under it, its share of the
-    pool's relevant candidates."""
+    """Per system: candidates found, found by it alone, and its share of the relevant."""
     y = alt.Y("system:N", title=title("system"))
     counts = (
         _folded(alt.Chart(frame), ["found", "unique"])
@@ -405,7 +404,8 @@ def systems(frame: pd.DataFrame) -> alt.VConcatChart:
         alt.Chart(frame)
         .mark_bar(color="#31a354")
         .encode(
-            x=alt.X("share:Q", title=title("share"), axis=alt.Axis(format="%")),
+            # 0-100% always: with nothing relevant yet the axis read "0.000000%"
+            x=alt.X("share:Q").title(title("share")).axis(format=".0%").scale(domain=(0, 1)),
             y=y,
             tooltip=_tips("system:N", "judged:Q", "relevant:Q", "share:Q"),
         )

@@ -110,6 +110,11 @@ def test_pools_charts_draw_what_pool_figures_computes(worked, demo_url):
     assert figures.systems["judged"].sum() > 0
     same(*figure(at, "systems"), figures.systems)
     same(*figure(at, "combinations"), figures.combinations)
+    # The share of the relevant reads 0-100% in whole percents, even with nothing relevant
+    # yet (an axis without extent read "0.000000%").
+    spec = json.loads(at.get_by_key("figure_systems").get("vega_lite_chart")[0].proto.spec)
+    share = spec["vconcat"][1]["encoding"]["x"]
+    assert (share["scale"]["domain"], share["axis"]["format"]) == ([0, 1], ".0%")
 
 
 def test_agreement_charts_draw_what_the_reports_say(worked, demo_url):
