@@ -403,6 +403,9 @@ def choose_policy() -> str:
     )
 
 
+HEADING_TITLE = 80  # characters of a document's title in a passage's heading
+
+
 def show_pair(query_text: str, query_notes: str, title: str, text: str, place: str = "") -> None:
     """The query and the passage, both as plain text: markup and scripts are shown;
     ``place`` is where the passage lies in its document (``page 3 · Brakes``)."""
@@ -412,7 +415,10 @@ def show_pair(query_text: str, query_notes: str, title: str, text: str, place: s
         if query_notes:
             st.caption(t("query_notes"))
             st.text(query_notes)
-    # The document's title is said once, with the heading, not inside the passage's box.
+    # The document's title is said once, with the heading, not inside the passage's box;
+    # a text file's title is its first line, which may be a whole paragraph: cut to a line.
+    if len(title) > HEADING_TITLE:
+        title = title[: HEADING_TITLE - 1].rstrip() + "…"
     with st.container(key="passage_heading"):
         heading = t("passage_from", title=title) if title else t("chunk")
         st.text(f"{heading} · {place}" if place else heading)
