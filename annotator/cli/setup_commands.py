@@ -69,6 +69,10 @@ def app_command(port: int, host: str) -> list[str]:
         "true",
         "--browser.gatherUsageStats",
         "false",
+        # qrels serve names the address to open; Streamlit's own banner named each app
+        # process's inner port, behind the front, where a lead's pages are not routed.
+        "--logger.hideWelcomeMessage",
+        "true",
         # Annotators and leads use the app; Streamlit's own Deploy, Rerun and cache menu
         # items are for whoever develops it.
         "--client.toolbarMode",

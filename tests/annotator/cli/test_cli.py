@@ -233,6 +233,11 @@ def test_serve_runs_streamlit_without_its_full_collection_after_every_page_run(
     # No watching of the app's sources: it cost most of a page's time (docs/benchmarks.md).
     at = arguments.index("--server.fileWatcherType")
     assert arguments[at + 1] == "none"
+    # No banner of an inner port: qrels serve names the address to open.
+    at = arguments.index("--logger.hideWelcomeMessage")
+    assert (
+        arguments[at + 1] == "true" and "logger.hideWelcomeMessage" in config.get_config_options()
+    )
 
 
 @pytest.mark.parametrize("command", ["serve", "demo"])
