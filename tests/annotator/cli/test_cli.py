@@ -190,6 +190,28 @@ def test_pool_commands(qrels, tmp_path, monkeypatch):
     assert "unknown run 'missing'" in result.stderr
 
 
+@pytest.mark.parametrize(
+    "options, named",
+    [
+        (["--embeddings-url", "http://127.0.0.1:9/v1"], "--embeddings-url"),
+        (["--api-key-env", "E_API_KEY", "--query-model", "q"], "--api-key-env, --query-model"),
+        (["--passage-prefix", "passage: ", "--query-prefix", "query: "], "--passage-prefix, "),
+        (["--embeddings-batch", "8"], "--embeddings-batch"),
+    ],
+)
+def test_an_endpoints_option_without_an_openai_encoder_is_refused(qrels, tmp_path, options, named):
+    # It used to build a TF-IDF pool and store the option nothing read.
+    qrels("init")
+    qrels("import", "corpus", write(tmp_path, "c.jsonl", jsonl(CORPUS)), "--corpus-version", "c1")
+    qrels("import", "queries", write(tmp_path, "q.jsonl", jsonl(QUERIES)), "--query-set", "qs1")
+    build = ["pool", "build", "kt", "--systems", "bm25,vector", "--depth", "5", *options]
+    result = qrels(*build, expect=2)
+    assert result.stderr.startswith(f"error: only --encoder openai:MODEL reads {named}")
+    assert "the encoder is 'tfidf-svd'" in result.stderr
+    assert "--encoder openai:MODEL 会读取" in qrels("--lang", "zh", *build, expect=2).stderr
+    assert "pools\n  (none)" in qrels("status").output  # nothing written
+
+
 def test_serve_runs_streamlit_without_its_full_collection_after_every_page_run(
     tmp_path, monkeypatch
 ):
