@@ -3,7 +3,10 @@ told from the content rather than the extension (a ``.txt`` may hold any of them
 
 - TREC: ``qid Q0 docid rank score tag`` per line, whitespace-separated.
 - JSONL: one object a line with ``query_id``, ``chunk_id`` or ``doc_id``, ``score``, and
-  optionally ``rank`` and ``tag``.
+  optionally ``rank`` and ``tag``. ``chunk_id`` and ``doc_id`` are two names for one field
+  (TREC's ``docid``), the id of what the run ranks: its values, not its name, say whether
+  they are chunk or document ids, and the reader decides which it needs (an imported run,
+  chunks; ``qrels evaluate --level doc``, either).
 - CSV: a header naming the same columns (comma- or tab-separated); other columns are
   passed over (a team's export often carries the passage text).
 

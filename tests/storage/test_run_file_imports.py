@@ -101,6 +101,28 @@ CASES = [
         "r.jsonl, line 1, field 'chunk_id': chunk id 'nope' is not in corpus version 'c1'",
         "r.jsonl 第 1 行，字段“chunk_id”：语料版本“c1”中没有片段 id“nope”",
     ),
+    (  # a document's id where a chunk's is needed: the hint evaluate gives
+        "jsonl-document-id",
+        "r.jsonl",
+        '{"query_id": "q1", "doc_id": "manual", "score": 1}\n',
+        "r.jsonl, line 1, field 'doc_id': chunk id 'manual' is not in corpus version 'c1': it "
+        "is a document id of it, and an imported run ranks chunks (a pool judges chunks); a run "
+        "of documents is scored against the document-level qrels: qrels evaluate --level doc",
+        "r.jsonl 第 1 行，字段“doc_id”：语料版本“c1”中没有片段 id“manual”：它是该版本的文档 "
+        "id，而导入的运行结果须对片段排序（候选池评判的是片段）；对文档排序的运行结果请按文档级 "
+        "qrels 评估：qrels evaluate --level doc",
+    ),
+    (
+        "trec-document-id",
+        "r.trec",
+        "q1 Q0 bike 1 2 x\nq1 Q0 manual 2 1 x\n",
+        "r.trec, line 2, field 'doc_id': chunk id 'manual' is not in corpus version 'c1': it "
+        "is a document id of it, and an imported run ranks chunks (a pool judges chunks); a run "
+        "of documents is scored against the document-level qrels: qrels evaluate --level doc",
+        "r.trec 第 2 行，字段“doc_id”：语料版本“c1”中没有片段 id“manual”：它是该版本的文档 "
+        "id，而导入的运行结果须对片段排序（候选池评判的是片段）；对文档排序的运行结果请按文档级 "
+        "qrels 评估：qrels evaluate --level doc",
+    ),
     (
         "jsonl-rank-partial",
         "r.jsonl",
