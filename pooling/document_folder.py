@@ -77,7 +77,8 @@ def read_document_folder(folder: Path | str, allow_empty: bool = False) -> Docum
     ``metadata`` ``{"path", "format"}`` and ``file`` the file's path for errors.
     Only regular files whose real path is inside the folder are read; the others are
     listed in ``skipped`` with why. Raises ``InputError`` for a file that is not UTF-8,
-    holds a control character, has no text (unless ``allow_empty``), is larger than the
+    holds a control character, has no text (unless ``allow_empty``; a PDF none of whose
+    pages has a text layer is named as such), is larger than the
     settings' file limit, two files whose ids are equal, a control or format character in
     a file name, and a folder with no such file."""
     root = Path(folder)
@@ -106,6 +107,10 @@ def read_document_folder(folder: Path | str, allow_empty: bool = False) -> Docum
         if document.pages_without_text:
             without_text.append((relative, document.pages_without_text))
         if not text.strip() and not allow_empty:
+            if document.pages_without_text and not document.pages:  # scans only, no OCR here
+                raise InputError(
+                    str(path), "pdf_without_text_layer", count=len(document.pages_without_text)
+                )
             raise InputError(str(path), "empty_text")
         records.append(
             CorpusRecord(
