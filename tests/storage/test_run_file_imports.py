@@ -128,9 +128,30 @@ CASES = [
         "r.jsonl",
         '{"query_id": "q1", "chunk_id": "tea", "score": 2, "rank": 1}\n'
         '{"query_id": "q1", "chunk_id": "bike", "score": 1}\n',
-        "r.jsonl, line 2, field 'rank': this line gives no rank while others do: give every "
-        "line a rank, or none (then the scores order the run)",
-        "r.jsonl 第 2 行，字段“rank”：此行没有名次而其他行有："
+        "r.jsonl, line 2, field 'rank': this line gives no rank while line 1 gives one: give "
+        "every line a rank, or none (then the scores order the run)",
+        "r.jsonl 第 2 行，字段“rank”：此行没有名次，而第 1 行有："
+        "请给每行都写名次，或都不写（此时按分数排序）",
+    ),
+    (  # only line 4 gives a rank: it is the odd one, and line 1 is named beside it
+        "jsonl-rank-only-later",
+        "r.jsonl",
+        '{"query_id": "q1", "chunk_id": "tea", "score": 4}\n'
+        '{"query_id": "q1", "chunk_id": "bike", "score": 3}\n'
+        '{"query_id": "q2", "chunk_id": "tea", "score": 2}\n'
+        '{"query_id": "q2", "chunk_id": "bike", "score": 1, "rank": 2}\n',
+        "r.jsonl, line 4, field 'rank': this line gives a rank while line 1 before it gives "
+        "none: give every line a rank, or none (then the scores order the run)",
+        "r.jsonl 第 4 行，字段“rank”：此行有名次，而在它之前的第 1 行没有："
+        "请给每行都写名次，或都不写（此时按分数排序）",
+    ),
+    (
+        "csv-rank-only-later",
+        "r.csv",
+        "query_id,chunk_id,score,rank\nq1,tea,2,\nq1,bike,1,2\n",
+        "r.csv, line 3, field 'rank': this line gives a rank while line 2 before it gives "
+        "none: give every line a rank, or none (then the scores order the run)",
+        "r.csv 第 3 行，字段“rank”：此行有名次，而在它之前的第 2 行没有："
         "请给每行都写名次，或都不写（此时按分数排序）",
     ),
     (
