@@ -88,6 +88,21 @@ def test_import_flow_and_status(qrels, tmp_path):
     assert "qs1: 3 queries (dev 1, test 2, unanswerable 1); 2 judgments on 2 queries" in status
     assert "judgments by annotator: offline 2" in status
     assert "ext (external_run): 1 ranked results" in status
+    # 'offline' has no password: counted, and said to be unable to log in (not "0 annotators")
+    assert status.splitlines()[-1] == (
+        "accounts that can log in: 0 leads, 0 annotators; without a password (they cannot log "
+        "in): imported annotators 1, model judges 0"
+    )
+    qrels("user", "add", "lead1", "--role", "lead", "--password-file", password_file(tmp_path))
+    status = qrels("--lang", "zh", "status").output
+    assert status.splitlines()[-1] == (
+        "可登录的账户：负责人 1 名，标注者 0 名；没有密码（无法登录）：导入判断的标注者 1 名，"
+        "模型评审 0 个"
+    )
+
+
+def password_file(folder):
+    return write(folder, "password.txt", "a long enough password 1\n")
 
 
 def test_errors_are_one_line_in_the_users_language_and_write_nothing(qrels, db_url, tmp_path):
