@@ -188,6 +188,9 @@ def test_pool_commands(qrels, tmp_path, monkeypatch):
     assert "bm25: found" in shown and "shared with other systems" in shown
     out = qrels("pool", "topup", "p", "--systems", "run:ext", "--depth", "5").output
     assert "were in the pool already" in out
+    out = qrels("pool", "topup", "p", "--systems", "run:ext", "--depth", "5").output
+    assert "pool 'p': the top-up added nothing (no new candidate, no new provenance)" in out
+    assert "so it is not recorded in the pool's config" in out
     export = tmp_path / "p.jsonl"
     out = qrels("pool", "export", "p", export).output
     assert f"to {export}" in out
