@@ -175,7 +175,7 @@ def run_systems(
             continue
         retriever: BM25Retriever | VectorRetriever
         if spec.kind == "lexical":
-            retriever = BM25Retriever(corpus, options.tokenizer, name=spec.name, progress=progress)
+            retriever = BM25Retriever(corpus, options.tokenizer, name=spec.name)
         else:
             encoder = encoder_from_spec(
                 options.encoder, options.tokenizer, options.vector_dim, options.embeddings()
