@@ -16,7 +16,8 @@ characters, no empty text unless allowed, at most the settings' file limit), and
 names the file and line. Only regular files whose real path lies inside the folder are
 read: a link that leads out of it (to a private file, to ``/dev/zero``) or anything that is
 not a regular file (a FIFO, a device, a socket, a broken link) is passed over and named,
-like a file of another kind; linked folders are not entered.
+like a file of another kind and a hidden file or folder (named once, not entered); linked
+folders are not entered.
 """
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ TITLE_LIMIT = 300  # characters of a first line taken as a title
 
 # Why a file is passed over -> the message that lists such files.
 SKIPPED = {
+    "hidden": "folder_skipped_hidden",  # a name starting with "." (a folder once, not entered)
     "kind": "folder_skipped",  # not one of FORMATS
     "outside": "folder_skipped_outside",  # a link whose target lies outside the folder
     "special": "folder_skipped_special",  # a FIFO, a device, a socket, a broken link
@@ -71,13 +73,15 @@ class DocumentFolder:
 
 def read_document_folder(folder: Path | str, allow_empty: bool = False) -> DocumentFolder:
     """Every ``.md``/``.markdown``, ``.txt`` and ``.html``/``.htm`` file under ``folder``
-    (hidden files and folders left out) as a whole-document ``CorpusRecord``: ``id`` its
+    as a whole-document ``CorpusRecord`` (hidden files and folders are passed over, listed
+    in ``skipped``, a hidden folder once as ``name/`` and not its contents): ``id`` its
     path relative to the folder with ``/`` between parts (each run of whitespace made
     ``_``, since ids are written into whitespace-separated files), ``title``, ``text``,
     ``metadata`` ``{"path", "format"}`` and ``file`` the file's path for errors.
     Only regular files whose real path is inside the folder are read; the others are
     listed in ``skipped`` with why. Raises ``InputError`` for a file that is not UTF-8,
-    holds a control character, has no text (unless ``allow_empty``), is larger than the
+    holds a control character, has no text (unless ``allow_empty``; a PDF none of whose
+    pages has a text layer is named as such), is larger than the
     settings' file limit, two files whose ids are equal, a control or format character in
     a file name, and a folder with no such file."""
     root = Path(folder)
@@ -86,7 +90,9 @@ def read_document_folder(folder: Path | str, allow_empty: bool = False) -> Docum
     without_text: list[tuple[str, list[int]]] = []
     ids: dict[str, str] = {}  # id -> the relative path it came from
     inside = root.resolve()
-    for path in _files(root):
+    files, dotted = _files(root)
+    skipped.extend((relative, "hidden") for relative in dotted)
+    for path in files:
         relative = path.relative_to(root).as_posix()
         kind = FORMATS.get(path.suffix.lower())
         source = _source(path, inside)
@@ -106,6 +112,10 @@ def read_document_folder(folder: Path | str, allow_empty: bool = False) -> Docum
         if document.pages_without_text:
             without_text.append((relative, document.pages_without_text))
         if not text.strip() and not allow_empty:
+            if document.pages_without_text and not document.pages:  # scans only, no OCR here
+                raise InputError(
+                    str(path), "pdf_without_text_layer", count=len(document.pages_without_text)
+                )
             raise InputError(str(path), "empty_text")
         records.append(
             CorpusRecord(
@@ -143,16 +153,22 @@ def read_corpus_source(
     return folder.records
 
 
-def _files(root: Path) -> list[Path]:
-    """The files under ``root`` in path order, hidden ones and hidden folders left out;
-    linked folders are not followed (they may lead anywhere)."""
+def _files(root: Path) -> tuple[list[Path], list[str]]:
+    """The files under ``root`` in path order, and the hidden files and folders passed
+    over (paths relative to ``root``, a folder's ending in ``/``; its contents neither
+    entered nor listed: a ``.git`` holds thousands); linked folders are not followed (they
+    may lead anywhere)."""
     if not root.is_dir():
         raise InputError(str(root), "file_not_found")
     found: list[Path] = []
+    hidden: list[str] = []
     for directory, folders, files in os.walk(root):
+        here = Path(directory).relative_to(root)
+        hidden += [(here / name).as_posix() + "/" for name in folders if name.startswith(".")]
+        hidden += [(here / name).as_posix() for name in files if name.startswith(".")]
         folders[:] = sorted(name for name in folders if not name.startswith("."))
         found.extend(Path(directory, name) for name in files if not name.startswith("."))
-    return sorted(found, key=lambda path: path.relative_to(root).as_posix())
+    return sorted(found, key=lambda path: path.relative_to(root).as_posix()), sorted(hidden)
 
 
 def _source(path: Path, inside: Path) -> Path | str:

@@ -159,7 +159,6 @@ class BM25Retriever:
         k1: float = 1.5,
         b: float = 0.75,
         name: str = "bm25",
-        progress: bool = False,
     ) -> None:
         import bm25s
 
@@ -173,7 +172,9 @@ class BM25Retriever:
             nonlocal built
             tokenize = Tokenizer(tokenizer).resolved(corpus.texts)
             built = bm25s.BM25(k1=k1, b=b)
-            built.index(tokenize(corpus.texts), show_progress=progress)
+            # bm25s's own four bars (vocabulary, ids, counts, scores) say nothing a person
+            # needs, on every new index: the command's bar over the systems is enough.
+            built.index(tokenize(corpus.texts), show_progress=False)
             built.save(folder, show_progress=False)
             meta = {"ids": corpus.ids, "tokenizer": tokenize.config.to_dict()}
             (folder / "qrels.json").write_text(json.dumps(meta, ensure_ascii=False))

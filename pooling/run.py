@@ -12,6 +12,7 @@ point, which for UTF-8 is byte order.
 from __future__ import annotations
 
 import math
+import numbers
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
@@ -97,13 +98,15 @@ class Run:
         """The run of ``retriever`` on ``queries`` (query id -> text), called once per query
         in id order. It returns chunk ids best first (scored k, k-1, ..., 1 so that the order
         is kept) or ``(chunk_id, score)`` pairs (the scores order them, as in a run file);
-        ``k`` keeps the best ``k`` of each. Raises ``LocalizedError`` naming the query when
-        a result is neither, repeats an id or holds a score that is not a finite number;
-        what the retriever raises passes through."""
+        ``k`` keeps the best ``k`` of each. A score is any real number (numpy's too), not a
+        bool. Raises ``LocalizedError`` naming the query when the answer is not a sequence
+        of results (None, a number, a single string), when a result is neither form,
+        repeats an id or holds a score that is not a finite number; what the retriever
+        raises passes through."""
         scores: dict[str, dict[str, float]] = {}
         for query_id in sorted(queries):
-            ranking = _ranking(query_id, list(retriever(queries[query_id])))
-            scores[query_id] = ranking
+            answer = retriever(queries[query_id])
+            scores[query_id] = _ranking(query_id, _results(query_id, answer))
         run = cls(scores, name)
         return run if k is None else run.top(k)
 
@@ -112,6 +115,26 @@ class Run:
         with open(path, "w", encoding="utf-8") as handle:
             for query_id, chunk_id, rank, score in self.entries(k):
                 handle.write(f"{query_id} Q0 {chunk_id} {rank} {score:.6f} {self.name}\n")
+
+
+def _results(query_id: str, answer: object) -> list:
+    """A retriever's answer for one query as its list of results; a string (one id, whose
+    characters would be taken for ids) or what cannot be iterated is refused."""
+    if not isinstance(answer, str | bytes | bytearray):
+        try:
+            return list(answer)  # type: ignore[call-overload]
+        except TypeError:
+            pass
+    found = repr(answer)
+    found = found if len(found) <= 80 else found[:77] + "..."
+    raise LocalizedError(
+        "retriever_not_a_list", query=query_id, found=found, kind=type(answer).__name__
+    )
+
+
+def _score(value: object) -> bool:
+    """Whether ``value`` is a score: a real number (int, float, numpy's), not a bool."""
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
 
 
 def _ranking(query_id: str, results: list) -> dict[str, float]:
@@ -124,8 +147,7 @@ def _ranking(query_id: str, results: list) -> dict[str, float]:
             isinstance(item, tuple | list)
             and len(item) == 2
             and isinstance(item[0], str)
-            and isinstance(item[1], int | float)
-            and not isinstance(item[1], bool)
+            and _score(item[1])
         ):
             chunk_id, score = item[0], float(item[1])
         else:

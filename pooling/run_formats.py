@@ -3,7 +3,10 @@ told from the content rather than the extension (a ``.txt`` may hold any of them
 
 - TREC: ``qid Q0 docid rank score tag`` per line, whitespace-separated.
 - JSONL: one object a line with ``query_id``, ``chunk_id`` or ``doc_id``, ``score``, and
-  optionally ``rank`` and ``tag``.
+  optionally ``rank`` and ``tag``. ``chunk_id`` and ``doc_id`` are two names for one field
+  (TREC's ``docid``), the id of what the run ranks: its values, not its name, say whether
+  they are chunk or document ids, and the reader decides which it needs (an imported run,
+  chunks; ``qrels evaluate --level doc``, either).
 - CSV: a header naming the same columns (comma- or tab-separated); other columns are
   passed over (a team's export often carries the passage text).
 
@@ -240,10 +243,14 @@ def _ranked(
     found: list[tuple[Where, str, str, int | None, float, str]], id_field: str
 ) -> list[RunLine]:
     """The lines, checked, with a rank where the file gave none: every line gives one or
-    none does (a half-ranked file is refused at its first line without)."""
+    none does (a half-ranked file is refused at the later of its first line with a rank
+    and its first without, naming the other)."""
     given = [rank is not None for _, _, _, rank, _, _ in found]
     if any(given) and not all(given):
-        raise found[given.index(False)][0].error("run_rank_partial", "rank")
+        with_rank, without = found[given.index(True)][0], found[given.index(False)][0]
+        if with_rank.line < without.line:
+            raise without.error("run_rank_partial", "rank", other=with_rank.line)
+        raise with_rank.error("run_rank_partial_before", "rank", other=without.line)
     derived: dict[tuple[str, str], int] = {}
     if found and not given[0]:
         by_query: dict[str, list[tuple[float, str]]] = {}

@@ -67,6 +67,19 @@ def parse_systems(text: str) -> list[SystemSpec]:
     return specs
 
 
+OPENAI_PREFIX = "openai:"
+# The settings only an ``openai:`` encoder reads, and the option that names each on the
+# command line (the app's form reaches them through the same fields).
+ENDPOINT_OPTIONS = {
+    "embeddings_url": "--embeddings-url",
+    "api_key_env": "--api-key-env",
+    "passage_prefix": "--passage-prefix",
+    "query_prefix": "--query-prefix",
+    "query_model": "--query-model",
+    "embeddings_batch": "--embeddings-batch",
+}
+
+
 @dataclass(frozen=True)
 class RetrievalOptions:
     """How the built-in systems retrieve: tokenizer, vector encoder (``tfidf-svd``,
@@ -102,8 +115,21 @@ class RetrievalOptions:
     def check(self) -> None:
         """Refuse now what retrieval would refuse minutes later (BM25 runs first): an
         unknown encoder, an ``st:`` folder or library missing, an endpoint's bad URL, key
-        variable or batch size, a key variable that is not set. ``LocalizedError``; the one
-        check for the command line and the app alike."""
+        variable or batch size, a key variable that is not set; and an endpoint's settings
+        given to another encoder, which would read none of them (``ENDPOINT_OPTIONS``).
+        ``LocalizedError``; the one check for the command line and the app alike."""
+        if not self.encoder.startswith(OPENAI_PREFIX):
+            given = [
+                option
+                for field, option in ENDPOINT_OPTIONS.items()
+                if getattr(self, field) != getattr(RetrievalOptions, field)
+            ]
+            if given:
+                raise LocalizedError(
+                    "endpoint_options_without_openai",
+                    options=", ".join(given),
+                    encoder=self.encoder,
+                )
         encoder = encoder_from_spec(
             self.encoder, self.tokenizer, self.vector_dim, self.embeddings()
         )
@@ -149,7 +175,7 @@ def run_systems(
             continue
         retriever: BM25Retriever | VectorRetriever
         if spec.kind == "lexical":
-            retriever = BM25Retriever(corpus, options.tokenizer, name=spec.name, progress=progress)
+            retriever = BM25Retriever(corpus, options.tokenizer, name=spec.name)
         else:
             encoder = encoder_from_spec(
                 options.encoder, options.tokenizer, options.vector_dim, options.embeddings()

@@ -8,7 +8,8 @@ from __future__ import annotations
 from sqlmodel import Session, col, select
 
 from pooling.i18n import NotFound
-from storage.models import Chunk, CorpusVersion, Pool, Query, QuerySet
+from pooling.readers import Where
+from storage.models import Chunk, CorpusVersion, Document, Pool, Query, QuerySet
 from storage.status import PoolSummary, pool_counts
 
 
@@ -72,6 +73,31 @@ def chunk_keys(corpus_version: CorpusVersion, *, session: Session) -> dict[str, 
         select(Chunk.chunk_id, Chunk.id).where(Chunk.corpus_version_id == corpus_version.id)
     )
     return dict(rows.all())
+
+
+def run_chunk_key(
+    keys: dict[str, int],
+    value: str,
+    where: Where,
+    field_name: str,
+    corpus_version: CorpusVersion,
+    *,
+    session: Session,
+) -> int:
+    """The key of chunk ``value`` that a run's line names (``keys``: ``chunk_keys`` of
+    ``corpus_version``). Raises ``InputError`` at ``where``, ``field_name``, when it is not
+    a chunk of the version, saying so when it is one of its documents: a document run is
+    scored from its file with ``qrels evaluate --level doc``, never pooled."""
+    key = keys.get(value)
+    if key is not None:
+        return key
+    document = session.exec(
+        select(Document.id).where(
+            Document.corpus_version_id == corpus_version.id, Document.doc_id == value
+        )
+    ).first()
+    error = "unknown_chunk" if document is None else "run_id_is_document"
+    raise where.error(error, field_name, value=value, corpus_version=corpus_version.name)
 
 
 # -- status: the summary itself is ``storage.status``, which starts without the models ------

@@ -34,7 +34,7 @@ from pooling.readers import (
 )
 from pooling.run_formats import read_run_lines
 from pooling.spans import content_span, locate
-from storage import chunk_spans
+from storage import catalog, chunk_spans
 from storage.catalog import chunk_keys, query_keys, resolve_corpus_version, resolve_query_set
 from storage.history import append_judgments
 from storage.models import (
@@ -344,8 +344,9 @@ def import_run(
 ) -> ImportResult:
     """Import a run (TREC, JSONL or CSV: ``run_formats``) as the ranking of external
     system ``system`` for a query set and corpus version (either None while there is one).
-    Raises ``InputError`` for a bad line, an unknown query or chunk id, or a run of the same
-    system that exists with other content; ``NotFound`` for an unknown version."""
+    Raises ``InputError`` for a bad line, an unknown query or chunk id (named a document id
+    when it is one: ``catalog.run_chunk_key``), or a run of the same system that exists with other
+    content; ``NotFound`` for an unknown version."""
     qs = resolve_query_set(query_set, session=session)
     cv = resolve_corpus_version(corpus_version, session=session)
     lines = (found := read_run_lines(path)).lines
@@ -356,8 +357,8 @@ def import_run(
         query_key = _key(
             queries, line.query_id, where, "query_id", "unknown_query", query_set=qs.name
         )
-        chunk_key = _key(
-            chunks, line.chunk_id, where, found.id_field, "unknown_chunk", corpus_version=cv.name
+        chunk_key = catalog.run_chunk_key(
+            chunks, line.chunk_id, where, found.id_field, cv, session=session
         )
         rows.append(
             {"query_id": query_key, "chunk_id": chunk_key, "rank": line.rank, "score": line.score}

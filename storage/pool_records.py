@@ -98,6 +98,12 @@ class PoolResult:
     queries: int
     already_in_pool: int = 0
     already_judged: int = 0
+    sources_added: int = 0  # a top-up's new provenance of candidates already in the pool
+
+    @property
+    def changed(self) -> bool:
+        """Whether the pool holds anything new: candidates, or provenance of its own."""
+        return bool(self.added or self.sources_added)
 
 
 def _insert_candidates(
@@ -154,7 +160,9 @@ def _insert_sources(
     chunks: dict[str, int],
     *,
     session: Session,
-) -> None:
+) -> int:
+    """Add the provenance of ``candidates`` (in the pool already) that the pool lacks;
+    returns how many (candidate, system) rows were added."""
     keys = _candidate_keys(pool, session=session)
     existing = set(
         session.exec(
@@ -178,6 +186,7 @@ def _insert_sources(
                 )
     if rows:
         session.execute(insert(CandidateSource), rows)
+    return len(rows)
 
 
 def create_pool(
@@ -260,7 +269,8 @@ def topup_pool(
     """Add the candidates that are neither in ``pool`` nor judged by anyone yet; for those
     already in the pool only the new systems' provenance is added. Judged candidates and
     everything already in the pool stay as they are. ``config`` is appended to the pool's
-    record of top-ups."""
+    record of top-ups when the top-up changed the pool (``PoolResult.changed``); one that
+    added nothing is not recorded, since it played no part in how the pool was made."""
     query_set, corpus_version, queries, chunks = _versions_and_keys(pool, session=session)
     in_pool = _candidate_keys(pool, session=session)
     judged = judged_pairs(query_set, session=session)
@@ -275,17 +285,19 @@ def topup_pool(
             new.append(candidate)
     if new:
         _insert_candidates(pool, new, queries, chunks, session=session, rubric=rubric)
-    if known:
-        _insert_sources(pool, known, queries, chunks, session=session)
-    pool.config = {**pool.config, "topups": [*pool.config.get("topups", []), config]}
-    session.add(pool)
-    return PoolResult(
+    sourced = _insert_sources(pool, known, queries, chunks, session=session) if known else 0
+    result = PoolResult(
         pool.name,
         added=len(new),
         queries=len({c.query_id for c in new}),
         already_in_pool=len(known),
         already_judged=skipped,
+        sources_added=sourced,
     )
+    if result.changed:
+        pool.config = {**pool.config, "topups": [*pool.config.get("topups", []), config]}
+        session.add(pool)
+    return result
 
 
 def ensure_candidates(

@@ -61,6 +61,9 @@ class Status:
     systems: list[tuple[str, str, int]]  # name, kind, run entries
     pools: list[PoolSummary]
     users: dict[str, int]  # role -> accounts that can log in
+    # kind (human, model) -> accounts without a password, who cannot log in: the people
+    # whose judgments were imported, and model judges
+    without_password: dict[str, int] = field(default_factory=dict)
 
 
 def status(connection: Any) -> Status:
@@ -82,6 +85,13 @@ def status(connection: Any) -> Status:
                 connection,
                 "SELECT role, count(*) FROM app_user"
                 " WHERE password_hash IS NOT NULL AND NOT disabled GROUP BY role",
+            )
+        ),
+        without_password=dict(
+            _rows(
+                connection,
+                "SELECT kind, count(*) FROM app_user"
+                " WHERE password_hash IS NULL AND NOT disabled GROUP BY kind",
             )
         ),
     )

@@ -432,7 +432,8 @@ def pool_changed(result, overlap: int | None = None) -> None:
     count_afresh()
     counts = {k: v for k, v in vars(result).items() if k != "name"}
     if overlap is None:
-        plain(t("pool_topped_up", name=result.name, **counts), "success")
+        key = "pool_topped_up" if result.changed else "pool_topup_unchanged"
+        plain(t(key, name=result.name, **counts), "success" if result.changed else "info")
     else:
         plain(t("pool_built", name=result.name, overlap=overlap, **counts), "success")
 

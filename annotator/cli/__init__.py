@@ -14,8 +14,12 @@ of its commands runs (or ``--help`` lists them all), so the command starts at on
 from __future__ import annotations
 
 import importlib
+import io
+import os
 import sys
 import traceback
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import click
 
@@ -84,16 +88,84 @@ def cli(ctx: click.Context, db_url: str | None, lang: str | None) -> None:
     ctx.obj = {"db": db_url}
 
 
+class ReaderMayLeave(io.RawIOBase):
+    """A standard stream's file descriptor whose reader may stop reading (``qrels evaluate
+    | head -60``): once a write finds the pipe closed, what follows is discarded, so the
+    command runs to its end (writes ``--out``, checks the gate) and exits with its own code
+    instead of stopping at the next ``echo`` with an error about a pipe."""
+
+    def __init__(self, fd: int) -> None:
+        super().__init__()
+        self.fd, self.gone = fd, False
+
+    def writable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return self.fd
+
+    def isatty(self) -> bool:
+        return os.isatty(self.fd)
+
+    def write(self, data) -> int:
+        size = memoryview(data).nbytes
+        if not self.gone:
+            try:
+                return os.write(self.fd, data)
+            except BrokenPipeError:
+                self.gone = True
+        return size
+
+
+@contextmanager
+def reader_may_leave() -> Iterator[None]:
+    """``sys.stdout`` and ``sys.stderr``, where they are files, write through
+    ``ReaderMayLeave`` (keeping their encoding and buffering) while the block runs."""
+    kept = {}
+    for name in ("stdout", "stderr"):
+        stream = getattr(sys, name)
+        if isinstance(stream, io.TextIOWrapper) and _has_fd(stream):
+            stream.flush()
+            kept[name] = stream
+            setattr(sys, name, _through_reader_may_leave(stream))
+    try:
+        yield
+    finally:
+        for name, stream in kept.items():
+            getattr(sys, name).flush()
+            setattr(sys, name, stream)
+
+
+def _through_reader_may_leave(stream: io.TextIOWrapper) -> io.TextIOWrapper:
+    return io.TextIOWrapper(
+        io.BufferedWriter(ReaderMayLeave(stream.fileno())),
+        encoding=stream.encoding,
+        errors=stream.errors,
+        line_buffering=stream.line_buffering,
+        write_through=stream.write_through,
+    )
+
+
+def _has_fd(stream: io.TextIOWrapper) -> bool:
+    try:
+        stream.fileno()
+    except (OSError, ValueError):  # io.UnsupportedOperation is both
+        return False
+    return True
+
+
 def main() -> None:
     """Entry point of the ``qrels`` console script. Exit codes: 0 done (a gate passed), 1 a
     gate failed, 2 the command could not run (bad input, a missing file, a usage error; and
     a bug, whose traceback is printed), so that a CI job never reads a broken run as a
-    regression."""
-    try:
-        cli(prog_name="qrels")
-    except Exception:  # a bug: click lets it through; keep its traceback, not the gate's 1
-        traceback.print_exc()
-        sys.exit(EXIT_CANNOT_RUN)
+    regression. A reader that stops early (``| head``) changes none of them: the rest of
+    the output is discarded and the command finishes (``ReaderMayLeave``)."""
+    with reader_may_leave():
+        try:
+            cli(prog_name="qrels")
+        except Exception:  # a bug: click lets it through; keep its traceback, not the gate's 1
+            traceback.print_exc()
+            sys.exit(EXIT_CANNOT_RUN)
 
 
 if __name__ == "__main__":

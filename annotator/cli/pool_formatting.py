@@ -15,7 +15,8 @@ def pool_result_lines(result, overlap: int | None = None) -> list[str]:
     """A build (with ``overlap``) or a top-up of a pool."""
     counts = {k: number(v) for k, v in vars(result).items() if isinstance(v, int)}
     if overlap is None:
-        return [t("pool_topped_up", name=result.name, **counts)]
+        key = "pool_topped_up" if result.changed else "pool_topup_unchanged"
+        return [t(key, name=result.name, **counts)]
     return [t("pool_built", name=result.name, overlap=overlap, **counts)]
 
 

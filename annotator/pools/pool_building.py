@@ -32,15 +32,12 @@ def encoder_options(
     """The app's choice of encoder as the command line's options: ``--encoder`` (``st:`` and
     a model folder, ``openai:`` and a model name), ``--embeddings-url`` and
     ``--api-key-env`` (the variable's name: a key is never typed into the app). Checked by
-    ``build_pool`` exactly as the command line's are; the URL and variable are kept for
-    ``openai:`` only."""
-    if kind == "tfidf-svd":
-        return RetrievalOptions()
-    endpoint = kind == "openai"
+    ``build_pool`` exactly as the command line's are: a URL or variable given to another
+    encoder is refused there, as on the command line."""
     return RetrievalOptions(
-        encoder=f"{kind}:{model.strip()}",
-        embeddings_url=(url.strip() or None) if endpoint else None,
-        api_key_env=(key_variable.strip() or None) if endpoint else None,
+        encoder="tfidf-svd" if kind == "tfidf-svd" else f"{kind}:{model.strip()}",
+        embeddings_url=url.strip() or None,
+        api_key_env=key_variable.strip() or None,
     )
 
 

@@ -7,7 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from pooling.document_folder import html_title_and_text, markdown_title, read_document_folder
+from pooling.document_folder import (
+    SUFFIXES,
+    html_title_and_text,
+    markdown_title,
+    read_corpus_source,
+    read_document_folder,
+)
+from pooling.i18n import t
 from pooling.readers import InputError
 
 
@@ -46,7 +53,32 @@ def test_each_file_is_a_document_with_its_path_title_and_format(tmp_path):
         ),
     }
     assert [r.id for r in folder.records] == sorted(found)  # path order
-    assert folder.skipped == [("logo.png", "kind")]
+    assert folder.skipped == [(".git/", "hidden"), (".hidden.md", "hidden"), ("logo.png", "kind")]
+
+
+def test_hidden_files_and_folders_are_named_a_folder_once(tmp_path):
+    put(tmp_path, "a.md", "# A")
+    put(tmp_path, ".DS_Store", b"\0")
+    for n in range(20):  # what a .git holds: named once, as the folder
+        put(tmp_path, f".git/objects/{n:02d}/x.txt", "not a document")
+    put(tmp_path, "guide/.draft.md", "# not yet")
+    put(tmp_path, "guide/.cache/page.html", "<p>x</p>")
+    notes: list = []
+    read_corpus_source(tmp_path, False, notes)
+    params = {
+        "count": 4,
+        "suffixes": SUFFIXES,
+        "files": ".DS_Store, .git/, guide/.cache/, guide/.draft.md",
+    }
+    assert notes == [("folder_skipped_hidden", params)]
+    assert t("folder_skipped_hidden", "en", **params) == (
+        "4 hidden files and folders passed over (names starting with '.'; a folder is not "
+        "entered): .DS_Store, .git/, guide/.cache/, guide/.draft.md"
+    )
+    assert t("folder_skipped_hidden", "zh", **params) == (
+        "跳过 4 个隐藏的文件或文件夹（名称以“.”开头；文件夹不进入）："
+        ".DS_Store, .git/, guide/.cache/, guide/.draft.md"
+    )
 
 
 @pytest.mark.parametrize(

@@ -40,13 +40,23 @@ def test_a_page_without_a_text_layer_is_left_out_and_named(tmp_path):
     assert notes == [("pages_without_text", {"file": "scan.pdf", "pages": "2"})]
 
 
-def test_a_pdf_of_scans_only_is_an_empty_document(tmp_path):
+def test_a_pdf_of_scans_only_is_refused_saying_why(tmp_path):
     make_pdf(tmp_path / "scan.pdf", [None, None])
     with pytest.raises(InputError) as caught:
         read_document_folder(tmp_path)
     assert caught.value.message("en").endswith(
-        "scan.pdf: text is empty (to keep empty documents as they are, use --allow-empty)"
+        "scan.pdf: none of the PDF's 2 pages has a text layer (scans?), and there is no OCR "
+        "here: OCR it elsewhere (e.g. ocrmypdf) and import it again, or keep it as an empty "
+        "document with --allow-empty"
     )
+    assert caught.value.message("zh").endswith(
+        "scan.pdf：此 PDF 的 2 页都没有文字层（扫描件？），而本工具不做 OCR：请先在别处为它做 "
+        "OCR（如 ocrmypdf）再导入，或用 --allow-empty 将其保留为空文档"
+    )
+    notes: list = []  # --allow-empty: an empty document, its pages named as a scan's are
+    (record,) = read_corpus_source(tmp_path, True, notes)
+    assert record.text == ""
+    assert notes == [("pages_without_text", {"file": "scan.pdf", "pages": "1, 2"})]
 
 
 @pytest.mark.parametrize(

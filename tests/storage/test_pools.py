@@ -105,6 +105,33 @@ def test_topup_adds_only_new_unjudged_candidates(loaded, tmp_path):
         assert get_pool("p", session=session).config["topups"][0]["systems_spec"] == "run:new"
 
 
+def test_a_topup_that_changes_nothing_is_not_recorded(loaded):
+    build_pool(loaded, "p", systems="run:old,run:new", depth=5)
+    before = candidates_of(loaded, "p")
+    result = topup_pool(loaded, "p", systems="run:new", depth=5)  # all there, provenance too
+    assert (result.added, result.sources_added, result.changed) == (0, 0, False)
+    assert result.already_in_pool == 4
+    assert candidates_of(loaded, "p") == before
+    with session_scope(loaded) as session:
+        assert "topups" not in get_pool("p", session=session).config
+
+
+def test_a_topup_that_adds_provenance_alone_is_recorded(loaded, tmp_path):
+    build_pool(loaded, "p", systems="run:new", depth=5)
+    with session_scope(loaded) as session:
+        import_judgments(
+            write(tmp_path, "j.trec", "q2 0 bike 1\n"),
+            session=session,
+            annotator="ann",
+            rubric_version="v1",
+        )
+    # run:old's q1 tea is in the pool (it gains run:old's provenance), q2 bike judged
+    result = topup_pool(loaded, "p", systems="run:old", depth=5)
+    assert (result.added, result.sources_added, result.changed) == (0, 1, True)
+    with session_scope(loaded) as session:
+        assert get_pool("p", session=session).config["topups"][0]["systems_spec"] == "run:old"
+
+
 def test_report_counts_unique_contribution_and_overlap(loaded):
     build_pool(loaded, "p", systems="run:old,run:new", depth=5)
     with session_scope(loaded) as session:

@@ -101,14 +101,57 @@ CASES = [
         "r.jsonl, line 1, field 'chunk_id': chunk id 'nope' is not in corpus version 'c1'",
         "r.jsonl 第 1 行，字段“chunk_id”：语料版本“c1”中没有片段 id“nope”",
     ),
+    (  # a document's id where a chunk's is needed: the hint evaluate gives
+        "jsonl-document-id",
+        "r.jsonl",
+        '{"query_id": "q1", "doc_id": "manual", "score": 1}\n',
+        "r.jsonl, line 1, field 'doc_id': chunk id 'manual' is not in corpus version 'c1': it "
+        "is a document id of it, and an imported run ranks chunks (a pool judges chunks); a run "
+        "of documents is scored against the document-level qrels: qrels evaluate --level doc",
+        "r.jsonl 第 1 行，字段“doc_id”：语料版本“c1”中没有片段 id“manual”：它是该版本的文档 "
+        "id，而导入的运行结果须对片段排序（候选池评判的是片段）；对文档排序的运行结果请按文档级 "
+        "qrels 评估：qrels evaluate --level doc",
+    ),
+    (
+        "trec-document-id",
+        "r.trec",
+        "q1 Q0 bike 1 2 x\nq1 Q0 manual 2 1 x\n",
+        "r.trec, line 2, field 'doc_id': chunk id 'manual' is not in corpus version 'c1': it "
+        "is a document id of it, and an imported run ranks chunks (a pool judges chunks); a run "
+        "of documents is scored against the document-level qrels: qrels evaluate --level doc",
+        "r.trec 第 2 行，字段“doc_id”：语料版本“c1”中没有片段 id“manual”：它是该版本的文档 "
+        "id，而导入的运行结果须对片段排序（候选池评判的是片段）；对文档排序的运行结果请按文档级 "
+        "qrels 评估：qrels evaluate --level doc",
+    ),
     (
         "jsonl-rank-partial",
         "r.jsonl",
         '{"query_id": "q1", "chunk_id": "tea", "score": 2, "rank": 1}\n'
         '{"query_id": "q1", "chunk_id": "bike", "score": 1}\n',
-        "r.jsonl, line 2, field 'rank': this line gives no rank while others do: give every "
-        "line a rank, or none (then the scores order the run)",
-        "r.jsonl 第 2 行，字段“rank”：此行没有名次而其他行有："
+        "r.jsonl, line 2, field 'rank': this line gives no rank while line 1 gives one: give "
+        "every line a rank, or none (then the scores order the run)",
+        "r.jsonl 第 2 行，字段“rank”：此行没有名次，而第 1 行有："
+        "请给每行都写名次，或都不写（此时按分数排序）",
+    ),
+    (  # only line 4 gives a rank: it is the odd one, and line 1 is named beside it
+        "jsonl-rank-only-later",
+        "r.jsonl",
+        '{"query_id": "q1", "chunk_id": "tea", "score": 4}\n'
+        '{"query_id": "q1", "chunk_id": "bike", "score": 3}\n'
+        '{"query_id": "q2", "chunk_id": "tea", "score": 2}\n'
+        '{"query_id": "q2", "chunk_id": "bike", "score": 1, "rank": 2}\n',
+        "r.jsonl, line 4, field 'rank': this line gives a rank while line 1 before it gives "
+        "none: give every line a rank, or none (then the scores order the run)",
+        "r.jsonl 第 4 行，字段“rank”：此行有名次，而在它之前的第 1 行没有："
+        "请给每行都写名次，或都不写（此时按分数排序）",
+    ),
+    (
+        "csv-rank-only-later",
+        "r.csv",
+        "query_id,chunk_id,score,rank\nq1,tea,2,\nq1,bike,1,2\n",
+        "r.csv, line 3, field 'rank': this line gives a rank while line 2 before it gives "
+        "none: give every line a rank, or none (then the scores order the run)",
+        "r.csv 第 3 行，字段“rank”：此行有名次，而在它之前的第 2 行没有："
         "请给每行都写名次，或都不写（此时按分数排序）",
     ),
     (

@@ -73,6 +73,14 @@ def choose_encoder(at: AppTest, kind: str, model="", url="", variable="") -> App
             LocalizedError("api_key_variable_unset", variable="NOWHERE_API_KEY"),
         ),
         (("st", "/nowhere/model"), None),  # the library or the folder missing, as installed
+        (  # an endpoint's settings with another encoder: it would read none of them
+            ("tfidf-svd", "", "http://127.0.0.1:9/v1", "E_API_KEY"),
+            LocalizedError(
+                "endpoint_options_without_openai",
+                options="--embeddings-url, --api-key-env",
+                encoder="tfidf-svd",
+            ),
+        ),
     ],
 )
 def test_the_encoder_is_checked_as_the_cli_checks_it_before_anything_runs(

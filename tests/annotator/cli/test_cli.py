@@ -88,6 +88,21 @@ def test_import_flow_and_status(qrels, tmp_path):
     assert "qs1: 3 queries (dev 1, test 2, unanswerable 1); 2 judgments on 2 queries" in status
     assert "judgments by annotator: offline 2" in status
     assert "ext (external_run): 1 ranked results" in status
+    # 'offline' has no password: counted, and said to be unable to log in (not "0 annotators")
+    assert status.splitlines()[-1] == (
+        "accounts that can log in: 0 leads, 0 annotators; without a password (they cannot log "
+        "in): imported annotators 1, model judges 0"
+    )
+    qrels("user", "add", "lead1", "--role", "lead", "--password-file", password_file(tmp_path))
+    status = qrels("--lang", "zh", "status").output
+    assert status.splitlines()[-1] == (
+        "可登录的账户：负责人 1 名，标注者 0 名；没有密码（无法登录）：导入判断的标注者 1 名，"
+        "模型评审 0 个"
+    )
+
+
+def password_file(folder):
+    return write(folder, "password.txt", "a long enough password 1\n")
 
 
 def test_errors_are_one_line_in_the_users_language_and_write_nothing(qrels, db_url, tmp_path):
@@ -173,6 +188,9 @@ def test_pool_commands(qrels, tmp_path, monkeypatch):
     assert "bm25: found" in shown and "shared with other systems" in shown
     out = qrels("pool", "topup", "p", "--systems", "run:ext", "--depth", "5").output
     assert "were in the pool already" in out
+    out = qrels("pool", "topup", "p", "--systems", "run:ext", "--depth", "5").output
+    assert "pool 'p': the top-up added nothing (no new candidate, no new provenance)" in out
+    assert "so it is not recorded in the pool's config" in out
     export = tmp_path / "p.jsonl"
     out = qrels("pool", "export", "p", export).output
     assert f"to {export}" in out
@@ -188,6 +206,28 @@ def test_pool_commands(qrels, tmp_path, monkeypatch):
     assert result.stderr == "错误：depth 必须是不小于 1 的整数，实际为 0\n"
     result = qrels("pool", "build", "p2", "--systems", "run:missing", "--depth", "3", expect=2)
     assert "unknown run 'missing'" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "options, named",
+    [
+        (["--embeddings-url", "http://127.0.0.1:9/v1"], "--embeddings-url"),
+        (["--api-key-env", "E_API_KEY", "--query-model", "q"], "--api-key-env, --query-model"),
+        (["--passage-prefix", "passage: ", "--query-prefix", "query: "], "--passage-prefix, "),
+        (["--embeddings-batch", "8"], "--embeddings-batch"),
+    ],
+)
+def test_an_endpoints_option_without_an_openai_encoder_is_refused(qrels, tmp_path, options, named):
+    # It used to build a TF-IDF pool and store the option nothing read.
+    qrels("init")
+    qrels("import", "corpus", write(tmp_path, "c.jsonl", jsonl(CORPUS)), "--corpus-version", "c1")
+    qrels("import", "queries", write(tmp_path, "q.jsonl", jsonl(QUERIES)), "--query-set", "qs1")
+    build = ["pool", "build", "kt", "--systems", "bm25,vector", "--depth", "5", *options]
+    result = qrels(*build, expect=2)
+    assert result.stderr.startswith(f"error: only --encoder openai:MODEL reads {named}")
+    assert "the encoder is 'tfidf-svd'" in result.stderr
+    assert "--encoder openai:MODEL 会读取" in qrels("--lang", "zh", *build, expect=2).stderr
+    assert "pools\n  (none)" in qrels("status").output  # nothing written
 
 
 def test_serve_runs_streamlit_without_its_full_collection_after_every_page_run(

@@ -42,7 +42,8 @@ def test_the_demo_says_what_it_loaded_and_how_to_use_it(demo):
     assert "a campaign in progress: 144 judgments by 3 annotators over three days" in output
     assert "2 lead decisions, 1 gold item, release" in output
     assert f"{folder / 'runs' / 'vector-16d.trec'}, {folder / 'runs' / 'bm25.trec'}" in output
-    assert "accounts: 1 leads, 3 annotators" in output  # not "0 leads" above three accounts
+    # not "0 leads" above three accounts
+    assert "accounts that can log in: 1 leads, 3 annotators" in output
     assert "  source .venv/bin/activate" in output
     assert f"  export QRELS_RELEASE_DIR={folder.resolve() / 'releases'}" in output
     assert "annotator3   annotator  demo-annotator-3" in output

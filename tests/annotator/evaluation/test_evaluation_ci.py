@@ -6,6 +6,8 @@ Judged@k on ties against ir_measures, and the counted queries handed to ir_measu
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -25,6 +27,8 @@ from pooling.release_folder import POOL_UNJUDGED, read_pool_unjudged
 from pooling.run import Run
 from tests.annotator.evaluation.test_evaluation import BASE, BETTER, GRADES, make_release
 from tests.conftest import write
+
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def qrels_cli(*args, expect: int):
@@ -176,6 +180,39 @@ def test_a_bug_exits_2_with_its_traceback_through_the_console_script(wide, monke
     assert exited.value.code == 2
     shown = capsys.readouterr().err
     assert "Traceback" in shown and "RuntimeError: a bug" in shown
+
+
+def into_a_closed_pipe(*args, stderr_too: bool = False) -> subprocess.CompletedProcess:
+    """``qrels ARGS`` (this worktree's code) with stdout a pipe whose reader has gone, as
+    under ``| head`` once head has what it wants (and stderr too with ``stderr_too``)."""
+    reader, writer = os.pipe()
+    os.close(reader)
+    try:
+        return subprocess.run(
+            [sys.executable, "-m", "annotator.cli", "--lang", "en", *map(str, args)],
+            stdout=writer,
+            stderr=writer if stderr_too else subprocess.PIPE,
+            cwd=ROOT,
+            text=True,
+            timeout=300,
+        )
+    finally:
+        os.close(writer)
+
+
+def test_a_reader_that_stops_early_changes_no_exit_code(wide, tmp_path):
+    # `qrels evaluate ... | head -60`: the rest of the output is discarded, the command
+    # finishes (the report is written, the gate checked) and exits with its own code.
+    folder, base, candidate = wide
+    common = ["evaluate", "--release", folder, "--run", base, "--metrics", "mrr"]
+    done = into_a_closed_pipe(*common)
+    assert done.returncode == 0, done.stderr
+    assert "error" not in done.stderr and "Broken pipe" not in done.stderr
+    assert into_a_closed_pipe(*common, stderr_too=True).returncode == 0
+    gated = [*common, "--run", candidate, "--gate", "mrr>=-0.01@low", "--rounds", "500"]
+    failed = into_a_closed_pipe(*gated, "--out", tmp_path / "report", stderr_too=True)
+    assert failed.returncode == 1  # the gate failed, and says so whoever reads it
+    assert (tmp_path / "report" / "report.json").is_file()
 
 
 def test_runs_are_named_by_name_else_their_one_tag_else_their_file(wide, tmp_path):

@@ -9,6 +9,7 @@ import os
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from annotator.evaluation import evaluation
@@ -81,6 +82,39 @@ def test_k_keeps_the_best_of_each_query(release):
             "检索器对查询“q1”两次返回片段“a#0”",
         ),
         (
+            None,
+            "the retriever's answer for query 'q1' is None (NoneType), not a list of results: "
+            "expected chunk ids (strings) best first, or (chunk id, score) pairs",
+            "检索器对查询“q1”的回答是 None（NoneType），不是一组结果：应为片段 id（字符串，"
+            "最好的在前）或（片段 id, 分数）对",
+        ),
+        (
+            42,
+            "the retriever's answer for query 'q1' is 42 (int), not a list of results: "
+            "expected chunk ids (strings) best first, or (chunk id, score) pairs",
+            "检索器对查询“q1”的回答是 42（int），不是一组结果：应为片段 id（字符串，"
+            "最好的在前）或（片段 id, 分数）对",
+        ),
+        (  # one id, not a run of its characters
+            "a#0",
+            "the retriever's answer for query 'q1' is 'a#0' (str), not a list of results: "
+            "expected chunk ids (strings) best first, or (chunk id, score) pairs",
+            "检索器对查询“q1”的回答是 'a#0'（str），不是一组结果：应为片段 id（字符串，"
+            "最好的在前）或（片段 id, 分数）对",
+        ),
+        (
+            [("a#0", True)],
+            "the retriever's result 1 for query 'q1' is ('a#0', True): expected a chunk id (a "
+            "string) or a (chunk id, score) pair",
+            "检索器对查询“q1”返回的第 1 个结果是 ('a#0', True)：应为片段 id（字符串）或（片段 "
+            "id, 分数）对",
+        ),
+        (
+            [("a#0", np.float32("nan"))],
+            "the retriever scored chunk 'a#0' for query 'q1' nan, not a finite number",
+            "检索器对查询“q1”给片段“a#0”的分数 nan 不是有限数值",
+        ),
+        (
             ["a 0"],
             "the retriever returned the id 'a 0' for query 'q1': an id is not blank and holds "
             "no whitespace",
@@ -93,6 +127,15 @@ def test_a_bad_result_is_refused_naming_the_query(release, result, english, chin
         retriever_run(release, lambda text: result)
     assert caught.value.message("en") == english
     assert caught.value.message("zh") == chinese
+
+
+def test_numpy_scores_are_scores(release):
+    # What a vector search returns: numpy's floats (and ints), read as the numbers they are.
+    answer = [("b#0", np.float32(0.75)), ("a#0", np.float64(0.5)), ("c#0", np.int64(0))]
+    run = retriever_run(release, lambda text: answer).run
+    assert run.ranking("q1") == [("b#0", 0.75), ("a#0", 0.5), ("c#0", 0.0)]
+    ids = retriever_run(release, lambda text: (chunk for chunk in ("c#0", "a#0"))).run
+    assert ids.ranking("q1") == [("c#0", 2.0), ("a#0", 1.0)]  # any iterable of results
 
 
 def test_ids_the_release_does_not_know_are_refused_by_evaluate(release):
