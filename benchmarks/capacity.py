@@ -23,11 +23,15 @@ left stop pressing). Either is made ready once: the lead's kept figures counted 
 running app's views leave behind) and annotators added up to the largest N (``x00``...).
 The browsers share the machine with the server, as the people's own computers would not:
 the load average is recorded beside the numbers, and ``--lead-browser-nice N`` runs the
-lead's Chromium at nice N, standing for the lead's own computer.
+lead's Chromium at nice N, standing for the lead's own computer. ``--server-cpus 0
+--browser-cpus 1`` goes further on a machine of two cores: the server (``qrels serve``, its
+app processes and, for a PostgreSQL database, the database server's processes) on one core,
+every browser on the other, standing for a server with a core of its own and the people's
+browsers elsewhere (a core still shared by the annotators' and the lead's browsers).
 
     python benchmarks/capacity.py --db URL [--annotators 1,4,8,16]
         [--compare 4] [--layouts one,two] [--seconds 60] [--rounds 1]
-        [--lead-browser-nice N] [--json F]
+        [--lead-browser-nice N] [--server-cpus L --browser-cpus L] [--json F]
     python benchmarks/capacity.py --report F [F ...]
 """
 
@@ -93,21 +97,31 @@ KEY_TIMER = """() => {
 READY = """() => !window.__pending && !!document.querySelector('.st-key-grade_3 button')
   && !document.querySelector('[data-testid="stApp"][data-test-script-state="running"]')"""
 LAUNCH = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"]
+# Which cores the server and the browsers run on (``--server-cpus``, ``--browser-cpus``):
+# None leaves them to the kernel.
+PLACES: dict[str, set[int] | None] = {"server": None, "browsers": None}
 
 
 def chromium(niceness: int = 0):
-    """Headless Chromium (Debian's), at ``niceness`` (``nice``) when it is not 0."""
+    """Headless Chromium (Debian's), at ``niceness`` (``nice``) when it is not 0, on the
+    browsers' cores when they are given."""
     from playwright.sync_api import sync_playwright
 
     playwright = sync_playwright().start()
     path = shutil.which("chromium") or "/usr/bin/chromium"
-    if niceness:
-        # Through a script that execs it under nice: its pipe to Playwright stays as is.
-        wrapper = Path(tempfile.mkdtemp()) / "chromium"
-        wrapper.write_text(f'#!/bin/sh\nexec nice -n {niceness} {path} "$@"\n')
-        wrapper.chmod(0o755)
-        path = str(wrapper)
-    return playwright, playwright.chromium.launch(executable_path=path, args=LAUNCH)
+    cpus = PLACES["browsers"]
+    if not niceness and not cpus:
+        return playwright, playwright.chromium.launch(executable_path=path, args=LAUNCH)
+    # Through a script that execs it under taskset and nice: its pipe to Playwright stays.
+    folder = Path(tempfile.mkdtemp())
+    pinned = f"taskset -c {','.join(map(str, sorted(cpus)))} " if cpus else ""
+    wrapper = folder / "chromium"
+    wrapper.write_text(f'#!/bin/sh\nexec {pinned}nice -n {niceness} {path} "$@"\n')
+    wrapper.chmod(0o755)
+    try:
+        return playwright, playwright.chromium.launch(executable_path=str(wrapper), args=LAUNCH)
+    finally:
+        shutil.rmtree(folder)  # read once, at the launch
 
 
 def log_in(browser, address: str, name: str):
@@ -194,7 +208,14 @@ def serve(url: str, layout: str, folder: Path) -> tuple[subprocess.Popen, str]:
     command = [sys.executable, "-m", "annotator.cli", "--db", url, "serve", "--port", str(port)]
     environment = {**os.environ, "QRELS_LANG": "en", "QRELS_CACHE_DIR": str(folder / "cache")}
     log = open(folder / "serve.log", "w")  # noqa: SIM115  (closed with the process)
-    server = subprocess.Popen(command + LAYOUTS[layout], env=environment, stdout=log, stderr=log)
+    cpus = PLACES["server"]
+    server = subprocess.Popen(
+        command + LAYOUTS[layout],
+        env=environment,
+        stdout=log,
+        stderr=log,
+        preexec_fn=(lambda: os.sched_setaffinity(0, cpus)) if cpus else None,  # noqa: PLW1509
+    )
     address = f"http://127.0.0.1:{port}"
     for _ in range(600):
         if server.poll() is not None:
@@ -278,6 +299,19 @@ def run(
     }
 
 
+def place_database(url: str, cpus: set[int]) -> None:
+    """PostgreSQL's server processes on ``cpus`` (its backends are forked from them, and
+    keep it): the database is part of the server."""
+    if not url.startswith("postgresql"):
+        return
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and (entry / "comm").read_text().strip() == "postgres":
+                os.sched_setaffinity(int(entry.name), cpus)
+        except OSError:  # gone meanwhile, or another user's
+            continue
+
+
 def prepare(url: str, most: int) -> None:
     """Make the database ready for every run: the kept figures counted, and annotators
     enough for ``most`` pressing at once."""
@@ -344,6 +378,8 @@ def main() -> None:
         default=0,
         help="the lead's Chromium at this nice: it stands for the lead's own computer",
     )
+    parser.add_argument("--server-cpus", help="cores of the server and its database: 0 or 0,1")
+    parser.add_argument("--browser-cpus", help="cores of every browser")
     parser.add_argument("--report", nargs="+", metavar="FILE")
     args = parser.parse_args()
     if args.report:
@@ -351,6 +387,13 @@ def main() -> None:
         return
     if not args.db:
         parser.error("--db is required: a database app_scale.py built")
+    every = os.sched_getaffinity(0)
+    for place, cpus in (("server", args.server_cpus), ("browsers", args.browser_cpus)):
+        PLACES[place] = {int(c) for c in cpus.split(",")} if cpus else None
+    if PLACES["server"]:
+        place_database(args.db, PLACES["server"])
+    if PLACES["browsers"]:  # this process and Playwright's driver are the people's side
+        os.sched_setaffinity(0, PLACES["browsers"])
     counts = [int(n) for n in args.annotators.split(",") if n]
     layouts = args.layouts.split(",")
     prepare(args.db, max([*counts, args.compare]))
@@ -362,8 +405,11 @@ def main() -> None:
             rows.append(run(args.db, layout, n, lead, args.seconds, args.lead_browser_nice))
             print(json.dumps(rows[-1]), file=sys.stderr)
             if args.json_path:
-                document = {"db": args.db, "cores": os.cpu_count(), "runs": rows}
+                places = {k: sorted(v) if v else None for k, v in PLACES.items()}
+                document = {"db": args.db, "cores": os.cpu_count(), "places": places, "runs": rows}
                 Path(args.json_path).write_text(json.dumps(document, indent=2))
+    if PLACES["server"]:
+        place_database(args.db, every)  # as it was
     report(rows)
 
 
