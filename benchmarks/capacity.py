@@ -27,11 +27,13 @@ lead's Chromium at nice N, standing for the lead's own computer. ``--server-cpus
 --browser-cpus 1`` goes further on a machine of two cores: the server (``qrels serve``, its
 app processes and, for a PostgreSQL database, the database server's processes) on one core,
 every browser on the other, standing for a server with a core of its own and the people's
-browsers elsewhere (a core still shared by the annotators' and the lead's browsers).
+browsers elsewhere (a core still shared by the annotators' and the lead's browsers, unless
+``--lead-browser-cpus`` gives the lead's its own).
 
     python benchmarks/capacity.py --db URL [--annotators 1,4,8,16]
         [--compare 4] [--layouts one,two] [--seconds 60] [--rounds 1]
-        [--lead-browser-nice N] [--server-cpus L --browser-cpus L] [--json F]
+        [--lead-browser-nice N] [--server-cpus L --browser-cpus L [--lead-browser-cpus L]]
+        [--json F]
     python benchmarks/capacity.py --report F [F ...]
 """
 
@@ -99,17 +101,17 @@ READY = """() => !window.__pending && !!document.querySelector('.st-key-grade_3 
 LAUNCH = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"]
 # Which cores the server and the browsers run on (``--server-cpus``, ``--browser-cpus``):
 # None leaves them to the kernel.
-PLACES: dict[str, set[int] | None] = {"server": None, "browsers": None}
+PLACES: dict[str, set[int] | None] = {"server": None, "browsers": None, "lead": None}
 
 
-def chromium(niceness: int = 0):
+def chromium(niceness: int = 0, lead: bool = False):
     """Headless Chromium (Debian's), at ``niceness`` (``nice``) when it is not 0, on the
-    browsers' cores when they are given."""
+    browsers' cores (the lead's own, for the ``lead``'s, when they are given)."""
     from playwright.sync_api import sync_playwright
 
     playwright = sync_playwright().start()
     path = shutil.which("chromium") or "/usr/bin/chromium"
-    cpus = PLACES["browsers"]
+    cpus = (lead and PLACES["lead"]) or PLACES["browsers"]
     if not niceness and not cpus:
         return playwright, playwright.chromium.launch(executable_path=path, args=LAUNCH)
     # Through a script that execs it under taskset and nice: its pipe to Playwright stays.
@@ -180,7 +182,7 @@ def browse(
     """The lead's browser (at ``niceness``): log in, then open the lead pages in turn from
     the sidebar at ``LEAD_VIEWS`` a minute until ``stop``; each view's seconds until its
     run ended."""
-    playwright, browser = chromium(niceness)
+    playwright, browser = chromium(niceness, lead=True)
     views = []
     try:
         page = log_in(browser, address, "lead")
@@ -380,6 +382,7 @@ def main() -> None:
     )
     parser.add_argument("--server-cpus", help="cores of the server and its database: 0 or 0,1")
     parser.add_argument("--browser-cpus", help="cores of every browser")
+    parser.add_argument("--lead-browser-cpus", help="cores of the lead's browser, if others")
     parser.add_argument("--report", nargs="+", metavar="FILE")
     args = parser.parse_args()
     if args.report:
@@ -388,7 +391,8 @@ def main() -> None:
     if not args.db:
         parser.error("--db is required: a database app_scale.py built")
     every = os.sched_getaffinity(0)
-    for place, cpus in (("server", args.server_cpus), ("browsers", args.browser_cpus)):
+    given = {"server": args.server_cpus, "browsers": args.browser_cpus}
+    for place, cpus in {**given, "lead": args.lead_browser_cpus}.items():
         PLACES[place] = {int(c) for c in cpus.split(",")} if cpus else None
     if PLACES["server"]:
         place_database(args.db, PLACES["server"])
