@@ -42,6 +42,7 @@ Drawn = (
 )
 WIDE = 560  # the width of a chart drawn beside or above another (Vega cannot stretch those)
 ACROSS = 600  # the bars' width a chart of many keeps to, as far as its thinnest bars allow
+SHARE = alt.Scale(domain=[0, 1])  # 0-100% always (with no extent an axis read "0.000000%")
 LEGEND_PAIRS = 15  # pairs of annotators a chart names in a legend
 
 
@@ -404,8 +405,7 @@ def systems(frame: pd.DataFrame) -> alt.VConcatChart:
         alt.Chart(frame)
         .mark_bar(color="#31a354")
         .encode(
-            # 0-100% always: with nothing relevant yet the axis read "0.000000%"
-            x=alt.X("share:Q").title(title("share")).axis(format=".0%").scale(domain=(0, 1)),
+            x=alt.X("share:Q", title=title("share"), axis=alt.Axis(format=".0%"), scale=SHARE),
             y=y,
             tooltip=_tips("system:N", "judged:Q", "relevant:Q", "share:Q"),
         )
