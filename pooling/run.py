@@ -97,7 +97,8 @@ class Run:
     ) -> Run:
         """The run of ``retriever`` on ``queries`` (query id -> text), called once per query
         in id order. It returns chunk ids best first (scored k, k-1, ..., 1 so that the order
-        is kept) or ``(chunk_id, score)`` pairs (the scores order them, as in a run file);
+        is kept), ``(chunk_id, score)`` pairs or a mapping chunk id -> score (the scores order
+        them, as in a run file);
         ``k`` keeps the best ``k`` of each. A score is any real number (numpy's too), not a
         bool. Raises ``LocalizedError`` naming the query when the answer is not a sequence
         of results (None, a number, a single string), when a result is neither form,
@@ -118,8 +119,11 @@ class Run:
 
 
 def _results(query_id: str, answer: object) -> list:
-    """A retriever's answer for one query as its list of results; a string (one id, whose
+    """A retriever's answer for one query as its list of results; a mapping is chunk id ->
+    score (iterated, it gave its ids alone, their scores dropped); a string (one id, whose
     characters would be taken for ids) or what cannot be iterated is refused."""
+    if isinstance(answer, Mapping):
+        return list(answer.items())
     if not isinstance(answer, str | bytes | bytearray):
         try:
             return list(answer)  # type: ignore[call-overload]
@@ -137,6 +141,14 @@ def _score(value: object) -> bool:
     return isinstance(value, numbers.Real) and not isinstance(value, bool)
 
 
+def _as_float(value: numbers.Real) -> float:
+    """``value`` as a float; an integer too large for one is infinite (refused as such)."""
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf
+
+
 def _ranking(query_id: str, results: list) -> dict[str, float]:
     """A retriever's results for one query as chunk id -> score."""
     ranking: dict[str, float] = {}
@@ -149,7 +161,7 @@ def _ranking(query_id: str, results: list) -> dict[str, float]:
             and isinstance(item[0], str)
             and _score(item[1])
         ):
-            chunk_id, score = item[0], float(item[1])
+            chunk_id, score = item[0], _as_float(item[1])
         else:
             raise LocalizedError(
                 "retriever_bad_result", query=query_id, position=position + 1, found=repr(item)

@@ -114,6 +114,11 @@ def test_k_keeps_the_best_of_each_query(release):
             "the retriever scored chunk 'a#0' for query 'q1' nan, not a finite number",
             "检索器对查询“q1”给片段“a#0”的分数 nan 不是有限数值",
         ),
+        (  # an integer too large for a float
+            [("a#0", 10**400)],
+            "the retriever scored chunk 'a#0' for query 'q1' inf, not a finite number",
+            "检索器对查询“q1”给片段“a#0”的分数 inf 不是有限数值",
+        ),
         (
             ["a 0"],
             "the retriever returned the id 'a 0' for query 'q1': an id is not blank and holds "
@@ -161,3 +166,10 @@ def test_the_example_in_docs_evaluation_runs(tmp_path, monkeypatch):
     with pytest.raises(AssertionError):
         exec(compile(example, "docs/evaluation.md", "exec"), namespace)  # noqa: S102
     assert os.getcwd() == str(tmp_path)
+
+
+def test_a_mapping_is_chunk_ids_and_their_scores(release):
+    # {chunk id: score}, as a search client may return it: iterated, it gave its ids alone
+    # in the dict's order, their scores dropped.
+    run = retriever_run(release, lambda text: {"a#0": 0.2, "b#0": 0.9}).run
+    assert run.ranking("q1") == [("b#0", 0.9), ("a#0", 0.2)]
