@@ -98,6 +98,9 @@ def serving(
             os.killpg(process.pid, signal.SIGKILL)  # the front and both app processes
             process.wait(timeout=20)
         log.close()
+        # Shown with a failing test's captured output: what the server said meanwhile.
+        said = (tmp_path / f"serve-{port}.log").read_text(encoding="utf-8", errors="replace")
+        print("".join(said.splitlines(keepends=True)[-40:]), file=sys.stderr)
     # Stopping `qrels serve` stopped the app: nothing answers on its port any more.
     with pytest.raises(OSError):
         urllib.request.urlopen(address + "/_stcore/health", timeout=2)
@@ -187,6 +190,20 @@ def until(check, seconds: float = 20) -> None:
     while not check():
         assert time.monotonic() < deadline, "the database never showed it"
         time.sleep(0.2)
+
+
+def click_until(locator, check: Callable[[], bool], tries: int = 3, seconds: float = 8) -> None:
+    """Click ``locator`` until ``check()`` is true, as a person clicks again when nothing
+    happened: on a loaded machine (the suite on every core) a click during a redraw was
+    once never answered (CI, test_browser's "Add to this query")."""
+    for _ in range(tries):
+        locator.click()
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            if check():
+                return
+            time.sleep(0.2)
+    raise AssertionError(f"{tries} clicks on {locator} did nothing the check could see")
 
 
 def lead_on(page, address: str, lang: str, path: str) -> None:

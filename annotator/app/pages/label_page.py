@@ -27,7 +27,10 @@ from pooling.readers import MAX_SEARCH, MAX_TEXT
 POSITION, SHOWN, FLASH = "label_position", "label_shown", "label_flash"
 DRAWN = "label_drawn"  # the item on the screen: its (assignment id, revision)
 NOT_APPLIED = "key_not_applied"
-SEARCH_FLASH = "label_search_flash"  # said inside the search box, where the click was
+# Said inside the search box, where the click was, for as long as the item it was added for
+# is on the screen: a message dropped after one drawing is lost when that drawing is cut
+# short by another rerun (a click under load in CI never showed it).
+SEARCH_FLASH = "label_search_flash"
 
 # One screen, from a laptop's (1366×768) up: the query, the passage, the grade buttons and
 # the rubric's grade lines without scrolling the page. The passage and the query scroll
@@ -139,10 +142,10 @@ def move(step: int, judged: int) -> None:
 
 
 @ui.guarded
-def add_found(search: ManualSearch, query_id: str, chunk_id: str, user_id: int) -> None:
-    if ui.as_user(search.add, query_id, chunk_id, user_id) is not ui.REFUSED:
+def add_found(search: ManualSearch, item: assignment.Item, chunk_id: str, user_id: int) -> None:
+    if ui.as_user(search.add, item.query_id, chunk_id, user_id) is not ui.REFUSED:
         # The same answer whether or not a system had found it, by the button clicked.
-        st.session_state[SEARCH_FLASH] = "added_to_pool"
+        st.session_state[SEARCH_FLASH] = ("added_to_pool", item.assignment_id)
 
 
 # -- what the page shows ------------------------------------------------------------------
@@ -229,7 +232,10 @@ def other_buttons(view: page_position.View, item: assignment.Item, user_id: int)
 
 
 def search_box(pool_name: str, item: assignment.Item, user_id: int) -> None:
-    added = st.session_state.pop(SEARCH_FLASH, None)
+    added, for_item = st.session_state.get(SEARCH_FLASH, (None, None))
+    if for_item != item.assignment_id:  # another item since: the message was the last one's
+        st.session_state.pop(SEARCH_FLASH, None)
+        added = None
     with st.expander(ui.t("search_title"), expanded=added is not None):
         if added:
             st.success(ui.t(added))
@@ -252,7 +258,7 @@ def search_box(pool_name: str, item: assignment.Item, user_id: int) -> None:
                     ui.t("add_to_pool"),
                     key=f"add_{number}",
                     on_click=add_found,
-                    args=(search, item.query_id, hit.chunk_id, user_id),
+                    args=(search, item, hit.chunk_id, user_id),
                 )
 
 

@@ -15,6 +15,8 @@ from storage.models import CandidateSource, Chunk, PoolCandidate
 from tests.browser_support import (
     XSS_IMG,
     XSS_SCRIPT,
+    click_until,
+    idle,
     judgments,
     log_in,
     passage,
@@ -28,6 +30,19 @@ from tests.storage.test_imports import jsonl
 pytestmark = pytest.mark.browser
 
 
+def manual_finds(url: str, name: str) -> list[str]:
+    """The chunks ``name`` added to the pool from the search box."""
+    with session_scope(make_engine(url)) as session:
+        return list(
+            session.exec(
+                select(Chunk.chunk_id)
+                .join(PoolCandidate, PoolCandidate.chunk_id == Chunk.id)
+                .join(CandidateSource, CandidateSource.candidate_id == PoolCandidate.id)
+                .where(CandidateSource.system == f"manual:{name}")
+            ).all()
+        )
+
+
 def test_grading_by_keyboard_going_back_manual_search_and_a_second_annotator(server, browser):
     address, url = server
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
@@ -39,7 +54,11 @@ def test_grading_by_keyboard_going_back_manual_search_and_a_second_annotator(ser
     box = page.get_by_label("Search words")
     box.fill("tea 3 cold")
     box.press("Enter")
-    page.get_by_role("button", name="Add to this query").first.click()
+    idle(page)
+    click_until(
+        page.get_by_role("button", name="Add to this query").first,
+        lambda: bool(manual_finds(url, "ann1")),
+    )
     page.get_by_text("Added: it will be judged like any other passage.").wait_for(timeout=20_000)
     assert judgments(url, "ann1") == []
 
@@ -71,14 +90,7 @@ def test_grading_by_keyboard_going_back_manual_search_and_a_second_annotator(ser
     made = judgments(url, "ann1")
     assert [grade for _, grade, _, _ in made] == [2, 1, 3, 0]
     assert made[0][2] == "secret note by ann1"
-    with session_scope(make_engine(url)) as session:
-        manual = session.exec(
-            select(Chunk.chunk_id)
-            .join(PoolCandidate, PoolCandidate.chunk_id == Chunk.id)
-            .join(CandidateSource, CandidateSource.candidate_id == PoolCandidate.id)
-            .where(CandidateSource.system == "manual:ann1")
-        ).all()
-    assert manual == ["tea"]
+    assert manual_finds(url, "ann1") == ["tea"]
 
     # Go back to the last item and change its grade: a new revision, the old one kept.
     page.locator(".st-key-previous button").wait_for(timeout=20_000)
