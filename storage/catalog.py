@@ -75,7 +75,7 @@ def chunk_keys(corpus_version: CorpusVersion, *, session: Session) -> dict[str, 
     return dict(rows.all())
 
 
-def run_chunk_key(
+def chunk_key(
     keys: dict[str, int],
     value: str,
     where: Where,
@@ -83,11 +83,14 @@ def run_chunk_key(
     corpus_version: CorpusVersion,
     *,
     session: Session,
+    judged: bool = False,
 ) -> int:
-    """The key of chunk ``value`` that a run's line names (``keys``: ``chunk_keys`` of
-    ``corpus_version``). Raises ``InputError`` at ``where``, ``field_name``, when it is not
-    a chunk of the version, saying so when it is one of its documents: a document run is
-    scored from its file with ``qrels evaluate --level doc``, never pooled."""
+    """The key of chunk ``value`` that a line of a run or of judgments names (``keys``:
+    ``chunk_keys`` of ``corpus_version``). Raises ``InputError`` at ``where``,
+    ``field_name``, when it is not a chunk of the version, saying so when it is one of its
+    documents, with what to do instead: a document run is scored from its file with
+    ``qrels evaluate --level doc``; documents' grades (``judged``) go on a version of whole
+    documents, then ``qrels carry``."""
     key = keys.get(value)
     if key is not None:
         return key
@@ -96,7 +99,10 @@ def run_chunk_key(
             Document.corpus_version_id == corpus_version.id, Document.doc_id == value
         )
     ).first()
-    error = "unknown_chunk" if document is None else "run_id_is_document"
+    if document is None:
+        error = "unknown_chunk"
+    else:
+        error = "judged_id_is_document" if judged else "run_id_is_document"
     raise where.error(error, field_name, value=value, corpus_version=corpus_version.name)
 
 

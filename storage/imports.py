@@ -345,7 +345,7 @@ def import_run(
     """Import a run (TREC, JSONL or CSV: ``run_formats``) as the ranking of external
     system ``system`` for a query set and corpus version (either None while there is one).
     Raises ``InputError`` for a bad line, an unknown query or chunk id (named a document id
-    when it is one: ``catalog.run_chunk_key``), or a run of the same system that exists with other
+    when it is one: ``catalog.chunk_key``), or a run of the same system that exists with other
     content; ``NotFound`` for an unknown version."""
     qs = resolve_query_set(query_set, session=session)
     cv = resolve_corpus_version(corpus_version, session=session)
@@ -357,7 +357,7 @@ def import_run(
         query_key = _key(
             queries, line.query_id, where, "query_id", "unknown_query", query_set=qs.name
         )
-        chunk_key = catalog.run_chunk_key(
+        chunk_key = catalog.chunk_key(
             chunks, line.chunk_id, where, found.id_field, cv, session=session
         )
         rows.append(
@@ -438,7 +438,7 @@ def import_judgments(
     queries, chunks = query_keys(qs, session=session), chunk_keys(cv, session=session)
     file_format, _ = judgment_lines(path)
     digest, first_line = Fingerprint(), dict[int, int]()
-    for line, query_key, chunk_key in _judgment_keys(path, queries, chunks, qs, cv):
+    for line, query_key, chunk_key in _judgment_keys(path, queries, chunks, qs, cv, session):
         pair = query_key << 32 | chunk_key
         first = first_line.setdefault(pair, line.line)
         if first != line.line:
@@ -463,7 +463,7 @@ def import_judgments(
     }
     rows = (
         {"query_id": q, "chunk_id": c, "grade": j.grade, "unsure": j.unsure, "note": j.note}
-        for j, q, c in _judgment_keys(path, queries, chunks, qs, cv)
+        for j, q, c in _judgment_keys(path, queries, chunks, qs, cv, session)
     )  # the second reading: inserted as it goes, only if the batch is new
     content_hash = digest.hexdigest()
     created = append_judgments(
@@ -483,16 +483,16 @@ def import_judgments(
     return ImportResult(annotator, created=created, counts=counts, created_user=made_user)
 
 
-def _judgment_keys(path, queries: dict, chunks: dict, qs: QuerySet, cv: CorpusVersion):
+def _judgment_keys(path, queries: dict, chunks: dict, qs: QuerySet, cv: CorpusVersion, session):
     """Each line of a judgments file with its query's and chunk's keys; raises
-    ``InputError`` for an id the versions do not know."""
+    ``InputError`` for an id the versions do not know (a document's: how to judge those)."""
     kind, lines = judgment_lines(path)
     for line in lines:
         where = Where(str(path), line.line)
         query_key = _key(
             queries, line.query_id, where, QUERY_FIELD[kind], "unknown_query", query_set=qs.name
         )
-        chunk_key = _key(
-            chunks, line.chunk_id, where, CHUNK_FIELD[kind], "unknown_chunk", corpus_version=cv.name
+        chunk_key = catalog.chunk_key(
+            chunks, line.chunk_id, where, CHUNK_FIELD[kind], cv, session=session, judged=True
         )
         yield line, query_key, chunk_key

@@ -342,6 +342,19 @@ CASES = [
         "j.tsv, line 2, field 'corpus-id': chunk id 'zzz' is not in corpus version 'c1'",
         "j.tsv 第 2 行，字段“corpus-id”：语料版本“c1”中没有片段 id“zzz”",
     ),
+    (  # a document's id where a chunk's is needed: how grades of documents come in
+        "qrels-trec-document-id",
+        judgments,
+        "j.trec",
+        "q1 0 tea 1\nq1 0 manual 2\n",
+        "j.trec, line 2, field 'doc_id': chunk id 'manual' is not in corpus version 'c1': it is "
+        "a document id of it, and judgments grade chunks; grades of whole documents are "
+        "imported on a version with one chunk per document (a corpus.jsonl imported without "
+        "--chunk-size), released, and taken onto the chunks with qrels carry",
+        "j.trec 第 2 行，字段“doc_id”：语料版本“c1”中没有片段 id“manual”：它是该版本的文档 "
+        "id，而评判针对的是片段；整篇文档的等级请导入到每篇文档一个片段的语料版本（corpus.jsonl "
+        "导入时不加 --chunk-size），发布后用 qrels carry 带到分块后的版本",
+    ),
     (
         "qrels-jsonl-unknown-query",
         judgments,
