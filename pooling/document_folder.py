@@ -55,6 +55,7 @@ TITLE_LIMIT = 300  # characters of a first line taken as a title
 SKIPPED = {
     "hidden": "folder_skipped_hidden",  # a name starting with "." (a folder once, not entered)
     "kind": "folder_skipped",  # not one of FORMATS
+    "doc": "folder_skipped_doc",  # Word 97-2003: a binary format no pure-Python reader reads
     "outside": "folder_skipped_outside",  # a link whose target lies outside the folder
     "special": "folder_skipped_special",  # a FIFO, a device, a socket, a broken link
 }
@@ -97,7 +98,8 @@ def read_document_folder(folder: Path | str, allow_empty: bool = False) -> Docum
         kind = FORMATS.get(path.suffix.lower())
         source = _source(path, inside)
         if isinstance(source, str) or kind is None:
-            skipped.append((relative, source if isinstance(source, str) else "kind"))
+            why = "doc" if path.suffix.lower() == ".doc" else "kind"
+            skipped.append((relative, source if isinstance(source, str) else why))
             continue
         if found := ID_CONTROL.search(relative):
             raise InputError(str(path), "file_name_control", code=control_code(found))

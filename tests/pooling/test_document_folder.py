@@ -81,6 +81,27 @@ def test_hidden_files_and_folders_are_named_a_folder_once(tmp_path):
     )
 
 
+def test_a_word_97_file_is_named_with_how_to_convert_it(tmp_path):
+    put(tmp_path, "a.md", "# A")
+    put(tmp_path, "old/报告.DOC", b"\xd0\xcf\x11\xe0")  # the OLE2 header of a .doc
+    put(tmp_path, "logo.png", b"\x89PNG")
+    notes: list = []
+    read_corpus_source(tmp_path, False, notes)
+    doc = {"count": 1, "suffixes": SUFFIXES, "files": "old/报告.DOC"}
+    assert notes == [
+        ("folder_skipped", {"count": 1, "suffixes": SUFFIXES, "files": "logo.png"}),
+        ("folder_skipped_doc", doc),
+    ]
+    assert t("folder_skipped_doc", "en", **doc) == (
+        "1 Word 97–2003 files passed over (.doc is not read here; save them as .docx, e.g. "
+        "soffice --headless --convert-to docx FILE): old/报告.DOC"
+    )
+    assert t("folder_skipped_doc", "zh", **doc) == (
+        "跳过 1 个 Word 97–2003 文件（此处不读取 .doc；请另存为 .docx，例如 soffice --headless "
+        "--convert-to docx 文件）：old/报告.DOC"
+    )
+
+
 @pytest.mark.parametrize(
     ("text", "title"),
     [
