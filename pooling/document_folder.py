@@ -109,7 +109,11 @@ def read_document_folder(folder: Path | str, allow_empty: bool = False) -> Docum
         if doc_id in ids:
             raise InputError(str(path), "document_id_taken", value=doc_id, other=ids[doc_id])
         ids[doc_id] = relative
-        document = _read(source, kind)
+        try:
+            document = _read(source, kind)
+        except InputError as error:  # named as the folder shows it, not by its real path
+            error.file = str(path)
+            raise
         title, text = document.title, document.text
         if document.pages_without_text:
             without_text.append((relative, document.pages_without_text))

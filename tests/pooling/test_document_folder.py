@@ -81,6 +81,20 @@ def test_hidden_files_and_folders_are_named_a_folder_once(tmp_path):
     )
 
 
+def test_a_bad_file_is_named_as_the_folder_shows_it_not_by_its_real_path(tmp_path, monkeypatch):
+    put(tmp_path, "docs/a.md", "# A")
+    put(tmp_path, "docs/real/latin1.txt", "caf\xe9".encode("latin-1"))
+    (tmp_path / "docs/alias.txt").symlink_to(tmp_path / "docs/real/latin1.txt")
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(InputError) as caught:
+        read_document_folder("docs")
+    assert caught.value.file == "docs/alias.txt"  # not /tmp/…/docs/real/latin1.txt
+    (tmp_path / "docs/alias.txt").unlink()
+    with pytest.raises(InputError) as caught:
+        read_document_folder("docs")
+    assert caught.value.message("en").startswith("docs/real/latin1.txt, line 1: ")
+
+
 def test_a_word_97_file_is_named_with_how_to_convert_it(tmp_path):
     put(tmp_path, "a.md", "# A")
     put(tmp_path, "old/报告.DOC", b"\xd0\xcf\x11\xe0")  # the OLE2 header of a .doc
