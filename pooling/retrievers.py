@@ -427,6 +427,8 @@ def encoder_from_spec(
         return OpenAIEncoder(EmbeddingsEndpoint(model=spec[7:], **settings))
     if spec == "tfidf-svd":
         return TfidfSvdEncoder(tokenizer, dim)
+    if spec.startswith("tfidf-svd:"):  # the app's form: a model typed with TF-IDF chosen
+        raise LocalizedError("tfidf_takes_no_model", model=spec[len("tfidf-svd:") :])
     if spec.startswith("st:") and spec[3:]:
         return SentenceTransformerEncoder(spec[3:])
     if spec.startswith("npy:") and spec[4:]:

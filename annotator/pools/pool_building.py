@@ -33,9 +33,10 @@ def encoder_options(
     a model folder, ``openai:`` and a model name), ``--embeddings-url`` and
     ``--api-key-env`` (the variable's name: a key is never typed into the app). Checked by
     ``build_pool`` exactly as the command line's are: a URL or variable given to another
-    encoder is refused there, as on the command line."""
+    encoder is refused there, as on the command line, and so is a model given to TF-IDF."""
+    model = model.strip()
     return RetrievalOptions(
-        encoder="tfidf-svd" if kind == "tfidf-svd" else f"{kind}:{model.strip()}",
+        encoder="tfidf-svd" if kind == "tfidf-svd" and not model else f"{kind}:{model}",
         embeddings_url=url.strip() or None,
         api_key_env=key_variable.strip() or None,
     )

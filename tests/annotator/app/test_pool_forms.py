@@ -73,6 +73,10 @@ def choose_encoder(at: AppTest, kind: str, model="", url="", variable="") -> App
             LocalizedError("api_key_variable_unset", variable="NOWHERE_API_KEY"),
         ),
         (("st", "/nowhere/model"), None),  # the library or the folder missing, as installed
+        (  # a model typed while TF-IDF is chosen: said, not dropped
+            ("tfidf-svd", "all-MiniLM-L6-v2"),
+            LocalizedError("tfidf_takes_no_model", model="all-MiniLM-L6-v2"),
+        ),
         (  # an endpoint's settings with another encoder: it would read none of them
             ("tfidf-svd", "", "http://127.0.0.1:9/v1", "E_API_KEY"),
             LocalizedError(
