@@ -73,6 +73,10 @@ def app_command(port: int, host: str) -> list[str]:
         # process's inner port, behind the front, where a lead's pages are not routed.
         "--logger.hideWelcomeMessage",
         "true",
+        # Nor its "Uvicorn server started on 127.0.0.1:PORT" for each app process: warnings
+        # and errors still show (an incident's traceback is the app's own logger's).
+        "--logger.level",
+        "warning",
         # Annotators and leads use the app; Streamlit's own Deploy, Rerun and cache menu
         # items are for whoever develops it.
         "--client.toolbarMode",
