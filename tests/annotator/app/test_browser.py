@@ -43,8 +43,13 @@ def manual_finds(url: str, name: str) -> list[str]:
         )
 
 
-def test_grading_by_keyboard_going_back_manual_search_and_a_second_annotator(server, browser):
+def test_grading_by_keyboard_going_back_manual_search_and_a_second_annotator(
+    server, browser, tmp_path
+):
     address, url = server
+    # What `qrels serve` printed: its own address, and no inner process's port.
+    said = next(tmp_path.glob("serve-*.log")).read_text(encoding="utf-8")
+    assert f"starting the app at {address}" in said and "Uvicorn server started" not in said
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     log_in(page, address, "ann1")
     assert page.get_by_text("Deploy", exact=True).count() == 0  # Streamlit's own menu

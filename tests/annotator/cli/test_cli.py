@@ -278,6 +278,9 @@ def test_serve_runs_streamlit_without_its_full_collection_after_every_page_run(
     assert (
         arguments[at + 1] == "true" and "logger.hideWelcomeMessage" in config.get_config_options()
     )
+    # Nor each inner process's "Uvicorn server started on 127.0.0.1:PORT" (an INFO line).
+    at = arguments.index("--logger.level")
+    assert arguments[at + 1] == "warning" and "logger.level" in config.get_config_options()
 
 
 @pytest.mark.parametrize("command", ["serve", "demo"])
