@@ -20,7 +20,7 @@ from storage.pool_records import (
     pool_candidates,
     pool_report,
 )
-from tests.conftest import snapshot, write
+from tests.conftest import import_grades, snapshot, write
 from tests.storage.test_imports import CORPUS, QUERIES, jsonl
 
 RUN_OLD = "q1 Q0 tea 1 5 old\nq2 Q0 bike 1 4 old\n"
@@ -118,13 +118,7 @@ def test_a_topup_that_changes_nothing_is_not_recorded(loaded):
 
 def test_a_topup_that_adds_provenance_alone_is_recorded(loaded, tmp_path):
     build_pool(loaded, "p", systems="run:new", depth=5)
-    with session_scope(loaded) as session:
-        import_judgments(
-            write(tmp_path, "j.trec", "q2 0 bike 1\n"),
-            session=session,
-            annotator="ann",
-            rubric_version="v1",
-        )
+    import_grades(loaded, tmp_path, "ann", [{"query_id": "q2", "chunk_id": "bike", "grade": 1}])
     # run:old's q1 tea is in the pool (it gains run:old's provenance), q2 bike judged
     result = topup_pool(loaded, "p", systems="run:old", depth=5)
     assert (result.added, result.sources_added, result.changed) == (0, 1, True)
