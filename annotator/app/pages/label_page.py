@@ -27,9 +27,9 @@ from pooling.readers import MAX_SEARCH, MAX_TEXT
 POSITION, SHOWN, FLASH = "label_position", "label_shown", "label_flash"
 DRAWN = "label_drawn"  # the item on the screen: its (assignment id, revision)
 NOT_APPLIED = "key_not_applied"
-# Said inside the search box, where the click was, for as long as the item it was added for
-# is on the screen: a message dropped after one drawing is lost when that drawing is cut
-# short by another rerun (a click under load in CI never showed it).
+# The item a passage was last added for from the search box: "added" is said there, where
+# the click was, for as long as that item is on the screen (a message dropped after one
+# drawing is lost when another rerun cuts that drawing short: a click under load in CI).
 SEARCH_FLASH = "label_search_flash"
 
 # One screen, from a laptop's (1366×768) up: the query, the passage, the grade buttons and
@@ -145,7 +145,7 @@ def move(step: int, judged: int) -> None:
 def add_found(search: ManualSearch, item: assignment.Item, chunk_id: str, user_id: int) -> None:
     if ui.as_user(search.add, item.query_id, chunk_id, user_id) is not ui.REFUSED:
         # The same answer whether or not a system had found it, by the button clicked.
-        st.session_state[SEARCH_FLASH] = ("added_to_pool", item.assignment_id)
+        st.session_state[SEARCH_FLASH] = item.assignment_id
 
 
 # -- what the page shows ------------------------------------------------------------------
@@ -232,13 +232,12 @@ def other_buttons(view: page_position.View, item: assignment.Item, user_id: int)
 
 
 def search_box(pool_name: str, item: assignment.Item, user_id: int) -> None:
-    added, for_item = st.session_state.get(SEARCH_FLASH, (None, None))
-    if for_item != item.assignment_id:  # another item since: the message was the last one's
+    added = st.session_state.get(SEARCH_FLASH) == item.assignment_id
+    if not added:  # another item since: what was said was for the last one
         st.session_state.pop(SEARCH_FLASH, None)
-        added = None
-    with st.expander(ui.t("search_title"), expanded=added is not None):
+    with st.expander(ui.t("search_title"), expanded=added):
         if added:
-            st.success(ui.t(added))
+            st.success(ui.t("added_to_pool"))
         st.caption(ui.t("search_help"))
         words = st.text_input(ui.t("search_box"), key="search_text", max_chars=MAX_SEARCH)
         if not words.strip():
