@@ -95,11 +95,12 @@ def read_document_folder(folder: Path | str, allow_empty: bool = False) -> Docum
     skipped.extend((relative, "hidden") for relative in dotted)
     for path in files:
         relative = path.relative_to(root).as_posix()
-        kind = FORMATS.get(path.suffix.lower())
+        suffix = path.suffix.lower()
+        kind = FORMATS.get(suffix)
         source = _source(path, inside)
         if isinstance(source, str) or kind is None:
-            why = "doc" if path.suffix.lower() == ".doc" else "kind"
-            skipped.append((relative, source if isinstance(source, str) else why))
+            why = source if isinstance(source, str) else "doc" if suffix == ".doc" else "kind"
+            skipped.append((relative, why))
             continue
         if found := ID_CONTROL.search(relative):
             raise InputError(str(path), "file_name_control", code=control_code(found))
