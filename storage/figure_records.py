@@ -176,22 +176,40 @@ def app_judgments_since(pool: Pool, after: int, *, session: Session) -> list[tup
     own = select(Judgment.id, Judgment.assignment_id, Judgment.revision, *fields, false()).where(
         Judgment.id > after, here
     )
+    # The judgments above ``after`` first, then their pool rows: SQLite, knowing nothing of
+    # how few ids lie above ``after``, went through the pool's candidates instead (0.2 s a
+    # view at L, with nothing found). MATERIALIZED keeps the order (SQLite, PostgreSQL).
+    above = (
+        select(Judgment.id, Judgment.chunk_id, *fields[:2], made.label("made"), *fields[3:])
+        .where(
+            Judgment.id > after,
+            (func.coalesce(Judgment.pool_id, 0) != pool.id) | Judgment.assignment_id.is_(None),
+        )
+        .cte("above")
+        .prefix_with("MATERIALIZED")
+    )
     elsewhere = (
-        select(Judgment.id, Assignment.id, Assignment.revision, *fields, true())
+        select(
+            above.c.id,
+            Assignment.id,
+            Assignment.revision,
+            above.c.user_id,
+            above.c.query_id,
+            above.c.made,
+            above.c.grade,
+            above.c.seconds,
+            true(),
+        )
         .join(
             PoolCandidate,
             (PoolCandidate.pool_id == pool.id)
-            & (PoolCandidate.query_id == Judgment.query_id)
-            & (PoolCandidate.chunk_id == Judgment.chunk_id),
+            & (PoolCandidate.query_id == above.c.query_id)
+            & (PoolCandidate.chunk_id == above.c.chunk_id),
         )
         .join(
             Assignment,
             (Assignment.candidate_id == PoolCandidate.id)
-            & (Assignment.user_id == Judgment.user_id),
-        )
-        .where(
-            Judgment.id > after,
-            (func.coalesce(Judgment.pool_id, 0) != pool.id) | Judgment.assignment_id.is_(None),
+            & (Assignment.user_id == above.c.user_id),
         )
     )
     statement = union_all(own, elsewhere)
