@@ -99,6 +99,9 @@ KEY_TIMER = """() => {
 READY = """() => !window.__pending && !!document.querySelector('.st-key-grade_3 button')
   && !document.querySelector('[data-testid="stApp"][data-test-script-state="running"]')"""
 LAUNCH = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"]
+# A switch Chromium ignores, on the lead's browser only: its processes' CPU is told apart.
+LEAD_MARK = "--qrels-benchmark-lead"
+TICK = os.sysconf("SC_CLK_TCK")
 # Which cores the server and the browsers run on (``--server-cpus``, ``--browser-cpus``):
 # None leaves them to the kernel.
 PLACES: dict[str, set[int] | None] = {"server": None, "browsers": None, "lead": None}
@@ -112,8 +115,9 @@ def chromium(niceness: int = 0, lead: bool = False):
     playwright = sync_playwright().start()
     path = shutil.which("chromium") or "/usr/bin/chromium"
     cpus = (lead and PLACES["lead"]) or PLACES["browsers"]
+    args = [*LAUNCH, LEAD_MARK] if lead else LAUNCH
     if not niceness and not cpus:
-        return playwright, playwright.chromium.launch(executable_path=path, args=LAUNCH)
+        return playwright, playwright.chromium.launch(executable_path=path, args=args)
     # Through a script that execs it under taskset and nice: its pipe to Playwright stays.
     folder = Path(tempfile.mkdtemp())
     pinned = f"taskset -c {','.join(map(str, sorted(cpus)))} " if cpus else ""
@@ -121,9 +125,47 @@ def chromium(niceness: int = 0, lead: bool = False):
     wrapper.write_text(f'#!/bin/sh\nexec {pinned}nice -n {niceness} {path} "$@"\n')
     wrapper.chmod(0o755)
     try:
-        return playwright, playwright.chromium.launch(executable_path=str(wrapper), args=LAUNCH)
+        return playwright, playwright.chromium.launch(executable_path=str(wrapper), args=args)
     finally:
         shutil.rmtree(folder)  # read once, at the launch
+
+
+def cpu_seconds() -> dict[str, float]:
+    """CPU seconds (user and system) used so far by each part of the machine: the app's
+    processes (by their ``QRELS_PROCESS``), the database server's, the lead's and the
+    annotators' browsers, and the rest. Two readings' difference is what a run cost."""
+    stats, parents = {}, {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            name = (entry / "comm").read_text().strip()
+            line = (entry / "cmdline").read_bytes()
+            environ = (entry / "environ").read_bytes() if "python" in name else b""
+        except OSError:  # gone meanwhile
+            continue
+        pid = int(entry.name)
+        parents[pid] = int(fields[1])
+        stats[pid] = (name, line, environ, (int(fields[11]) + int(fields[12])) / TICK)
+    used: dict[str, float] = {}
+    for pid, (name, _, environ, seconds) in stats.items():
+        if name == "postgres":
+            part = "database"
+        elif "chrom" in name or "chrome" in name:
+            top = pid  # the browser's first process carries the lead's mark
+            while parents.get(top) in stats and "chrom" in stats[parents[top]][0]:
+                top = parents[top]
+            lead = LEAD_MARK.encode() in stats[top][1]
+            part = "lead's browser" if lead else "annotators' browsers"
+        elif b"QRELS_PROCESS=leads" in environ:
+            part = "leads' process"
+        elif b"QRELS_PROCESS=annotators" in environ:
+            part = "annotators' process"
+        else:
+            part = "other"
+        used[part] = used.get(part, 0.0) + seconds
+    return used
 
 
 def log_in(browser, address: str, name: str):
@@ -271,9 +313,9 @@ def run(
             if not started.wait(timeout=600):
                 raise RuntimeError("the annotators never started")
             time.sleep(3)  # the first keys and the lead's first view under way
-            began, load = time.time(), os.getloadavg()[0]
+            began, load, before = time.time(), os.getloadavg()[0], cpu_seconds()
             time.sleep(seconds)
-            ended = time.time()
+            ended, after = time.time(), cpu_seconds()
             stop.set()
             for thread in threads:
                 thread.join(timeout=600)
@@ -296,6 +338,8 @@ def run(
         "lead_views": len(views),
         "lead_views_a_minute": round(len(views) * 60 / seconds, 1) if lead else None,
         "lead_view_median_s": statistics.median(views) if views else None,
+        "seconds": seconds,
+        "cpu_s": {k: round(v - before.get(k, 0.0), 1) for k, v in sorted(after.items())},
         "load_before": round(load, 2),
         "load_after": round(os.getloadavg()[0], 2),
     }
@@ -354,6 +398,17 @@ def report(rows: list[dict]) -> None:
             f"| {fmt(r['lead_views_a_minute'], 1)} | {fmt(r['lead_view_median_s'], 2)} "
             f"| {r['load_before']:.1f}–{r['load_after']:.1f} |"
         )
+    parts = ["annotators' process", "leads' process", "database", "annotators' browsers"]
+    parts.append("lead's browser")
+    print("\n| layout | annotators | lead | CPU s a minute: " + " | ".join(parts) + " |")
+    print("|---|---:|---|" + "---:|" * len(parts))
+    for r in rows:
+        if "cpu_s" not in r:  # a run from before the CPU was read
+            continue
+        minute = 60 / r.get("seconds", 60)
+        used = [fmt(r["cpu_s"].get(part, 0.0) * minute, 1) for part in parts]
+        lead = "yes" if r["lead"] else "no"
+        print(f"| {r['layout']} | {r['annotators']} | {lead} | " + " | ".join(used) + " |")
     for layout in sorted({r["layout"] for r in rows}):
         led = sorted(
             (r for r in rows if r["layout"] == layout and r["lead"]), key=lambda r: r["annotators"]
