@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from annotator.quality.agreement import PairAgreement
-from annotator.quality.kept.progress_rows import AppRows, completions
+from annotator.quality.kept.progress_rows import AppRows, completions, inserted
 from pooling.grades import GRADES
 from pooling.resolution import UNSURE_COUNT
 
@@ -127,6 +127,7 @@ class Kept:
     derived: dict[tuple, Any] = field(default_factory=dict)
     systems: Systems | None = None  # the Pools figures' (None: not read yet)
     lock: threading.RLock = field(default_factory=threading.RLock)
+    room: dict[str, np.ndarray] = field(default_factory=dict, repr=False)  # ``inserted``'s
 
     # -- rows ------------------------------------------------------------------------------
 
@@ -171,11 +172,15 @@ class Kept:
         self.row_judgment[at[newer]] = judgment[newer]
         self.row_grade[at[newer]] = grade[newer]
         fresh = ~found
-        self.row_key = np.insert(self.row_key, at[fresh], key[fresh])
-        self.row_judgment = np.insert(self.row_judgment, at[fresh], judgment[fresh])
-        self.row_grade = np.insert(self.row_grade, at[fresh], grade[fresh])
-        self.row_first = np.insert(self.row_first, at[fresh], first[fresh])
-        self.row_counted = np.insert(self.row_counted, at[fresh], counted[fresh])
+        for name, values in (
+            ("row_key", key),
+            ("row_judgment", judgment),
+            ("row_grade", grade),
+            ("row_first", first),
+            ("row_counted", counted),
+        ):
+            column = getattr(self, name)
+            setattr(self, name, inserted(column, self.room, name, at[fresh], values[fresh]))
         changed = newer | fresh
         moved = np.unique(key[earlier & ~changed] >> USER_BITS)
         notes = [rows[i][4] or "" for i in last[changed]]

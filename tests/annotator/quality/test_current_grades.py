@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from annotator.quality.kept.current_grades import Places, _of_texts, _texts
-from annotator.quality.kept.progress_rows import _in_order
+from annotator.quality.kept.progress_rows import _in_order, inserted
 
 IDS = ["a", "b", "é", "中文", "z\u2028", "😀", "a b", "", "nul\x00"]
 
@@ -55,3 +55,24 @@ def test_rows_in_order_as_lexsort_puts_them(span):
     found = _in_order(position, first, user)
     assert found.tolist() == np.lexsort((user, first, position)).tolist()
     assert _in_order(position[:0], first[:0], user[:0]).tolist() == []
+
+
+def test_rows_inserted_in_room_as_np_insert_puts_them():
+    """A column grown in its room, view after view, holds what ``np.insert`` would; the
+    room is used again while it lasts (nothing before the first place moves), and an
+    array that is not the start of the room (saved grades read back) is copied first."""
+    rng = np.random.default_rng(7)
+    room: dict[str, np.ndarray] = {}
+    expected = column = np.sort(rng.integers(0, 1_000, 50))
+    for view in range(40):
+        values = np.sort(rng.integers(0, 1_200, int(rng.integers(0, 6))))
+        at = np.searchsorted(column, values)
+        expected = np.insert(expected, at, values)
+        column = inserted(column, room, "key", at, values)
+        assert column.tolist() == expected.tolist()
+        if view == 20:  # as if read back from a checkpoint: not the room's
+            column = column.copy()
+    assert column.base is room["key"] and len(room["key"]) > len(column)
+    elsewhere = np.arange(10)
+    assert inserted(elsewhere, room, "key", np.array([3]), np.array([99]))[3] == 99
+    assert elsewhere.tolist() == list(range(10))  # not written into
