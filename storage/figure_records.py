@@ -208,8 +208,7 @@ def app_judgments_since(pool: Pool, after: int, *, session: Session) -> list[tup
         )
         .join(
             Assignment,
-            (Assignment.candidate_id == PoolCandidate.id)
-            & (Assignment.user_id == above.c.user_id),
+            (Assignment.candidate_id == PoolCandidate.id) & (Assignment.user_id == above.c.user_id),
         )
     )
     statement = union_all(own, elsewhere)

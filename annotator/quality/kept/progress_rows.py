@@ -21,7 +21,9 @@ def _empty(kind) -> np.ndarray:
     return np.zeros(0, kind)
 
 
-def inserted(column: np.ndarray, room: dict[str, np.ndarray], name: str, at, values) -> np.ndarray:
+def inserted(
+    column: np.ndarray, room: dict[str, np.ndarray], name: str, at: np.ndarray, values: np.ndarray
+) -> np.ndarray:
     """``np.insert(column, at, values)`` (``at`` ascending), moving only the rows from the
     first place on, into room kept past the column's end: ``room[name]``, the array
     ``column`` is the start of (made when it is not, or too small). A view brings a few
