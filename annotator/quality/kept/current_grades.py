@@ -172,13 +172,8 @@ class Kept:
         self.row_judgment[at[newer]] = judgment[newer]
         self.row_grade[at[newer]] = grade[newer]
         fresh = ~found
-        for name, values in (
-            ("row_key", key),
-            ("row_judgment", judgment),
-            ("row_grade", grade),
-            ("row_first", first),
-            ("row_counted", counted),
-        ):
+        columns = ("row_key", "row_judgment", "row_grade", "row_first", "row_counted")
+        for name, values in zip(columns, (key, judgment, grade, first, counted), strict=True):
             column = getattr(self, name)
             setattr(self, name, inserted(column, self.room, name, at[fresh], values[fresh]))
         changed = newer | fresh
