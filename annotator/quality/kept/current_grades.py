@@ -173,7 +173,8 @@ class Kept:
         self.row_grade[at[newer]] = grade[newer]
         fresh = ~found
         columns = ("row_key", "row_judgment", "row_grade", "row_first", "row_counted")
-        for name, values in zip(columns, (key, judgment, grade, first, counted), strict=True):
+        rows_now: tuple[np.ndarray, ...] = (key, judgment, grade, first, counted)
+        for name, values in zip(columns, rows_now, strict=True):
             column = getattr(self, name)
             setattr(self, name, inserted(column, self.room, name, at[fresh], values[fresh]))
         changed = newer | fresh
