@@ -102,6 +102,14 @@ LAUNCH = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-backgrou
 # A switch Chromium ignores, on the lead's browser only: its processes' CPU is told apart.
 LEAD_MARK = "--qrels-benchmark-lead"
 TICK = os.sysconf("SC_CLK_TCK")
+# The parts whose CPU the report shows ("other": the front, Playwright, this script).
+PARTS = (
+    "annotators' process",
+    "leads' process",
+    "database",
+    "annotators' browsers",
+    "lead's browser",
+)
 # Which cores the server and the browsers run on (``--server-cpus``, ``--browser-cpus``):
 # None leaves them to the kernel.
 PLACES: dict[str, set[int] | None] = {"server": None, "browsers": None, "lead": None}
@@ -141,7 +149,7 @@ def cpu_seconds() -> dict[str, float]:
         try:
             fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
             name = (entry / "comm").read_text().strip()
-            line = (entry / "cmdline").read_bytes()
+            line = (entry / "cmdline").read_bytes() if "chrom" in name else b""
             environ = (entry / "environ").read_bytes() if "python" in name else b""
         except OSError:  # gone meanwhile
             continue
@@ -152,7 +160,7 @@ def cpu_seconds() -> dict[str, float]:
     for pid, (name, _, environ, seconds) in stats.items():
         if name == "postgres":
             part = "database"
-        elif "chrom" in name or "chrome" in name:
+        elif "chrom" in name:
             top = pid  # the browser's first process carries the lead's mark
             while parents.get(top) in stats and "chrom" in stats[parents[top]][0]:
                 top = parents[top]
@@ -398,15 +406,13 @@ def report(rows: list[dict]) -> None:
             f"| {fmt(r['lead_views_a_minute'], 1)} | {fmt(r['lead_view_median_s'], 2)} "
             f"| {r['load_before']:.1f}–{r['load_after']:.1f} |"
         )
-    parts = ["annotators' process", "leads' process", "database", "annotators' browsers"]
-    parts.append("lead's browser")
-    print("\n| layout | annotators | lead | CPU s a minute: " + " | ".join(parts) + " |")
-    print("|---|---:|---|" + "---:|" * len(parts))
+    print("\n| layout | annotators | lead | CPU s a minute: " + " | ".join(PARTS) + " |")
+    print("|---|---:|---|" + "---:|" * len(PARTS))
     for r in rows:
         if "cpu_s" not in r:  # a run from before the CPU was read
             continue
         minute = 60 / r.get("seconds", 60)
-        used = [fmt(r["cpu_s"].get(part, 0.0) * minute, 1) for part in parts]
+        used = [fmt(r["cpu_s"].get(part, 0.0) * minute, 1) for part in PARTS]
         lead = "yes" if r["lead"] else "no"
         print(f"| {r['layout']} | {r['annotators']} | {lead} | " + " | ".join(used) + " |")
     for layout in sorted({r["layout"] for r in rows}):

@@ -206,6 +206,20 @@ def test_kept_figures_equal_a_count_from_scratch(engine, team, tmp_path, seed, m
     check(engine)
 
 
+def reads_since(monkeypatch) -> list[int]:
+    """Where each read of the judgments since a mark starts (``records.judgments_since``'s
+    ``after``), appended as the views read."""
+    read: list[int] = []
+    since = kept_figures.records.judgments_since
+
+    def spied(pool, after, *, session):
+        read.append(after)
+        return since(pool, after, session=session)
+
+    monkeypatch.setattr(kept_figures.records, "judgments_since", spied)
+    return read
+
+
 def test_a_restart_reads_the_saved_grades_not_every_judgment(engine, team, monkeypatch):
     monkeypatch.setattr(kept_figures.records, "LAG", 0)  # a small database: no ids read again
     rng = random.Random(3)
@@ -217,14 +231,7 @@ def test_a_restart_reads_the_saved_grades_not_every_judgment(engine, team, monke
     kept_figures.forget()
     item = assignment.next_item(engine, "p", team["a1"])
     assignment.submit(engine, item, team["a1"], grade=3)
-    read: list[int] = []
-    since = kept_figures.records.judgments_since
-
-    def counted_since(pool, after, *, session):
-        read.append(after)
-        return since(pool, after, session=session)
-
-    monkeypatch.setattr(kept_figures.records, "judgments_since", counted_since)
+    read = reads_since(monkeypatch)
 
     def every_candidate(pool, *, session):
         raise AssertionError("the candidates are read from the checkpoint")
@@ -375,14 +382,7 @@ def test_a_view_reads_only_what_is_above_the_mark_while_nothing_came_late(
             values = row | {"id": id_, "user_id": team[person], "grade": grade}
             session.connection().execute(insert(Judgment).values(values))
 
-    read: list[int] = []
-    since = kept_figures.records.judgments_since
-
-    def spied(pool, after, *, session):
-        read.append(after)
-        return since(pool, after, session=session)
-
-    monkeypatch.setattr(kept_figures.records, "judgments_since", spied)
+    read = reads_since(monkeypatch)
     write(20, "a2", 1)
     kept_figures.kept_grades(engine, "p")
     assert read == [10]
