@@ -28,18 +28,23 @@ lead's Chromium at nice N, standing for the lead's own computer. ``--server-cpus
 app processes and, for a PostgreSQL database, the database server's processes) on one core,
 every browser on the other, standing for a server with a core of its own and the people's
 browsers elsewhere (a core still shared by the annotators' and the lead's browsers, unless
-``--lead-browser-cpus`` gives the lead's its own).
+``--lead-browser-cpus`` gives the lead's its own). ``--socket`` takes the annotators'
+browsers off the machine altogether: each annotator speaks Streamlit's websocket protocol
+(``socket_annotators.py``), and a key is timed until the end of the run that drew the next
+passage, the server's part of a key without the browser's drawing; the lead stays in
+Chromium.
 
     python benchmarks/capacity.py --db URL [--annotators 1,4,8,16]
         [--compare 4] [--layouts one,two] [--seconds 60] [--rounds 1]
         [--lead-browser-nice N] [--server-cpus L --browser-cpus L [--lead-browser-cpus L]]
-        [--json F]
+        [--socket] [--json F]
     python benchmarks/capacity.py --report F [F ...]
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import random
@@ -59,6 +64,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import app_scale  # noqa: E402  (sets the app's one BLAS thread before numpy)
+import socket_annotators  # noqa: E402
 
 PASSWORD = "benchmark-password"  # app_scale.build's
 PACE = 3.0  # seconds between one annotator's keys: reading a short passage, deciding
@@ -126,11 +132,15 @@ def chromium(niceness: int = 0, lead: bool = False):
     args = [*LAUNCH, LEAD_MARK] if lead else LAUNCH
     if not niceness and not cpus:
         return playwright, playwright.chromium.launch(executable_path=path, args=args)
-    # Through a script that execs it under taskset and nice: its pipe to Playwright stays.
+    # Through a script that execs it under taskset: its pipe to Playwright stays. The
+    # niceness is its session's: Playwright starts Chromium in a session of its own, which
+    # Linux's autogroups weigh as one against the server's whatever its processes' nice,
+    # and Chromium sets its threads' nice itself (-8 to 5 here, as root).
     folder = Path(tempfile.mkdtemp())
     pinned = f"taskset -c {','.join(map(str, sorted(cpus)))} " if cpus else ""
     wrapper = folder / "chromium"
-    wrapper.write_text(f'#!/bin/sh\nexec {pinned}nice -n {niceness} {path} "$@"\n')
+    group = f"{{ echo {niceness} > /proc/self/autogroup; }} 2>/dev/null\n" if niceness else ""
+    wrapper.write_text(f'#!/bin/sh\n{group}exec {pinned}nice -n {niceness} {path} "$@"\n')
     wrapper.chmod(0o755)
     try:
         return playwright, playwright.chromium.launch(executable_path=str(wrapper), args=args)
@@ -297,10 +307,17 @@ def copy(url: str, folder: Path) -> str:
 
 
 def run(
-    url: str, layout: str, annotators: int, lead: bool, seconds: float, lead_nice: int = 0
+    url: str,
+    layout: str,
+    annotators: int,
+    lead: bool,
+    seconds: float,
+    lead_nice: int = 0,
+    socket: bool = False,
 ) -> dict:
     """One run: ``annotators`` pressing keys for ``seconds``, with the lead browsing or not
-    (their browser at nice ``lead_nice``)."""
+    (their browser at nice ``lead_nice``); in Chromium, or by ``socket``
+    (``socket_annotators``: no browser)."""
     with tempfile.TemporaryDirectory() as folder:
         folder = Path(folder)
         copied = copy(url, folder) if url.startswith("sqlite:///") else url
@@ -308,7 +325,14 @@ def run(
         started, stop, results = threading.Event(), threading.Event(), {}
         names = [n for n in app_scale.known_users(copied) if n not in ("lead", "fresh")]
         names = sorted(names)[:annotators]
-        work = [("keys", lambda: annotate(address, names, started, stop))]
+        press = (
+            functools.partial(
+                socket_annotators.annotate, address, copied, names, started, stop, PACE
+            )
+            if socket
+            else functools.partial(annotate, address, names, started, stop)
+        )
+        work = [("keys", press)]
         if lead:
             work.append(("views", lambda: browse(address, started, stop, lead_nice)))
         threads = [
@@ -336,6 +360,7 @@ def run(
     return {
         "layout": layout,
         "annotators": annotators,
+        "annotators_by": "socket" if socket else "chromium",
         "lead": lead,
         "lead_browser_nice": lead_nice if lead else None,
         "keys": len(timed),
@@ -374,7 +399,8 @@ def prepare(url: str, most: int) -> None:
     with tempfile.TemporaryDirectory() as folder:
         password = Path(folder) / "password.txt"
         password.write_text(PASSWORD + "\n")
-        for number in range(most - len(have)):
+        added = sum(name.startswith("x") for name in have)  # a run before added these
+        for number in range(added, added + most - len(have)):
             name = f"x{number:02d}"
             app_scale.qrels(
                 url, "user", "add", name, "--role", "annotator", "--password-file", str(password)
@@ -383,6 +409,11 @@ def prepare(url: str, most: int) -> None:
 
 def fmt(value, digits: int = 0) -> str:
     return "-" if value is None else f"{value:.{digits}f}"
+
+
+def served(row: dict) -> str:
+    """A run's layout, and "by socket" when its annotators had no browser."""
+    return row["layout"] + (" by socket" if row.get("annotators_by") == "socket" else "")
 
 
 def report(rows: list[dict]) -> None:
@@ -397,11 +428,11 @@ def report(rows: list[dict]) -> None:
         alone = [
             a["p95_ms"]
             for a in rows
-            if a["layout"] == r["layout"] and a["annotators"] == r["annotators"] and not a["lead"]
+            if served(a) == served(r) and a["annotators"] == r["annotators"] and not a["lead"]
         ]
         ratio = r["p95_ms"] / statistics.median(alone) if alone and r["p95_ms"] else None
         print(
-            f"| {r['layout']} | {r['annotators']} | {'yes' if r['lead'] else 'no'} | {r['keys']} "
+            f"| {served(r)} | {r['annotators']} | {'yes' if r['lead'] else 'no'} | {r['keys']} "
             f"| {fmt(r['p50_ms'])} | {fmt(r['p95_ms'])} | {fmt(ratio, 2)} | {fmt(r['max_ms'])} "
             f"| {fmt(r['lead_views_a_minute'], 1)} | {fmt(r['lead_view_median_s'], 2)} "
             f"| {r['load_before']:.1f}–{r['load_after']:.1f} |"
@@ -414,10 +445,10 @@ def report(rows: list[dict]) -> None:
         minute = 60 / r.get("seconds", 60)
         used = [fmt(r["cpu_s"].get(part, 0.0) * minute, 1) for part in PARTS]
         lead = "yes" if r["lead"] else "no"
-        print(f"| {r['layout']} | {r['annotators']} | {lead} | " + " | ".join(used) + " |")
-    for layout in sorted({r["layout"] for r in rows}):
+        print(f"| {served(r)} | {r['annotators']} | {lead} | " + " | ".join(used) + " |")
+    for layout in sorted({served(r) for r in rows}):
         led = sorted(
-            (r for r in rows if r["layout"] == layout and r["lead"]), key=lambda r: r["annotators"]
+            (r for r in rows if served(r) == layout and r["lead"]), key=lambda r: r["annotators"]
         )
         over = next((r["annotators"] for r in led if (r["p95_ms"] or 0) > GOAL_MS), None)
         print(
@@ -440,6 +471,11 @@ def main() -> None:
         type=int,
         default=0,
         help="the lead's Chromium at this nice: it stands for the lead's own computer",
+    )
+    parser.add_argument(
+        "--socket",
+        action="store_true",
+        help="annotators without a browser, by Streamlit's websocket (socket_annotators.py)",
     )
     parser.add_argument("--server-cpus", help="cores of the server and its database: 0 or 0,1")
     parser.add_argument("--browser-cpus", help="cores of every browser")
@@ -467,7 +503,9 @@ def main() -> None:
     rows = []
     for _ in range(args.rounds):
         for layout, n, lead in plan:
-            rows.append(run(args.db, layout, n, lead, args.seconds, args.lead_browser_nice))
+            rows.append(
+                run(args.db, layout, n, lead, args.seconds, args.lead_browser_nice, args.socket)
+            )
             print(json.dumps(rows[-1]), file=sys.stderr)
             if args.json_path:
                 places = {k: sorted(v) if v else None for k, v in PLACES.items()}

@@ -1,0 +1,54 @@
+"""benchmarks/socket_annotators.py presses keys as a browser's clicks do, by Streamlit's
+websocket protocol: against ``qrels serve``, every key it counts is one grade in the
+database, on the passage it was pressed for, and a Streamlit that changed its protocol
+fails here rather than in a benchmark run."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+import threading
+import time
+from pathlib import Path
+
+from tests.browser_support import judgments
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def socket_annotators():
+    spec = importlib.util.spec_from_file_location(
+        "socket_annotators", ROOT / "benchmarks" / "socket_annotators.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["socket_annotators"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_each_key_counted_is_one_grade_in_the_database(server):
+    address, url = server
+    module = socket_annotators()
+    started, stop, answer = threading.Event(), threading.Event(), {}
+    pressing = threading.Thread(
+        target=lambda: answer.setdefault(
+            "keys", module.annotate(address, url, ["ann1"], started, stop, pace=0.4)
+        )
+    )
+    pressing.start()
+    assert started.wait(60), "the annotator never saw the labeling page"
+    deadline = time.monotonic() + 30
+    while len(judgments(url, "ann1")) < 3 and time.monotonic() < deadline:
+        time.sleep(0.2)
+    stop.set()
+    pressing.join(timeout=90)
+    keys, lost = answer["keys"]
+    graded = judgments(url, "ann1")
+    assert lost == 0
+    assert len(graded) >= 3
+    # A key whose run drew the next passage is counted, and one grade was saved for it:
+    # the last key may have drawn nothing new (the pool's end), never two grades for one.
+    assert len(graded) - 1 <= len(keys) <= len(graded)
+    assert all(grade in (0, 1, 2, 3) for _, grade, _, _ in graded)
+    assert len({chunk for chunk, _, _, _ in graded}) == len(graded)  # each passage once
+    assert all(0 < ms < 30_000 for _, ms in keys)
