@@ -115,9 +115,9 @@ async def _annotator(address: str, session: str, seed: int, stop: threading.Even
             began = time.perf_counter()
             try:
                 await _run(socket, page, key)
-            except TimeoutError:
+            except TimeoutError:  # the page is then unknown: this annotator stops
                 out["lost"] += 1
-                continue
+                return
             if not page.buttons:  # nothing left to judge
                 return
             if page.passage() != shown:

@@ -8,9 +8,10 @@ SQLite writers take turns, so no id appears below one already seen; on PostgreSQ
 transaction can commit after a later one. So a count reads back ``LAG`` ids below its mark
 (applying a judgment twice changes nothing: a person's current grade is their highest id),
 and checks that no judgment appeared further below (``judgments_up_to``): over every id
-after a restart and, on PostgreSQL, at each view; on SQLite, where only a restored copy can
-do that, over the ``CHECKED`` ids below the lag at each view (a million at L cost most of a
-view that found nothing new).
+after a restart and, on PostgreSQL, at a view after a transaction that was open at the last
+one committed (``in_flight``: only such a one can add a judgment there); on SQLite, where
+only a restored copy can do that, over the ``CHECKED`` ids below the lag at each view (a
+million at L cost most of a view that found nothing new).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import UTC, datetime
 
-from sqlalchemy import false, func, true, union_all
+from sqlalchemy import false, func, text, true, union_all
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, select
 
@@ -102,6 +103,28 @@ def newest_judgment(*, session: Session) -> int:
 def judgments_up_to(mark: int, *, session: Session, after: int = 0) -> int:
     """How many judgments have an id up to ``mark`` (and above ``after``)."""
     return session.exec(select(func.count()).where(Judgment.id <= mark, Judgment.id > after)).one()
+
+
+def in_flight(*, session: Session) -> list[int] | None:
+    """The transactions in progress in this snapshot (PostgreSQL): the only ones whose
+    judgments can still appear below the lag, their ids given out before it was read.
+    None on SQLite, whose writers take turns."""
+    if session.get_bind().dialect.name != "postgresql":
+        return None
+    xip = text("SELECT pg_snapshot_xip(pg_current_snapshot())::text::bigint")
+    return [int(x) for x in session.connection().execute(xip).scalars()]
+
+
+def any_committed(transactions: list[int], *, session: Session) -> bool:
+    """Whether any of ``transactions`` (``in_flight``'s) committed since, or is too old for
+    PostgreSQL to tell (then it may have)."""
+    if not transactions:
+        return False
+    status = text(
+        "SELECT coalesce(bool_or(coalesce(pg_xact_status(x::text::xid8) = 'committed', true)),"
+        " false) FROM unnest(CAST(:ids AS bigint[])) AS x"
+    )
+    return bool(session.connection().execute(status, {"ids": transactions}).scalar_one())
 
 
 def _on_candidates(pool: Pool, *columns, recent: bool = False):

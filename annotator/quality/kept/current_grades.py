@@ -116,6 +116,7 @@ class Kept:
     seen: int = 0
     # (after, lag, judgments up to the lag, judgments from it to the mark): last counted
     checked: tuple[int, int, int, int] | None = None
+    in_flight: list[int] | None = None  # PostgreSQL's transactions open at that count
     adjudication_mark: int = 0
     applied: int = 0  # since the grades were saved
     saved: float = 0.0

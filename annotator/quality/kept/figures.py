@@ -212,6 +212,7 @@ def _below_the_lag(kept: Kept, session) -> None:
     below = kept.seen if low <= 0 else records.judgments_up_to(top, after=low, session=session)
     lag = records.judgments_up_to(kept.judgment_mark, after=top, session=session)
     kept.checked = (low, top, below, lag)
+    kept.in_flight = records.in_flight(session=session)
 
 
 def _unchanged_below(kept: Kept, session) -> bool:
@@ -224,8 +225,18 @@ def _unchanged_below(kept: Kept, session) -> bool:
         return False  # ids went back: another database
     if kept.checked is not None and kept.checked[1] == top:
         low, _, found, _ = kept.checked
-        return records.judgments_up_to(top, after=low, session=session) == found
-    return records.judgments_up_to(top, session=session) == kept.seen
+        # On PostgreSQL a judgment can appear below the lag only from a transaction open
+        # at the last count: while none of those committed, nothing did (counting a
+        # million ids was most of the database's time for a lead's view at L).
+        unchanged = (
+            kept.in_flight is not None
+            and not records.any_committed(kept.in_flight, session=session)
+        ) or records.judgments_up_to(top, after=low, session=session) == found
+    else:
+        unchanged = records.judgments_up_to(top, session=session) == kept.seen
+    if unchanged:
+        kept.in_flight = records.in_flight(session=session)
+    return unchanged
 
 
 def _updated(kept: Kept, pool, session) -> Kept:
