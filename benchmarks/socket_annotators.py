@@ -25,11 +25,12 @@ import threading
 import time
 
 import websockets
-from sqlalchemy import create_engine, text
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 from annotator import auth
+from storage.accounts import get_user
+from storage.db import make_engine, session_scope
 
 GRADES = "0123"
 WAIT = 60.0  # seconds without a run's end after which a key counts as lost
@@ -67,15 +68,13 @@ class Page:
         return self.texts[-1] if self.texts else ""
 
 
-def log_in(url: str, name: str) -> str:
-    """A login session for ``name``, as the login form opens one: its id."""
-    engine = create_engine(url)
+def log_in(url: str, names: list[str]) -> list[str]:
+    """A login session for each of ``names``, as the login form opens one: their ids."""
+    engine = make_engine(url)
     try:
-        with engine.connect() as connection:
-            user_id = connection.execute(
-                text("SELECT id FROM app_user WHERE name = :name"), {"name": name}
-            ).scalar_one()
-        return auth.start_session(engine, auth.account(engine, user_id))
+        with session_scope(engine) as session:
+            ids = [get_user(name, session=session).id for name in names]
+        return [auth.start_session(engine, auth.account(engine, user_id)) for user_id in ids]
     finally:
         engine.dispose()
 
@@ -135,7 +134,7 @@ def annotate(
 ) -> tuple[list[tuple[float, float]], int]:
     """``names`` pressing keys at ``pace`` until ``stop`` (``capacity.annotate``'s
     answer: every key's epoch seconds and milliseconds, and the keys lost)."""
-    sessions = [log_in(url, name) for name in names]
+    sessions = log_in(url, names)
     states = [{"keys": [], "lost": 0, "pace": pace, "ready": False} for _ in names]
 
     async def everyone() -> None:

@@ -9,6 +9,7 @@ be reached they skip, except in CI (``CI`` or ``QRELS_REQUIRE_POSTGRES`` set), w
 from __future__ import annotations
 
 import functools
+import importlib.util
 import os
 import sys
 import threading
@@ -16,6 +17,7 @@ import uuid
 from collections.abc import Callable, Iterable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 from sqlalchemy import create_engine, text
@@ -35,6 +37,16 @@ POSTGRES_URL = os.environ.get("QRELS_TEST_POSTGRES_URL", "postgresql://127.0.0.1
 DATASETS = Path(
     os.environ.get("QRELS_DATASETS") or Path(__file__).resolve().parents[2] / "shared" / "datasets"
 )
+
+
+def benchmark_module(name: str) -> ModuleType:
+    """``benchmarks/<name>.py`` imported as ``name`` (the folder is not a package)."""
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
 
 
 def postgres_required() -> bool:

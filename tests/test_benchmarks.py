@@ -6,9 +6,7 @@ grades and with a simulated judge's."""
 from __future__ import annotations
 
 import dataclasses
-import importlib.util
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -16,20 +14,14 @@ import pytest
 from pooling.metrics import Metric
 from pooling.qrels import Qrels
 from pooling.run import Run
+from tests.conftest import benchmark_module
 
-ROOT = Path(__file__).resolve().parents[1]
 METRICS = {"ndcg@10": Metric("ndcg", 10), "recall@100": Metric("recall", 100)}
 
 
 @pytest.fixture(scope="module")
 def bench_module():
-    spec = importlib.util.spec_from_file_location(
-        "model_estimates", ROOT / "benchmarks" / "model_estimates.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["model_estimates"] = module
-    spec.loader.exec_module(module)
-    yield module
+    yield benchmark_module("model_estimates")
     sys.modules.pop("model_estimates", None)
 
 

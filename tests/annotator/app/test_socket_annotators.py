@@ -5,30 +5,16 @@ fails here rather than in a benchmark run."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 import threading
 import time
-from pathlib import Path
 
 from tests.browser_support import judgments
-
-ROOT = Path(__file__).resolve().parents[3]
-
-
-def socket_annotators():
-    spec = importlib.util.spec_from_file_location(
-        "socket_annotators", ROOT / "benchmarks" / "socket_annotators.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["socket_annotators"] = module
-    spec.loader.exec_module(module)
-    return module
+from tests.conftest import benchmark_module
 
 
 def test_each_key_counted_is_one_grade_in_the_database(server):
     address, url = server
-    module = socket_annotators()
+    module = benchmark_module("socket_annotators")
     started, stop, answer = threading.Event(), threading.Event(), {}
     pressing = threading.Thread(
         target=lambda: answer.setdefault(

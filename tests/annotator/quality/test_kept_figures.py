@@ -220,6 +220,20 @@ def reads_since(monkeypatch) -> list[int]:
     return read
 
 
+def counts_from(monkeypatch) -> list[int]:
+    """Where each count of judgments up to a mark starts (``records.judgments_up_to``'s
+    ``after``), appended as the views count."""
+    counted: list[int] = []
+    up_to = kept_figures.records.judgments_up_to
+
+    def spied(mark, *, session, after=0):
+        counted.append(after)
+        return up_to(mark, session=session, after=after)
+
+    monkeypatch.setattr(kept_figures.records, "judgments_up_to", spied)
+    return counted
+
+
 def test_a_restart_reads_the_saved_grades_not_every_judgment(engine, team, monkeypatch):
     monkeypatch.setattr(kept_figures.records, "LAG", 0)  # a small database: no ids read again
     rng = random.Random(3)
@@ -318,18 +332,12 @@ def test_a_judgment_committed_late_below_the_mark_is_counted(engine, team, monke
     monkeypatch.setattr(kept_figures.records, "LAG", lag)
     row = _graded_then_imported_at(engine, team, 10)
     kept_figures.kept_grades(engine, "p")  # read up to 10
-    counted: list[int] = []
-    up_to = kept_figures.records.judgments_up_to
-
-    def spied(mark, *, session, after=0):
-        counted.append(after)
-        return up_to(mark, session=session, after=after)
 
     def unread(pool, after, *, session):
         raise AssertionError("nothing was written since the last view")
 
     with monkeypatch.context() as patched:
-        patched.setattr(kept_figures.records, "judgments_up_to", spied)
+        counted = counts_from(patched)
         patched.setattr(kept_figures.records, "judgments_since", unread)
         patched.setattr(kept_figures.records, "app_judgments_since", unread)
         kept_figures.kept_grades(engine, "p")
@@ -412,15 +420,8 @@ def test_a_view_counts_the_judgments_from_the_first_once(engine, team, monkeypat
         kept_figures.forget()
     person = team["a1"]
     assignment.submit(engine, assignment.next_item(engine, "p", person), person, grade=3)
-    counted: list[int] = []
-    up_to = kept_figures.records.judgments_up_to
-
-    def spied(mark, *, session, after=0):
-        counted.append(after)
-        return up_to(mark, session=session, after=after)
-
     with monkeypatch.context() as patched:
-        patched.setattr(kept_figures.records, "judgments_up_to", spied)
+        counted = counts_from(patched)
         kept_figures.kept_grades(engine, "p")
     # On PostgreSQL, once running, none unless a transaction was open at the last view.
     from_the_first = len([after for after in counted if after <= 0])
@@ -442,30 +443,22 @@ def test_a_judgment_committed_late_below_the_mark_is_counted_on_postgresql(
     row = _graded_then_imported_at(engine, team, 1_000)
     del row["id"]
     kept_figures.kept_grades(engine, "p")
-    late = engine.connect()
-    open_ = late.begin()
-    late.execute(insert(Judgment).values(row | {"user_id": team["a2"], "grade": 0}))
-    with session_scope(engine) as session:  # a later id, committed first
-        session.connection().execute(insert(Judgment).values(row | {"grade": 1}))
-    counted: list[int] = []
-    up_to = kept_figures.records.judgments_up_to
-
-    def spied(mark, *, session, after=0):
-        counted.append(after)
-        return up_to(mark, session=session, after=after)
-
-    with monkeypatch.context() as patched:
-        patched.setattr(kept_figures.records, "judgments_up_to", spied)
-        views = []
-        for _ in range(10):  # the open one: below the mark, unseen
-            counted.clear()
-            kept_figures.kept_grades(engine, "p")
-            views.append(any(after <= 0 for after in counted))
-    # Counted from the first only after a view that saw another transaction open, which
-    # then committed (other tests' on this server): not at every view.
-    assert not all(views), views
-    open_.commit()
-    late.close()
+    with engine.connect() as late:  # closed, and its transaction ended, whatever happens
+        open_ = late.begin()
+        late.execute(insert(Judgment).values(row | {"user_id": team["a2"], "grade": 0}))
+        with session_scope(engine) as session:  # a later id, committed first
+            session.connection().execute(insert(Judgment).values(row | {"grade": 1}))
+        with monkeypatch.context() as patched:
+            counted = counts_from(patched)
+            views = []
+            for _ in range(10):  # the open one: below the mark, unseen
+                counted.clear()
+                kept_figures.kept_grades(engine, "p")
+                views.append(any(after <= 0 for after in counted))
+        # Counted from the first only after a view that saw another transaction open,
+        # which then committed (other tests' on this server): not at every view.
+        assert not all(views), views
+        open_.commit()
     check(engine)  # counted again: equal to a count from scratch
 
 
