@@ -30,14 +30,16 @@ every browser on the other, standing for a server with a core of its own and the
 browsers elsewhere (a core still shared by the annotators' and the lead's browsers, unless
 ``--lead-browser-cpus`` gives the lead's its own). ``--socket`` takes the annotators'
 browsers off the machine altogether: each annotator speaks Streamlit's websocket protocol
-(``socket_annotators.py``), and a key is timed until the end of the run that drew the next
-passage, the server's part of a key without the browser's drawing; the lead stays in
-Chromium.
+(``socket_clients.py``), and a key is timed until the end of the run that drew the next
+passage, the server's part of a key without the browser's drawing. ``--lead-by socket``
+does the same for the lead: the server does all its work for each view (the page's
+script, its figures, its charts' data sent), and the lead's browser does not draw the
+charts on the server's cores (0.4-0.6 s of CPU a view), as the lead's own computer would.
 
     python benchmarks/capacity.py --db URL [--annotators 1,4,8,16]
         [--compare 4] [--layouts one,two] [--seconds 60] [--rounds 1]
         [--lead-browser-nice N] [--server-cpus L --browser-cpus L [--lead-browser-cpus L]]
-        [--socket] [--json F]
+        [--socket] [--lead-by chromium|socket] [--json F]
     python benchmarks/capacity.py --report F [F ...]
 """
 
@@ -64,7 +66,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import app_scale  # noqa: E402  (sets the app's one BLAS thread before numpy)
-import socket_annotators  # noqa: E402
+import socket_clients  # noqa: E402
 
 PASSWORD = "benchmark-password"  # app_scale.build's
 PACE = 3.0  # seconds between one annotator's keys: reading a short passage, deciding
@@ -314,10 +316,11 @@ def run(
     seconds: float,
     lead_nice: int = 0,
     socket: bool = False,
+    lead_by: str = "chromium",
 ) -> dict:
     """One run: ``annotators`` pressing keys for ``seconds``, with the lead browsing or not
-    (their browser at nice ``lead_nice``); in Chromium, or by ``socket``
-    (``socket_annotators``: no browser)."""
+    (their browser at nice ``lead_nice``); in Chromium, or by ``socket`` (and the lead by
+    ``lead_by``; ``socket_clients``: no browser)."""
     with tempfile.TemporaryDirectory() as folder:
         folder = Path(folder)
         copied = copy(url, folder) if url.startswith("sqlite:///") else url
@@ -326,14 +329,17 @@ def run(
         names = [n for n in app_scale.known_users(copied) if n not in ("lead", "fresh")]
         names = sorted(names)[:annotators]
         press = (
-            functools.partial(
-                socket_annotators.annotate, address, copied, names, started, stop, PACE
-            )
+            functools.partial(socket_clients.annotate, address, copied, names, started, stop, PACE)
             if socket
             else functools.partial(annotate, address, names, started, stop)
         )
         work = [("keys", press)]
-        if lead:
+        if lead and lead_by == "socket":
+            view = functools.partial(
+                socket_clients.browse, address, copied, "lead", LEAD_PAGES, started, stop
+            )
+            work.append(("views", lambda: view(LEAD_VIEWS)))
+        elif lead:
             work.append(("views", lambda: browse(address, started, stop, lead_nice)))
         threads = [
             threading.Thread(target=lambda k=k, f=f: results.__setitem__(k, f()), daemon=True)
@@ -362,12 +368,14 @@ def run(
         "annotators": annotators,
         "annotators_by": "socket" if socket else "chromium",
         "lead": lead,
-        "lead_browser_nice": lead_nice if lead else None,
+        "lead_by": lead_by if lead else None,
+        "lead_browser_nice": lead_nice if lead and lead_by == "chromium" else None,
         "keys": len(timed),
         "lost_keys": lost,
         "p50_ms": statistics.median(timed) if timed else None,
         "p95_ms": app_scale.p95(timed) if timed else None,
         "max_ms": max(timed, default=None),
+        "key_ms": [round(ms, 1) for ms in timed],
         "lead_views": len(views),
         "lead_views_a_minute": round(len(views) * 60 / seconds, 1) if lead else None,
         "lead_view_median_s": statistics.median(views) if views else None,
@@ -411,9 +419,45 @@ def fmt(value, digits: int = 0) -> str:
     return "-" if value is None else f"{value:.{digits}f}"
 
 
-def served(row: dict) -> str:
+def pressed(row: dict) -> str:
     """A run's layout, and "by socket" when its annotators had no browser."""
     return row["layout"] + (" by socket" if row.get("annotators_by") == "socket" else "")
+
+
+def served(row: dict) -> str:
+    """``pressed``, and "lead by socket" when the lead had no browser."""
+    return pressed(row) + (" lead by socket" if row.get("lead_by") == "socket" else "")
+
+
+def pooled(rows: list[dict]) -> None:
+    """With ``--rounds``: each setting's keys over all its runs, one p95 (a single minute's
+    p95 of a few dozen keys is its two or three slowest, and this machine is noisy)."""
+    groups: dict[tuple, list[dict]] = {}
+    for r in rows:
+        if "key_ms" in r:
+            groups.setdefault((served(r), r["annotators"], r["lead"]), []).append(r)
+    if all(len(runs) < 2 for runs in groups.values()):
+        return
+    print(
+        "\n| pooled over runs: layout | annotators | lead | runs | keys | p50 ms | p95 ms "
+        "| vs alone |"
+    )
+    print("|---|---:|---|---:|---:|---:|---:|---:|")
+    for (name, n, lead), runs in groups.items():
+        ms = [m for r in runs for m in r["key_ms"]]
+        alone = [
+            m
+            for (_, count, led), others in groups.items()
+            if not led and count == n and pressed(others[0]) == pressed(runs[0])
+            for r in others
+            for m in r["key_ms"]
+        ]
+        ratio = app_scale.p95(ms) / app_scale.p95(alone) if ms and alone else None
+        print(
+            f"| {name} | {n} | {'yes' if lead else 'no'} | {len(runs)} | {len(ms)} "
+            f"| {fmt(statistics.median(ms) if ms else None)} "
+            f"| {fmt(app_scale.p95(ms) if ms else None)} | {fmt(ratio, 2)} |"
+        )
 
 
 def report(rows: list[dict]) -> None:
@@ -428,7 +472,7 @@ def report(rows: list[dict]) -> None:
         alone = [
             a["p95_ms"]
             for a in rows
-            if served(a) == served(r) and a["annotators"] == r["annotators"] and not a["lead"]
+            if pressed(a) == pressed(r) and a["annotators"] == r["annotators"] and not a["lead"]
         ]
         ratio = r["p95_ms"] / statistics.median(alone) if alone and r["p95_ms"] else None
         print(
@@ -437,6 +481,7 @@ def report(rows: list[dict]) -> None:
             f"| {fmt(r['lead_views_a_minute'], 1)} | {fmt(r['lead_view_median_s'], 2)} "
             f"| {r['load_before']:.1f}–{r['load_after']:.1f} |"
         )
+    pooled(rows)
     print("\n| layout | annotators | lead | CPU s a minute: " + " | ".join(PARTS) + " |")
     print("|---|---:|---|" + "---:|" * len(PARTS))
     for r in rows:
@@ -446,7 +491,7 @@ def report(rows: list[dict]) -> None:
         used = [fmt(r["cpu_s"].get(part, 0.0) * minute, 1) for part in PARTS]
         lead = "yes" if r["lead"] else "no"
         print(f"| {served(r)} | {r['annotators']} | {lead} | " + " | ".join(used) + " |")
-    for layout in sorted({served(r) for r in rows}):
+    for layout in sorted({served(r) for r in rows if r["lead"]}):
         led = sorted(
             (r for r in rows if served(r) == layout and r["lead"]), key=lambda r: r["annotators"]
         )
@@ -475,7 +520,13 @@ def main() -> None:
     parser.add_argument(
         "--socket",
         action="store_true",
-        help="annotators without a browser, by Streamlit's websocket (socket_annotators.py)",
+        help="annotators without a browser, by Streamlit's websocket (socket_clients.py)",
+    )
+    parser.add_argument(
+        "--lead-by",
+        choices=["chromium", "socket"],
+        default="chromium",
+        help="the lead in headless Chromium, or without a browser (socket_clients.py)",
     )
     parser.add_argument("--server-cpus", help="cores of the server and its database: 0 or 0,1")
     parser.add_argument("--browser-cpus", help="cores of every browser")
@@ -504,7 +555,10 @@ def main() -> None:
     for _ in range(args.rounds):
         for layout, n, lead in plan:
             rows.append(
-                run(args.db, layout, n, lead, args.seconds, args.lead_browser_nice, args.socket)
+                run(
+                    *(args.db, layout, n, lead, args.seconds),
+                    *(args.lead_browser_nice, args.socket, args.lead_by),
+                )
             )
             print(json.dumps(rows[-1]), file=sys.stderr)
             if args.json_path:

@@ -250,7 +250,7 @@ def test_serve_runs_streamlit_without_its_full_collection_after_every_page_run(
     )
     monkeypatch.setattr(os, "execve", lambda path, args, env: started.append(args))
     niced = []  # the leads' process's priority: as the annotators' unless told
-    monkeypatch.setattr(os, "nice", niced.append)
+    monkeypatch.setattr("annotator.cli.serving.lower_priority", niced.append)
     result = CliRunner().invoke(cli, ["--db", f"sqlite:///{tmp_path / 'q.db'}", "init"])
     assert result.exit_code == 0, result.output
     with socket.socket() as spare:  # a port free now, as a user's 8501 may not be

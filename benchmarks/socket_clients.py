@@ -1,6 +1,7 @@
-"""Annotators without a browser, for ``capacity.py --socket``: each speaks Streamlit's own
-websocket protocol to ``qrels serve``, as a browser on another computer would, and presses
-the grade buttons of the labeling page by their widget ids.
+"""Annotators and a lead without a browser, for ``capacity.py --socket`` and ``--lead-by
+socket``: each speaks Streamlit's own websocket protocol to ``qrels serve``, as a browser on
+another computer would. Annotators press the grade buttons of the labeling page by their
+widget ids; the lead opens the lead pages in turn, as a click in the sidebar does.
 
 A browser spends 150-250 ms of CPU drawing each next passage (docs/deployment.md); on a
 machine of two cores, a few of them take the cores the server needs, and the keys' latency
@@ -15,6 +16,12 @@ session in the database, its id in the ``qrels_session`` cookie), opens the page
 browser does (a run of the app, which draws the labeling page), then presses a grade at
 ``capacity.PACE`` the way a click of the button does: a rerun of the labeling panel's
 fragment with that button's trigger.
+
+The lead's browser draws charts: 0.4-0.6 s of CPU a view in headless Chromium, on a
+machine of two cores as much as the server's own work for that view. On the lead's own
+computer it costs the server nothing; here (``browse``) a view is timed from the page asked
+for to the end of its run, and the server does all its work for it: the page's script, its
+figures and its charts' data, sent.
 """
 
 from __future__ import annotations
@@ -29,6 +36,7 @@ from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 from annotator import auth
+from annotator.app.session_cookie import LEADS, ROUTE_COOKIE
 from storage.accounts import get_user
 from storage.db import make_engine, session_scope
 
@@ -38,10 +46,12 @@ WAIT = 60.0  # seconds without a run's end after which a key counts as lost
 
 class Page:
     """What one annotator's page holds: the labeling page's script hash, the labeling
-    panel's fragment, its grade buttons' widget ids and the passage on the screen."""
+    panel's fragment, its grade buttons' widget ids and the passage on the screen; and
+    every page's script hash by its address (the lead's)."""
 
     def __init__(self) -> None:
         self.script_hash = ""
+        self.pages: dict[str, str] = {}
         self.fragment = ""
         self.buttons: dict[str, str] = {}
         self.texts: list[str] = []
@@ -51,6 +61,8 @@ class Page:
         kind = message.WhichOneof("type")
         if kind == "navigation":
             self.script_hash = message.navigation.page_script_hash
+            for page in message.navigation.app_pages:  # the first page's address is ""
+                self.pages["" if page.is_default else page.url_pathname] = page.page_script_hash
         elif kind == "delta" and message.delta.WhichOneof("type") == "new_element":
             element = message.delta.new_element
             if element.WhichOneof("type") == "button":
@@ -90,17 +102,29 @@ async def _run(socket, page: Page, back: BackMsg) -> None:
             return
 
 
-async def _annotator(address: str, session: str, seed: int, stop: threading.Event, out: dict):
+def _connect(address: str, session: str, lead: bool = False):
+    """A websocket to the app as a browser logged in with ``session`` opens it (a lead's
+    with the cookie that routes it to the leads' process)."""
     port = address.rsplit(":", 1)[-1]
-    headers = {"Cookie": f"qrels_session={session}", "Origin": f"http://127.0.0.1:{port}"}
+    cookie = f"qrels_session={session}" + (f"; {ROUTE_COOKIE}={LEADS}" if lead else "")
+    headers = {"Cookie": cookie, "Origin": f"http://127.0.0.1:{port}"}
     stream = address.replace("http://", "ws://") + "/_stcore/stream"
-    rng, page = random.Random(seed), Page()
-    async with websockets.connect(
+    return websockets.connect(
         stream, subprotocols=["streamlit"], additional_headers=headers, max_size=None
-    ) as socket:
-        opening = BackMsg()
-        opening.rerun_script.query_string = ""
-        await _run(socket, page, opening)
+    )
+
+
+async def _open(socket, page: Page) -> None:
+    """The first run, as a browser's opening of the app starts it."""
+    opening = BackMsg()
+    opening.rerun_script.query_string = ""
+    await _run(socket, page, opening)
+
+
+async def _annotator(address: str, session: str, seed: int, stop: threading.Event, out: dict):
+    rng, page = random.Random(seed), Page()
+    async with _connect(address, session) as socket:
+        await _open(socket, page)
         if not page.buttons:
             raise RuntimeError(f"no grade buttons on the page ({address}): not logged in?")
         out["ready"] = True
@@ -152,3 +176,42 @@ def annotate(
     asyncio.run(everyone())
     keys = [key for state in states for key in state["keys"]]
     return keys, sum(state["lost"] for state in states)
+
+
+def browse(
+    address: str,
+    url: str,
+    name: str,
+    pages: list[str],
+    started: threading.Event,
+    stop: threading.Event,
+    views_a_minute: float,
+) -> list[float]:
+    """The lead ``name`` opening ``pages`` (addresses: "" the first page) in turn at
+    ``views_a_minute`` from ``started`` until ``stop``, as ``capacity.browse`` does in
+    Chromium: each view's seconds until its run ended. Raises if a view ran another page
+    than the one asked for (a lead not logged in, or not let in, sees the login)."""
+    (session,) = log_in(url, [name])
+    views: list[float] = []
+
+    async def going() -> None:
+        page = Page()
+        async with _connect(address, session, lead=True) as socket:
+            await _open(socket, page)
+            if not set(pages) <= set(page.pages):
+                raise RuntimeError(f"{name} is not shown the lead pages: {sorted(page.pages)}")
+            await asyncio.to_thread(started.wait)
+            turn, every = 0, 60 / views_a_minute
+            while not stop.is_set():
+                began, view = time.perf_counter(), BackMsg()
+                view.rerun_script.page_script_hash = page.pages[pages[turn % len(pages)]]
+                view.rerun_script.query_string = ""
+                await _run(socket, page, view)
+                if page.script_hash != view.rerun_script.page_script_hash:
+                    raise RuntimeError(f"{name} asked for {pages[turn % len(pages)]!r}, not shown")
+                views.append(time.perf_counter() - began)
+                turn += 1
+                await asyncio.sleep(max(0.0, every - (time.perf_counter() - began)))
+
+    asyncio.run(going())
+    return views
