@@ -45,9 +45,9 @@ WAIT = 60.0  # seconds without a run's end after which a key counts as lost
 
 
 class Page:
-    """What one annotator's page holds: the labeling page's script hash, the labeling
-    panel's fragment, its grade buttons' widget ids and the passage on the screen; and
-    every page's script hash by its address (the lead's)."""
+    """What one person's page holds: the script hash of the page on the screen and of
+    every page by its address (the lead's pages); on the labeling page, the labeling
+    panel's fragment, its grade buttons' widget ids and the passage on the screen."""
 
     def __init__(self) -> None:
         self.script_hash = ""

@@ -33,9 +33,9 @@ STARTED_WITHIN = 120  # seconds an app process may take to answer its health che
 
 def lower_priority(niceness: int) -> None:
     """Run this process ``niceness`` lower than the rest of the machine. Linux weighs each
-    session (an autogroup) as one against the others, whatever its processes' nice: so
-    first a session of its own, lowered as a whole (a service's own cgroup, under
-    systemd, has no autogroups: there its nice acts beside the other app process)."""
+    session (an autogroup) as one against the others, whatever its processes' nice: so a
+    session of its own, lowered as a whole, and the nice too (what counts where
+    autogroups are off, or inside a cgroup with a CPU weight of its own)."""
     with contextlib.suppress(PermissionError):  # a process group's leader keeps its own
         os.setsid()
     if os.getsid(0) == os.getpid():  # never lower a terminal's session, others' with it
