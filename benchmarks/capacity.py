@@ -335,12 +335,10 @@ def run(
         )
         work = [("keys", press)]
         if lead and lead_by == "socket":
-            view = functools.partial(
-                socket_clients.browse, address, copied, "lead", LEAD_PAGES, started, stop
-            )
-            work.append(("views", lambda: view(LEAD_VIEWS)))
+            views = (socket_clients.browse, address, copied, "lead", LEAD_PAGES, started, stop)
+            work.append(("views", functools.partial(*views, LEAD_VIEWS)))
         elif lead:
-            work.append(("views", lambda: browse(address, started, stop, lead_nice)))
+            work.append(("views", functools.partial(browse, address, started, stop, lead_nice)))
         threads = [
             threading.Thread(target=lambda k=k, f=f: results.__setitem__(k, f()), daemon=True)
             for k, f in work
@@ -429,6 +427,16 @@ def served(row: dict) -> str:
     return pressed(row) + (" lead by socket" if row.get("lead_by") == "socket" else "")
 
 
+def alone_of(row: dict, rows: list[dict]) -> list[dict]:
+    """The runs of ``rows`` with keys alone (no lead) to set ``row`` beside: as many
+    annotators, pressing the same way (in Chromium or by socket), the lead aside."""
+    return [
+        a
+        for a in rows
+        if not a["lead"] and a["annotators"] == row["annotators"] and pressed(a) == pressed(row)
+    ]
+
+
 def pooled(rows: list[dict]) -> None:
     """With ``--rounds``: each setting's keys over all its runs, one p95 (a single minute's
     p95 of a few dozen keys is its two or three slowest, and this machine is noisy)."""
@@ -445,13 +453,7 @@ def pooled(rows: list[dict]) -> None:
     print("|---|---:|---|---:|---:|---:|---:|---:|")
     for (name, n, lead), runs in groups.items():
         ms = [m for r in runs for m in r["key_ms"]]
-        alone = [
-            m
-            for (_, count, led), others in groups.items()
-            if not led and count == n and pressed(others[0]) == pressed(runs[0])
-            for r in others
-            for m in r["key_ms"]
-        ]
+        alone = [m for a in alone_of(runs[0], rows) for m in a.get("key_ms", [])]
         ratio = app_scale.p95(ms) / app_scale.p95(alone) if ms and alone else None
         print(
             f"| {name} | {n} | {'yes' if lead else 'no'} | {len(runs)} | {len(ms)} "
@@ -469,11 +471,7 @@ def report(rows: list[dict]) -> None:
     )
     print("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in rows:
-        alone = [
-            a["p95_ms"]
-            for a in rows
-            if pressed(a) == pressed(r) and a["annotators"] == r["annotators"] and not a["lead"]
-        ]
+        alone = [a["p95_ms"] for a in alone_of(r, rows)]
         ratio = r["p95_ms"] / statistics.median(alone) if alone and r["p95_ms"] else None
         print(
             f"| {served(r)} | {r['annotators']} | {'yes' if r['lead'] else 'no'} | {r['keys']} "

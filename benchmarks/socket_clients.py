@@ -203,12 +203,12 @@ def browse(
             await asyncio.to_thread(started.wait)
             turn, every = 0, 60 / views_a_minute
             while not stop.is_set():
-                began, view = time.perf_counter(), BackMsg()
-                view.rerun_script.page_script_hash = page.pages[pages[turn % len(pages)]]
+                began, view, asked = time.perf_counter(), BackMsg(), pages[turn % len(pages)]
+                view.rerun_script.page_script_hash = page.pages[asked]
                 view.rerun_script.query_string = ""
                 await _run(socket, page, view)
-                if page.script_hash != view.rerun_script.page_script_hash:
-                    raise RuntimeError(f"{name} asked for {pages[turn % len(pages)]!r}, not shown")
+                if page.script_hash != page.pages[asked]:
+                    raise RuntimeError(f"{name} asked for {asked!r}, not shown")
                 views.append(time.perf_counter() - began)
                 turn += 1
                 await asyncio.sleep(max(0.0, every - (time.perf_counter() - began)))
