@@ -18,23 +18,37 @@ from storage.models import ROLES, LoginSession, LoginThrottle, User, utcnow
 
 
 @overload
-def acting(user_id: int, role: str | None = None, *, session: Session) -> User: ...
+def acting(
+    user_id: int, role: str | None = None, *, session: Session, login: str | None = None
+) -> User: ...
 @overload
-def acting(user_id: None, role: str | None = None, *, session: Session) -> None: ...
+def acting(
+    user_id: None, role: str | None = None, *, session: Session, login: str | None = None
+) -> None: ...
 @overload
-def acting(user_id: int | None, role: str | None = None, *, session: Session) -> User | None: ...
+def acting(
+    user_id: int | None, role: str | None = None, *, session: Session, login: str | None = None
+) -> User | None: ...
 
 
-def acting(user_id: int | None, role: str | None = None, *, session: Session) -> User | None:
+def acting(
+    user_id: int | None, role: str | None = None, *, session: Session, login: str | None = None
+) -> User | None:
     """The account ``user_id`` as the database has it in this transaction, if it may act
     (enabled, able to log in, and a lead when ``role`` is ``"lead"``); ``Refused``
     otherwise. ``None`` stands for the command line: whoever holds the database URL holds
     every right there is, so there is nothing to check. Every domain function that writes
     calls this first, so that disabling an account or changing a role takes effect at the
-    account's next click, in every app process."""
+    account's next click, in every app process. With ``login`` (a login session's id) that
+    session must be the account's and live too, checked by the same statement: a page that
+    reruns alone (the labeling page's after a key) asks nothing else."""
     if user_id is None:
         return None
-    user = session.get(User, user_id)
+    if login is None:
+        user = session.get(User, user_id)
+    else:
+        user = session_user(login, session=session, now=utcnow())
+        user = user if user is not None and user.id == user_id else None
     if user is None or user.disabled or user.password_hash is None:
         raise Refused("account_cannot_act")
     if role is not None:

@@ -37,7 +37,7 @@ from sqlalchemy import insert, update
 from sqlalchemy.orm import aliased
 from sqlmodel import Session, select
 
-from storage import tallies
+from storage import annotator_tallies, tallies
 from storage.models import (
     Assignment,
     Judgment,
@@ -91,7 +91,7 @@ def first_grade(
     if others:
         graded_elsewhere(user, pool_id, others, session=session, now=now)
     else:
-        tallies.judged_first_time(pool_id, user.id, session=session)
+        annotator_tallies.judged_first_time(pool_id, user.id, session=session)
 
 
 def graded_elsewhere(

@@ -19,7 +19,7 @@ from pooling.i18n import LocalizedError, NotFound
 from pooling.pool import Candidate, Source, shuffle_key
 from pooling.readers import typed_name
 from pooling.retrievers import Corpus, indexed_text
-from storage import one_grade, tallies
+from storage import annotator_tallies, one_grade, tallies
 from storage.catalog import chunk_keys, query_keys
 from storage.counts import query_sizes, system_combinations
 from storage.models import (
@@ -370,7 +370,7 @@ def add_manual_candidate(
             )
         )
         session.flush()
-        tallies.found(pool, finder, session=session)
+        annotator_tallies.found(pool, finder, session=session)
     return bool(new)
 
 

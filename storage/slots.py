@@ -24,7 +24,7 @@ from sqlmodel import Session, select
 
 from pooling.i18n import LocalizedError, NotFound
 from pooling.readers import refuse_control
-from storage import one_grade, tallies
+from storage import annotator_tallies, one_grade, tallies
 from storage.db import paged
 from storage.models import (
     Assignment,
@@ -198,7 +198,7 @@ def queries_by_coverage(
 
 def last_query_key(pool: Pool, user: User, *, session: Session) -> int | None:
     """The query of the item ``user`` took most recently in ``pool``."""
-    return tallies.annotator(pool, user.id, session=session).last_query_id
+    return annotator_tallies.tally(pool, user.id, session=session).last_query_id
 
 
 @dataclass(frozen=True)
@@ -235,11 +235,16 @@ def query_standing(pool: Pool, user: User, query_key: int, *, session: Session) 
     return Standing(done or 0, held or 0, available or 0)
 
 
-def pool_standing(pool: Pool, user: User, *, session: Session) -> Standing:
+def pool_standing(
+    pool: Pool, user: User, *, session: Session, holds: bool | None = None
+) -> Standing:
     """What ``user`` judged, holds and may still take in the pool, from the tallies: what is
-    open to them is every open candidate but those they hold or judged."""
-    tally = tallies.annotator(pool, user.id, session=session)
-    held = 1 if active_assignment(pool, user, session=session) is not None else 0
+    open to them is every open candidate but those they hold or judged. ``holds`` says
+    whether they hold an item, when the caller knows."""
+    tally = annotator_tallies.tally(pool, user.id, session=session)
+    if holds is None:
+        holds = active_assignment(pool, user, session=session) is not None
+    held = 1 if holds else 0
     opened = tallies.open_candidates_in_pool(pool, session=session)
     return Standing(tally.done, held, opened - tally.waiting)
 
@@ -273,7 +278,6 @@ def claim(
         attempt.rollback()
         return None
     attempt.commit()
-    session.refresh(held)
     return held
 
 
@@ -297,22 +301,20 @@ def _take(
         .execution_options(populate_existing=True)
     ).one()
     required = pool.overlap if candidate.required is None else candidate.required
-    used = set(
-        session.exec(
-            select(Assignment.slot).where(
-                Assignment.candidate_id == candidate_id, Assignment.slot.is_not(None)
-            )
-        ).all()
-    )
+    # The candidate's rows, one per person who held, judged, skipped or found it: its slots
+    # in use and this annotator's own row, in one statement.
+    rows = session.exec(
+        select(Assignment.id, Assignment.user_id, Assignment.slot).where(
+            Assignment.candidate_id == candidate_id
+        )
+    ).all()
+    used = {slot for _, _, slot in rows if slot is not None}
     slots = count() if unbounded else range(required)
     free = next((slot for slot in slots if slot not in used), None)
     if free is None:
         return None
-    existing = session.exec(
-        select(Assignment).where(
-            Assignment.candidate_id == candidate_id, Assignment.user_id == user.id
-        )
-    ).first()
+    own = next((key for key, owner, _ in rows if owner == user.id), None)
+    existing = None if own is None else session.get(Assignment, own, populate_existing=True)
     if existing is None:
         existing = Assignment(
             pool_id=pool.id,
@@ -339,8 +341,9 @@ def _take(
         )
         if taken.rowcount != 1:
             return None
-    tallies.apply(pool, [SlotChange(candidate_id, takers=(user.id,))], session=session)
-    tallies.took(pool, user.id, candidate.query_id, session=session)
+        session.refresh(existing)
+    took = (user.id, candidate.query_id)
+    tallies.apply(pool, [SlotChange(candidate_id, takers=(user.id,))], session=session, took=took)
     return existing
 
 
@@ -401,13 +404,14 @@ def record_judgment(
             Assignment.revision == expected_revision,
             Assignment.slot.is_not(None),
         )
-        .values(revision=expected_revision + 1, done_at=func.coalesce(Assignment.done_at, now)),
+        .values(revision=expected_revision + 1, done_at=func.coalesce(Assignment.done_at, now))
+        .returning(Assignment.pool_id, Assignment.candidate_id),
         execution_options=NO_SYNC,
-    )
-    if moved.rowcount != 1:
+    ).first()
+    if moved is None:
         return None
-    assignment = session.get(Assignment, assignment_id)
-    candidate = session.get(PoolCandidate, assignment.candidate_id)
+    pool_id, candidate_id = moved
+    candidate = session.get(PoolCandidate, candidate_id)
     judgment = Judgment(
         user_id=user.id,
         query_id=candidate.query_id,
@@ -417,7 +421,7 @@ def record_judgment(
         note=note,
         rubric_version=rubric_version,
         seconds=seconds,
-        pool_id=assignment.pool_id,
+        pool_id=pool_id,
         assignment_id=assignment_id,
         revision=expected_revision + 1,
         reason=candidate.reason,  # the row is read above anyway: no statement more
@@ -430,7 +434,7 @@ def record_judgment(
         # the same candidate by another annotator deadlocked the other way round).
         tallies.judging(user, judgment, session=session)
         # One grade per person per pair (under one rubric): the other pools count it theirs.
-        one_grade.first_grade(user, assignment.pool_id, judgment, session=session, now=now)
+        one_grade.first_grade(user, pool_id, judgment, session=session, now=now)
         if user.kind == "human":  # its candidates' judges: people with a judged row
             tallies.judged(judgment, session=session)
     return judgment
@@ -452,7 +456,7 @@ def judged_assignments(pool: Pool, user: User, *, session: Session) -> list[Assi
 
 def judged_count(pool: Pool, user: User, *, session: Session) -> int:
     """How many items ``user`` has judged in ``pool`` (kept in the tallies)."""
-    return tallies.annotator(pool, user.id, session=session).done
+    return annotator_tallies.tally(pool, user.id, session=session).done
 
 
 def judged_assignment(pool: Pool, user: User, back: int, *, session: Session) -> Assignment | None:

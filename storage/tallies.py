@@ -34,6 +34,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import aliased
 from sqlmodel import Session, select
 
+from storage import annotator_tallies
 from storage.models import (
     AnnotatorTally,
     Assignment,
@@ -77,19 +78,33 @@ def _ensure(session: Session, model, rows: list[dict]) -> None:
     session.execute(module.insert(model).on_conflict_do_nothing(), rows)
 
 
-def apply(pool: Pool, changes: Iterable[SlotChange], *, session: Session) -> None:
+def apply(
+    pool: Pool,
+    changes: Iterable[SlotChange],
+    *,
+    session: Session,
+    took: tuple[int, int] | None = None,
+) -> None:
     """Bring the tallies up to date with ``changes``, made to assignments (and to
-    candidates' ``required``) earlier in this transaction."""
-    apply_pools([(pool, list(changes))], session=session)
+    candidates' ``required``) earlier in this transaction; ``took`` is (user id, query
+    key) when an annotator took an item: the query they took last."""
+    last_query = {} if took is None else {(pool.id, took[0]): took[1]}
+    apply_pools([(pool, list(changes))], session=session, last_query=last_query)
 
 
 def apply_pools(
-    per_pool: Iterable[tuple[Pool, list]], *, session: Session, done: Iterable = ()
+    per_pool: Iterable[tuple[Pool, list]],
+    *,
+    session: Session,
+    done: Iterable = (),
+    last_query: dict[tuple[int, int], int] | None = None,
 ) -> None:
     """``apply`` for the changes of several pools at once (one person's grade, counted in
     every pool holding its pair: ``storage.one_grade``), with ``done``'s (pool id, user id)
-    one item judged more each. The rows are updated in one order over all pools
-    (candidates, then queries, then annotators, each by pool and id), as one pool's are."""
+    one item judged more each, and ``last_query``'s (pool id, user id) now on that query.
+    The rows are updated in one order over all pools (candidates, then queries, then
+    annotators, each by pool and id), as one pool's are."""
+    last_query = last_query or {}
     per_pool = list(per_pool)
     pools = {pool.id: pool for pool, _ in per_pool}
     changes = sorted(
@@ -97,7 +112,7 @@ def apply_pools(
         key=lambda pc: pc[1].candidate_id,
     )
     judged = Counter(done)
-    if not changes and not judged:
+    if not changes and not judged and not last_query:
         return
     ids, pc = [change.candidate_id for _, change in changes], PoolCandidate
     locked = select(pc.id, pc.query_id, pc.held, pc.required, pc.judges).where(pc.id.in_(ids))
@@ -151,28 +166,20 @@ def apply_pools(
             .values({k: getattr(QueryTally, k) + v for k, v in per_query[pool_id, query].items()}),
             execution_options=NO_SYNC,
         )
-    people = sorted(set(waiting) | set(judged))
-    _ensure(session, AnnotatorTally, [{"pool_id": p, "user_id": u} for p, u in people])
-    for pool_id, user in people:
-        values = {}
-        if waiting.get((pool_id, user)):
-            values["waiting"] = AnnotatorTally.waiting + waiting[pool_id, user]
-        if judged[pool_id, user]:
-            values["done"] = AnnotatorTally.done + judged[pool_id, user]
-        if values:
-            _annotator_set(pool_id, user, values, session)
+    for pool_id, user in sorted(set(waiting) | set(judged) | set(last_query)):
+        annotator_tallies.add(
+            session,
+            pool_id,
+            user,
+            done=judged[pool_id, user],
+            waiting=waiting.get((pool_id, user), 0),
+            last_query=last_query.get((pool_id, user)),
+        )
 
 
 def _counted_for_waiting():
     """An annotator's rows that take a candidate out of what is open to them."""
     return Assignment.slot.is_not(None) | Assignment.found_at.is_not(None)
-
-
-def found(pool: Pool, user_id: int, *, session: Session) -> None:
-    """``user_id`` found a new candidate (open, none of its slots held): it is not open to
-    them."""
-    _ensure(session, AnnotatorTally, [{"pool_id": pool.id, "user_id": user_id}])
-    _annotator_set(pool.id, user_id, {"waiting": AnnotatorTally.waiting + 1}, session)
 
 
 def candidates_added(pool: Pool, added: Iterable[tuple[int, int | None]], *, session: Session):
@@ -196,34 +203,7 @@ def candidates_added(pool: Pool, added: Iterable[tuple[int, int | None]], *, ses
         )
 
 
-def judged_first_time(pool_id: int, user_id: int, *, session: Session) -> None:
-    """An annotator judged an item for the first time (a later change is not counted)."""
-    _annotator_set(pool_id, user_id, {"done": AnnotatorTally.done + 1}, session)
-
-
-def took(pool: Pool, user_id: int, query_key: int, *, session: Session) -> None:
-    """Remember the query of the item an annotator took last."""
-    _annotator_set(pool.id, user_id, {"last_query_id": query_key}, session)
-
-
-def _annotator_set(pool_id: int, user_id: int, values: dict, session: Session) -> None:
-    statement = update(AnnotatorTally).where(
-        AnnotatorTally.pool_id == pool_id, AnnotatorTally.user_id == user_id
-    )
-    session.execute(statement.values(values), execution_options=NO_SYNC)
-
-
 # -- reading ----------------------------------------------------------------------------
-
-
-def annotator(pool: Pool, user_id: int, *, session: Session) -> AnnotatorTally:
-    """The annotator's tally in the pool (zeros before their first item)."""
-    found = session.exec(
-        select(AnnotatorTally).where(
-            AnnotatorTally.pool_id == pool.id, AnnotatorTally.user_id == user_id
-        )
-    ).first()
-    return found or AnnotatorTally(pool_id=pool.id, user_id=user_id)
 
 
 def open_candidates_in_pool(pool: Pool, *, session: Session) -> int:
@@ -484,6 +464,7 @@ def refill(pool: Pool, *, session: Session) -> None:
         session.execute(update(PoolCandidate), [{"id": c, "held": n} for c, n in held.items()])
     session.execute(delete(QueryTally).where(QueryTally.pool_id == pool.id))
     session.execute(delete(AnnotatorTally).where(AnnotatorTally.pool_id == pool.id))
+    annotator_tallies.forget(session)
     if per_query:
         rows = [{"pool_id": pool.id, "query_id": q, **t} for q, t in per_query.items()]
         session.execute(insert(QueryTally), rows)

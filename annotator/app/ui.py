@@ -265,6 +265,13 @@ def current_user() -> Account | None:
     return user
 
 
+def login_session() -> str | None:
+    """The id of this Streamlit session's login session (None when logged in in-process,
+    as tests do): ``storage.accounts.acting`` checks it is still live where a fragment,
+    rerunning alone, would otherwise ask ``current_user`` again."""
+    return st.session_state.get(SESSION_KEY)
+
+
 def to_own_process(user: Account | None) -> None:
     """Where the app runs as ``qrels serve``'s two processes (or behind deploy/nginx), send
     this page to the one for ``user`` (a lead's, or the annotators' for everyone else,

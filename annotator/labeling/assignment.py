@@ -188,16 +188,19 @@ def _ordered(pool: Pool, user: User, candidates: list[slots.OpenCandidate]):
 Work = Callable[[Pool, User, Session], T]
 
 
-def in_turn(engine: Engine, pool_name: str, user_id: int, work: Work[T]) -> T | None:
+def in_turn(
+    engine: Engine, pool_name: str, user_id: int, work: Work[T], *, login: str | None = None
+) -> T | None:
     """``work(pool, user, session)`` in one transaction, on behalf of ``user_id``; a round
     lost to another annotator (``TRY_AGAIN``: a slot taken a moment before, or a
     transaction PostgreSQL chose to undo when two collided) is simply tried again, up to
-    ATTEMPTS times, after which it is None. Raises ``Refused`` unless ``user_id`` may act."""
+    ATTEMPTS times, after which it is None. Raises ``Refused`` unless ``user_id`` may act
+    (with ``login``, in that live login session: ``storage.accounts.acting``)."""
     for _ in range(ATTEMPTS):
         try:
             with session_scope(engine) as session:
                 pool = get_pool(pool_name, session=session)
-                found = work(pool, acting(user_id, session=session), session)
+                found = work(pool, acting(user_id, session=session, login=login), session)
         except DBAPIError as error:
             if not lost_a_race(error):
                 raise
@@ -247,10 +250,13 @@ def submit(
     unsure: bool = False,
     note: str = "",
     seconds: float | None = None,
+    login: str | None = None,
 ) -> bool:
     """Record a grade (0–3) or ``unsure`` (which needs a note) on ``item``. False when it
     was not written: the same submission twice, or a hold that timed out and went to
-    someone else. Raises ``LocalizedError`` for a grade outside 0–3 or unsure without note."""
+    someone else. Raises ``LocalizedError`` for a grade outside 0–3 or unsure without note,
+    ``Refused`` unless ``user_id`` may act (with ``login``, in that live login session: a
+    key pressed after a logout in another tab writes nothing)."""
     check_unsure_note(unsure, note)
     if not unsure:
         check_grade(grade)
@@ -259,7 +265,7 @@ def submit(
     def record(session: Session) -> bool:
         judgment = slots.record_judgment(
             item.assignment_id,
-            acting(user_id, session=session),
+            acting(user_id, session=session, login=login),
             session=session,
             expected_revision=item.revision,
             grade=grade,
@@ -273,13 +279,13 @@ def submit(
     return retried(engine, record)
 
 
-def skip(engine: Engine, item: Item, user_id: int) -> None:
+def skip(engine: Engine, item: Item, user_id: int, *, login: str | None = None) -> None:
     """Put ``item`` back: its slot is free for others, and it comes back to this annotator
-    once nothing else is open to them. Raises ``Refused`` unless ``user_id`` may act and
-    holds the item."""
+    once nothing else is open to them. Raises ``Refused`` unless ``user_id`` may act (with
+    ``login``, in that live login session) and holds the item."""
 
     def give_up(session: Session) -> None:
-        acting(user_id, session=session)
+        acting(user_id, session=session, login=login)
         assignment = referenced(Assignment, item.assignment_id, session=session)
         if assignment.user_id != user_id:
             raise Refused("not_yours")
@@ -369,12 +375,15 @@ def pool_with_work(engine: Engine, pool_names: list[str], user_id: int) -> str |
     return None
 
 
-def standing(pool: Pool, user: User, query_key: int | None, session: Session) -> Progress:
-    """``progress`` inside a transaction, for the query ``query_key`` (a primary key)."""
+def standing(
+    pool: Pool, user: User, query_key: int | None, session: Session, *, holds: bool | None = None
+) -> Progress:
+    """``progress`` inside a transaction, for the query ``query_key`` (a primary key);
+    ``holds``: whether ``user`` holds an item, when the caller knows."""
     here = slots.Standing(0, 0, 0)
     if query_key is not None:
         here = slots.query_standing(pool, user, query_key, session=session)
-    whole = slots.pool_standing(pool, user, session=session)
+    whole = slots.pool_standing(pool, user, session=session, holds=holds)
     # Gold items still to come count as open work from the start, as they will be
     # offered: the totals do not grow when one comes up.
     gold = [g for g in _own_gold(pool, user, session) if g.pending]

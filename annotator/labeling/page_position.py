@@ -71,11 +71,19 @@ def seen(seconds_shown: float) -> bool:
     return seconds_shown >= SEEN_SECONDS
 
 
-def view(engine: Engine, pool_name: str, user_id: int, position: int | None) -> View:
+def view(
+    engine: Engine,
+    pool_name: str,
+    user_id: int,
+    position: int | None,
+    *,
+    login: str | None = None,
+) -> View:
     """The item at ``position`` for ``user_id``, with their progress, read (and the next
     item claimed) in one transaction: a keypress's render is one round of statements, not
-    one per figure. A position past their history (it may have shrunk in another tab) is
-    the current item."""
+    one per figure; with ``login``, the check that their login session is still live is
+    one of them (``Refused`` if not). A position past their history (it may have shrunk in
+    another tab) is the current item."""
 
     def work(pool: Pool, user: User, session: Session) -> View:
         judged = slots.judged_count(pool, user, session=session)
@@ -89,7 +97,9 @@ def view(engine: Engine, pool_name: str, user_id: int, position: int | None) -> 
             return View(None, None, judged)
         if item is assignment.TRY_AGAIN:  # taken by others meanwhile: in_turn tries again
             return item
-        return View(item, None, judged, assignment.standing(pool, user, item.query_key, session))
+        # The current item is the one they hold (held on, or claimed just now).
+        progress = assignment.standing(pool, user, item.query_key, session, holds=True)
+        return View(item, None, judged, progress)
 
-    found = assignment.in_turn(engine, pool_name, user_id, work)
+    found = assignment.in_turn(engine, pool_name, user_id, work, login=login)
     return found or View(None, None, assignment.judged_count(engine, pool_name, user_id))

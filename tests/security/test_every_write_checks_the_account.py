@@ -47,6 +47,36 @@ def test_a_disabled_annotator_saves_nothing_from_an_open_tab(engine, pool):
     assert assignment.submit(engine, item, ann, grade=3)
 
 
+def test_a_key_after_a_logout_in_another_tab_writes_nothing(engine, pool):
+    """The labeling page passes its login session: once it is ended (a logout in another
+    tab, another person's session named), a key, a skip and the page's next view are
+    refused, with nothing written; the account itself may still act."""
+    from annotator.auth import account, end_session, start_session
+    from annotator.labeling import page_position
+
+    ann = pool["a1"]
+    login, others = (
+        start_session(engine, account(engine, ann)),
+        start_session(engine, account(engine, pool["a2"])),
+    )
+    view = page_position.view(engine, "p", ann, None, login=login)
+    assert assignment.submit(engine, view.item, ann, grade=2, login=login)
+    view = page_position.view(engine, "p", ann, None, login=login)
+    end_session(engine, login)
+    before = snapshot(engine)
+    for session_id in (login, others):
+        for action, args in (
+            (assignment.submit, (engine, view.item, ann)),
+            (assignment.skip, (engine, view.item, ann)),
+            (page_position.view, (engine, "p", ann, None)),
+        ):
+            extra = {"grade": 3} if action is assignment.submit else {}
+            with pytest.raises(Refused, match="disabled or cannot log in"):
+                action(*args, login=session_id, **extra)
+    assert snapshot(engine) == before
+    assert assignment.submit(engine, view.item, ann, grade=3)  # from the command line's side
+
+
 def test_an_item_is_skipped_only_by_the_annotator_who_holds_it(engine, pool):
     item = assignment.next_item(engine, "p", pool["a1"])
     before = snapshot(engine)

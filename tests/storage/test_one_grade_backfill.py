@@ -10,7 +10,7 @@ from sqlmodel import select
 
 from annotator.labeling import assignment
 from annotator.pools.pool_building import build_pool
-from storage import tallies
+from storage import annotator_tallies, tallies
 from storage.db import _alembic_config, current_revision, head_revision, session_scope, upgrade
 from storage.models import Assignment, Judgment, utcnow
 from storage.pool_records import get_pool
@@ -64,7 +64,7 @@ def test_an_upgrade_makes_the_rows_of_grades_made_in_the_other_pool(engine, db_u
     as_before_the_rule(engine, people)
     with session_scope(engine) as session:
         p2 = get_pool("p2", session=session)
-        assert tallies.annotator(p2, people["a1"], session=session).done == 0
+        assert annotator_tallies.tally(p2, people["a1"], session=session).done == 0
     upgrade(engine)
     assert current_revision(engine) == head_revision()  # 0024 and every one after
     for name in ("a1", "a2"):

@@ -13,10 +13,17 @@ from sqlalchemy.exc import OperationalError
 
 from annotator.labeling import assignment
 from annotator.pools.pool_building import build_pool
-from storage import slots, tallies
+from storage import annotator_tallies, slots, tallies
 from storage.db import _alembic_config, retried, session_scope, upgrade
 from storage.imports import import_corpus, import_queries, import_run
-from storage.models import Assignment, Judgment, PoolCandidate, QueryTally, User
+from storage.models import (
+    AnnotatorTally,
+    Assignment,
+    Judgment,
+    PoolCandidate,
+    QueryTally,
+    User,
+)
 from storage.pool_records import get_pool
 from tests.conftest import together, write
 from tests.storage.test_imports import jsonl
@@ -77,6 +84,46 @@ def test_a_claim_that_fails_lets_go_of_the_candidate(engine, pool):
             other.rollback()
 
 
+def tally_row(engine, pool_id: int, user_id: int) -> tuple:
+    with engine.connect() as connection:
+        row = connection.execute(
+            select(AnnotatorTally.waiting, AnnotatorTally.last_query_id).where(
+                AnnotatorTally.pool_id == pool_id, AnnotatorTally.user_id == user_id
+            )
+        ).one()
+    return tuple(row)
+
+
+def test_an_annotators_tally_is_read_once_and_follows_what_the_transaction_does(engine, pool):
+    """A keypress asks for an annotator's tally three times and reads it once: kept with
+    the transaction's own changes, forgotten when a savepoint is undone, and read afresh
+    in the session's next transaction (where others may have changed it)."""
+    from sqlmodel import Session
+
+    with Session(engine, expire_on_commit=False) as session:
+        pool_row = get_pool("p", session=session)
+        a1 = session.get(User, pool["a1"])
+        candidate = session.exec(
+            select(PoolCandidate).where(PoolCandidate.pool_id == pool_row.id)
+        ).first()[0]
+        before = annotator_tallies.tally(pool_row, a1.id, session=session)
+        assert (before.done, before.waiting, before.last_query_id) == (0, 0, None)
+        assert slots.claim(pool_row, candidate.id, a1, session=session)
+        took = annotator_tallies.tally(pool_row, a1.id, session=session)
+        assert (took.waiting, took.last_query_id) == (1, candidate.query_id)
+        attempt = session.begin_nested()
+        annotator_tallies.found(pool_row, a1.id, session=session)
+        assert annotator_tallies.tally(pool_row, a1.id, session=session).waiting == 2
+        attempt.rollback()
+        assert annotator_tallies.tally(pool_row, a1.id, session=session).waiting == 1
+        session.commit()
+        assert tally_row(engine, pool_row.id, a1.id) == (1, candidate.query_id)
+        with engine.begin() as other:  # another process, between two transactions
+            other.execute(update(AnnotatorTally).values(waiting=AnnotatorTally.waiting + 5))
+        assert annotator_tallies.tally(pool_row, a1.id, session=session).waiting == 6
+        session.rollback()
+
+
 def test_a_first_grade_locks_its_query_tally_with_its_candidate(engine, pool):
     """The judges are counted, and a complete candidate added to its query's tally, after
     the annotator's tally moved: were the query's tally taken only then, a claim or skip
@@ -135,7 +182,7 @@ def test_tallies_of_a_bulk_load_are_refilled(engine, pool):
     assert_tallies_agree(engine)
     with session_scope(engine) as session:
         pool_row = get_pool("p", session=session)
-        assert tallies.annotator(pool_row, pool["a1"], session=session).waiting == 0
+        assert annotator_tallies.tally(pool_row, pool["a1"], session=session).waiting == 0
 
 
 def test_a_pool_of_ten_thousand_queries_is_built(engine, tmp_path):

@@ -108,6 +108,7 @@ def grade(item: assignment.Item, user_id: int, value: int | None) -> None:
             unsure=value is None,
             note=note,
             seconds=seconds_on(item),
+            login=ui.login_session(),
         )
     except LocalizedError as error:  # unsure without a note, a control character: the note stays
         flash(error)
@@ -133,7 +134,7 @@ def skip(item: assignment.Item, user_id: int) -> None:
     if not still_on_screen(item):
         return
     if not item.judged:
-        ui.as_user(assignment.skip, ui.engine(), item, user_id)
+        ui.as_user(assignment.skip, ui.engine(), item, user_id, login=ui.login_session())
     st.session_state[POSITION] = None
 
 
@@ -278,11 +279,19 @@ def notices(view: page_position.View) -> None:
 @st.fragment
 @ui.guarded
 def labeling_panel(pool_name: str, user_id: int) -> None:
-    # A fragment reruns alone: the login is checked again here, not only by the page.
-    if ui.current_user() is None:
-        st.rerun(scope="app")
     engine = ui.engine()
-    view = page_position.view(engine, pool_name, user_id, st.session_state.get(POSITION))
+    # A fragment reruns alone: the login is checked again here, not only by the page, in
+    # the transaction that reads the view (one round trip less on every key).
+    view = ui.as_user(
+        page_position.view,
+        engine,
+        pool_name,
+        user_id,
+        st.session_state.get(POSITION),
+        login=ui.login_session(),
+    )
+    if view is ui.REFUSED:  # logged out meanwhile: the whole page says so
+        st.rerun(scope="app")
     st.session_state[POSITION] = view.position
     item = view.item
     # What comes and goes (notices, the saved grade, the context) sits in containers that

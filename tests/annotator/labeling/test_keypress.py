@@ -106,7 +106,9 @@ def test_statements_per_keypress_are_the_same_at_two_sizes(engine, second_engine
     (tmp_path / "l").mkdir()
     large = costs(second_engine, tmp_path / "l", queries=80, history=20 * CHUNKS)
     assert large == small
-    assert max(small.values()) <= 60  # a small constant: a dozen or so per transaction
+    # A small constant: each statement is a round trip, and on a busy server's cores the
+    # round trips, not the database's work, are what a key waits for (docs/deployment.md).
+    assert max(small.values()) <= 40
 
 
 def test_a_keypress_is_two_transactions_the_grade_and_the_render(engine, tmp_path):
