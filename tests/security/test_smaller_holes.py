@@ -191,6 +191,7 @@ def test_the_search_box_answers_the_same_whether_or_not_a_system_found_the_chunk
         }
     texts = {"a#0": "alpha one", "c#0": "gamma one"}  # each the other query's candidate
     answers = {}
+    at.toggle(key="search_open").set_value(True).run()
     for chunk_id, words in texts.items():
         at.text_input(key="search_text").input(words).run()
         at.button(key="add_0").click().run()

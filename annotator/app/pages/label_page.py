@@ -31,6 +31,7 @@ NOT_APPLIED = "key_not_applied"
 # the click was, for as long as that item is on the screen (a message dropped after one
 # drawing is lost when another rerun cuts that drawing short: a click under load in CI).
 SEARCH_FLASH = "label_search_flash"
+SEARCH_OPEN = "search_open"  # the search panel's toggle
 
 # One screen, from a laptop's (1366×768) up: the query, the passage, the grade buttons and
 # the rubric's grade lines without scrolling the page. The passage and the query scroll
@@ -236,7 +237,12 @@ def search_box(pool_name: str, item: assignment.Item, user_id: int) -> None:
     added = st.session_state.get(SEARCH_FLASH) == item.assignment_id
     if not added:  # another item since: what was said was for the last one
         st.session_state.pop(SEARCH_FLASH, None)
-    with st.expander(ui.t("search_title"), expanded=added):
+    # Opened by a toggle that stays as left, item after item: drawn closed, the panel is one
+    # widget. An expander drew its box on every key, and in the annotator's browser that
+    # alone held the next passage back by a fifth (docs/deployment.md).
+    if not st.toggle(ui.t("search_title"), key=SEARCH_OPEN):
+        return
+    with st.container(key="search_panel", border=True):
         if added:
             st.success(ui.t("added_to_pool"))
         st.caption(ui.t("search_help"))

@@ -135,6 +135,8 @@ def test_an_hourly_axis_names_the_day_of_each_hour(demo_url):
 
 def test_added_after_a_search_is_said_in_the_search_box(demo_url):
     at = page("label_page.py", demo_url, as_user="annotator1")
+    assert not at.text_input  # the search panel is closed until its toggle opens it
+    at.toggle(key="search_open").set_value(True).run()
     at.text_input(key="search_text").input("battery charge").run()
     at.button(key="add_0").click().run()
     assert not at.exception
