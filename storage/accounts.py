@@ -9,11 +9,11 @@ from datetime import datetime
 from typing import overload
 
 from sqlalchemy import case, delete, or_, update
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, select
 
 from pooling.i18n import LANGUAGES, LocalizedError, NotFound, Refused
 from pooling.readers import typed_name
+from storage.db import upsert_insert
 from storage.models import ROLES, LoginSession, LoginThrottle, User, utcnow
 
 
@@ -205,9 +205,8 @@ def count_login_attempt(
     before ``forget_before`` forgotten). One atomic statement (an upsert), so that parallel
     attempts each get their own count and none is lost."""
     table = LoginThrottle.__table__
-    insert = postgresql.insert if session.get_bind().dialect.name == "postgresql" else sqlite.insert
     statement = (
-        insert(table)
+        upsert_insert(table, session=session)
         .values(name_sha256=_name_key(name), failures=1, last_attempt=now)
         .on_conflict_do_update(
             index_elements=[table.c.name_sha256],

@@ -12,10 +12,10 @@ and ``forget`` take it first) and never commits.
 from __future__ import annotations
 
 from sqlalchemy import event
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session as OrmSession
 from sqlmodel import Session, select
 
+from storage.db import upsert_insert
 from storage.models import AnnotatorTally, Pool
 
 _KEPT = "annotator_tallies"  # the session's ``info`` key
@@ -52,8 +52,7 @@ def add(
     """Add ``done`` and ``waiting`` to an annotator's tally, made when it is missing, and
     set the query they took last when given: one statement."""
     table = AnnotatorTally.__table__
-    dialect = postgresql if session.get_bind().dialect.name == "postgresql" else sqlite
-    new = dialect.insert(table).values(
+    new = upsert_insert(table, session=session).values(
         pool_id=pool_id, user_id=user_id, done=done, waiting=waiting, last_query_id=last_query
     )
     changes = {"done": table.c.done + done, "waiting": table.c.waiting + waiting}

@@ -120,6 +120,15 @@ def make_engine(url: str | None = None, *, parallel: bool = True) -> Engine:
     return engine
 
 
+def upsert_insert(table: Any, *, session: Session) -> Any:
+    """An INSERT into ``table`` in the session's dialect, which takes ``on_conflict_do_*``
+    (PostgreSQL's and SQLite's upserts)."""
+    from sqlalchemy.dialects import postgresql, sqlite
+
+    dialect = postgresql if session.get_bind().dialect.name == "postgresql" else sqlite
+    return dialect.insert(table)
+
+
 def referenced(model: type[Row], key: object, *, session: Session) -> Row:
     """The row of ``model`` at ``key``, which a foreign key names, so it exists; one that
     does not is a bug (``LookupError``), never a user's error."""

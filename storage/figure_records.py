@@ -20,10 +20,10 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 
 from sqlalchemy import false, func, text, true, union_all
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, select
 
 from storage.counts import candidate_sources, epoch_seconds, unindexed
+from storage.db import upsert_insert
 from storage.figure_tables import FigureCheckpoint
 from storage.history import adjudications
 from storage.models import (
@@ -310,7 +310,6 @@ def save_checkpoint(
         payload=payload,
         saved_at=datetime.now(UTC),
     )
-    module = postgresql if session.get_bind().dialect.name == "postgresql" else sqlite
-    statement = module.insert(FigureCheckpoint).values(**values)
+    statement = upsert_insert(FigureCheckpoint, session=session).values(**values)
     kept = {k: statement.excluded[k] for k in values if k != "pool_id"}
     session.execute(statement.on_conflict_do_update(index_elements=["pool_id"], set_=kept))

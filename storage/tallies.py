@@ -30,11 +30,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from sqlalchemy import Select, bindparam, case, delete, func, insert, tuple_, update
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import aliased
 from sqlmodel import Session, select
 
 from storage import annotator_tallies
+from storage.db import upsert_insert
 from storage.models import (
     AnnotatorTally,
     Assignment,
@@ -71,11 +71,9 @@ def _ensure(session: Session, model, rows: list[dict]) -> None:
     """Insert the tally rows that are missing (keys as given), leaving existing ones."""
     if not rows:
         return
-    dialect = session.get_bind().dialect.name
-    module = postgresql if dialect == "postgresql" else sqlite
     # Many rows as parameters (executemany in pages), not one VALUES list: a pool of 10,000
     # queries would pass PostgreSQL's limit of 65,535 parameters in one statement.
-    session.execute(module.insert(model).on_conflict_do_nothing(), rows)
+    session.execute(upsert_insert(model, session=session).on_conflict_do_nothing(), rows)
 
 
 def apply(
